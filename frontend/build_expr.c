@@ -1,0 +1,957 @@
+/*
+ * build_expr.c - expressions: literals, names, operators, buffer loads and
+ * regions, dtype constructors and calls checked against the intrinsic table.
+ *
+ * Must not build statements; a call that only makes sense as a statement
+ * (tile primitives, scope ids) is reported here when used as a value.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/build_internal.h"
+
+static const tx_expr *build(builder *b, const tx_ast *a, int depth);
+
+/* ---- dtypes --------------------------------------------------------------------- */
+
+/* `T.float32` (or a shorthand T.f32 / T.i32) as a dtype. */
+int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
+  const char *q = ast ? bld_qualified_name(b, ast, NULL) : NULL;
+  if (q && strncmp(q, "T.", 2) == 0 && !strchr(q + 2, '.')) {
+    static const struct {
+      const char *short_name, *full;
+    } shorthands[] = {{"f16", "float16"}, {"f32", "float32"}, {"f64", "float64"},
+                      {"bf16", "bfloat16"}, {"i8", "int8"}, {"i16", "int16"}, {"i32", "int32"},
+                      {"i64", "int64"}, {"u8", "uint8"}, {"u16", "uint16"}, {"u32", "uint32"},
+                      {"u64", "uint64"}};
+    const char *name = q + 2;
+    for (size_t i = 0; i < sizeof shorthands / sizeof *shorthands; i++)
+      if (strcmp(name, shorthands[i].short_name) == 0) name = shorthands[i].full;
+    if (tx_dtype_parse(name, strlen(name), out)) return 1;
+  }
+  if (report) BLD_ERROR(b, ast, "expected a data type such as \"float32\" or T.float32");
+  return 0;
+}
+
+int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out) {
+  if (ast->kind == AST_STR) {
+    if (tx_dtype_parse(ast->u.str.data, ast->u.str.len, out)) return 1;
+    BLD_ERROR(b, ast, "unknown data type '%s'", ast->u.str.data);
+    return 0;
+  }
+  return bld_dtype_attr(b, ast, out, 1);
+}
+
+/* ---- literals ------------------------------------------------------------------- */
+
+int bld_const_int(const tx_expr *e, int64_t *out) {
+  if (!e || e->kind != EXPR_INT) return 0;
+  *out = e->u.ival;
+  return 1;
+}
+
+static const tx_expr *int_literal(builder *b, const tx_ast *a, int negate) {
+  uint64_t v = a->u.int_lit.value;
+  if (a->u.int_lit.overflow || (negate ? v > (uint64_t)INT64_MAX + 1 : v > (uint64_t)INT64_MAX)) {
+    BLD_ERROR(b, a, "integer literal %s%s does not fit in 64 bits", negate ? "-" : "",
+              a->u.int_lit.text ? a->u.int_lit.text : "");
+    return NULL;
+  }
+  int64_t s = negate ? (int64_t)(0 - v) : (int64_t)v;
+  tx_dtype t = (s >= INT32_MIN && s <= INT32_MAX) ? TX_INT32 : TX_INT64;
+  tx_expr *e = tx_int(b->ir, t, s, a->span);
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* T.int8(300), T.float16(1.5), T.bool(True): a typed literal (or a cast). */
+static const tx_expr *typed_literal(builder *b, const tx_ast *call, tx_dtype t, int depth) {
+  if (call->u.call.args.len != 1 || call->u.call.keywords.len) {
+    if (call->u.call.args.len == 0 && call->u.call.keywords.len == 0)
+      BLD_ERROR(b, call, "T.<dtype>() declares a symbolic variable; write it as `n = T.int32()`");
+    else
+      BLD_ERROR(b, call, "a dtype constructor takes exactly one value");
+    return NULL;
+  }
+  const tx_ast *arg = call->u.call.args.items[0];
+  int negate = 0;
+  if (arg->kind == AST_UNARYOP && arg->u.unop.op == UNOP_NEG &&
+      (arg->u.unop.operand->kind == AST_INT || arg->u.unop.operand->kind == AST_FLOAT)) {
+    negate = 1;
+    arg = arg->u.unop.operand;
+  }
+  char tbuf[32];
+  if (arg->kind == AST_INT || arg->kind == AST_TRUE || arg->kind == AST_FALSE) {
+    uint64_t v = arg->kind == AST_INT ? arg->u.int_lit.value : arg->kind == AST_TRUE;
+    int overflow = arg->kind == AST_INT && arg->u.int_lit.overflow;
+    if (tx_dtype_is_float(t)) {
+      tx_expr *e = tx_float(b->ir, t, negate ? -(double)v : (double)v, call->span);
+      if (!e) bld_oom(b);
+      return e;
+    }
+    int fits = !overflow;
+    int64_t sv = (int64_t)v;
+    if (fits && negate) {
+      fits = v <= (uint64_t)INT64_MAX + 1;
+      sv = (int64_t)(0 - v);
+    } else if (fits && v > (uint64_t)INT64_MAX) {
+      fits = t.code == DT_UINT && t.bits == 64;
+    }
+    if (fits) fits = tx_dtype_int_fits(t, sv, v > (uint64_t)INT64_MAX && !negate);
+    if (!fits || t.code == DT_HANDLE || t.code == DT_VOID) {
+      BLD_ERROR(b, arg, "%s%s does not fit in %s", negate ? "-" : "",
+                arg->kind == AST_INT && arg->u.int_lit.text ? arg->u.int_lit.text : "value",
+                tx_dtype_str(t, tbuf));
+      return NULL;
+    }
+    tx_expr *e = tx_int(b->ir, t, sv, call->span);
+    if (!e) bld_oom(b);
+    return e;
+  }
+  if (arg->kind == AST_FLOAT) {
+    if (!tx_dtype_is_float(t)) {
+      BLD_ERROR(b, arg, "a float literal cannot be a %s; use T.Cast", tx_dtype_str(t, tbuf));
+      return NULL;
+    }
+    tx_expr *e = tx_float(b->ir, t, negate ? -arg->u.float_lit.value : arg->u.float_lit.value,
+                          call->span);
+    if (!e) bld_oom(b);
+    return e;
+  }
+  if (arg->kind == AST_STR && tx_dtype_is_float(t)) {
+    /* T.float32("inf") / ("-inf") / ("nan"), as the printer writes them. */
+    const char *s = arg->u.str.data;
+    double v = strcmp(s, "inf") == 0 ? INFINITY : strcmp(s, "-inf") == 0 ? -INFINITY
+               : strcmp(s, "nan") == 0 ? NAN : 0.0;
+    if (v == 0.0) {
+      BLD_ERROR(b, arg, "expected \"inf\", \"-inf\" or \"nan\"");
+      return NULL;
+    }
+    tx_expr *e = tx_float(b->ir, t, v, call->span);
+    if (!e) bld_oom(b);
+    return e;
+  }
+  /* A non-literal: T.float32(x) converts. */
+  const tx_expr *v = build(b, call->u.call.args.items[0], depth + 1);
+  if (!v) return NULL;
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CAST, t, &v, 1, call->span);
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* ---- type unification ------------------------------------------------------------ */
+
+const tx_expr *bld_coerce(builder *b, const tx_expr *e, tx_dtype t, tirx_span span,
+                          const char *what) {
+  if (tx_dtype_eq(e->dtype, t)) return e;
+  if (e->kind == EXPR_INT && e->dtype.lanes == 1 && t.lanes == 1) {
+    if (tx_dtype_is_float(t)) return tx_float(b->ir, t, (double)e->u.ival, e->span);
+    if (tx_dtype_is_int(t) || tx_dtype_is_bool(t)) {
+      if (!tx_dtype_int_fits(t, e->u.ival, 0)) {
+        char buf[32];
+        tx_error(b->diags, e->span, "%lld does not fit in %s", (long long)e->u.ival,
+                 tx_dtype_str(t, buf));
+        return NULL;
+      }
+      return tx_int(b->ir, t, e->u.ival, e->span);
+    }
+  }
+  if (e->kind == EXPR_FLOAT && tx_dtype_is_float(t) && t.lanes == 1)
+    return tx_float(b->ir, t, e->u.fval, e->span);
+  if (e->dtype.lanes == t.lanes && (tx_dtype_is_int(e->dtype) && tx_dtype_is_int(t)))
+    return tx_expr_new(b->ir, EXPR_CAST, t, &e, 1, span);
+  char a[32], c[32];
+  tx_error(b->diags, span, "type mismatch in %s: %s vs %s (use T.Cast to convert)", what,
+           tx_dtype_str(e->dtype, a), tx_dtype_str(t, c));
+  return NULL;
+}
+
+static int is_literal(const tx_expr *e) {
+  return e->kind == EXPR_INT || e->kind == EXPR_FLOAT;
+}
+
+/* Bring both operands of a binary operator to one dtype, as TVM does:
+ * literals take the other side's type, narrower integers widen. */
+static int unify(builder *b, const tx_expr **x, const tx_expr **y, tirx_span span,
+                 const char *what) {
+  tx_dtype tx = (*x)->dtype, ty = (*y)->dtype;
+  if (tx_dtype_eq(tx, ty)) return 1;
+  const tx_expr **from = NULL;
+  tx_dtype to = tx;
+  if (is_literal(*y) && !is_literal(*x)) {
+    from = y;
+    to = tx;
+  } else if (is_literal(*x) && !is_literal(*y)) {
+    from = x;
+    to = ty;
+  } else if (tx_dtype_is_int(tx) && tx_dtype_is_int(ty) && tx.lanes == ty.lanes) {
+    int x_wider = tx.bits > ty.bits || (tx.bits == ty.bits && tx.code == DT_INT);
+    from = x_wider ? y : x;
+    to = x_wider ? tx : ty;
+  } else if (tx_dtype_is_float(tx) && !tx_dtype_is_float(ty) && is_literal(*y)) {
+    from = y;
+    to = tx;
+  } else if (tx_dtype_is_float(ty) && !tx_dtype_is_float(tx) && is_literal(*x)) {
+    from = x;
+    to = ty;
+  }
+  if (from && (*from)->dtype.lanes == 1 && to.lanes > 1) {
+    /* A scalar operand against a vector: broadcast it. */
+    const tx_expr *s = bld_coerce(b, *from, tx_dtype_elem(to), span, what);
+    if (!s) return 0;
+    *from = tx_expr_new(b->ir, EXPR_BROADCAST, to, &s, 1, span);
+    return *from != NULL || (bld_oom(b), 0);
+  }
+  if (!from) {
+    char a[32], c[32];
+    tx_error(b->diags, span, "type mismatch in %s: %s vs %s (use T.Cast to convert)", what,
+             tx_dtype_str(tx, a), tx_dtype_str(ty, c));
+    return 0;
+  }
+  const tx_expr *r = bld_coerce(b, *from, to, span, what);
+  if (!r) return 0;
+  *from = r;
+  return 1;
+}
+
+static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *x,
+                                  const tx_expr *y, tirx_span span, const char *what) {
+  if (!x || !y) return NULL;
+  if (!unify(b, &x, &y, span, what)) return NULL;
+  if (kind == EXPR_AND || kind == EXPR_OR) {
+    if (!tx_dtype_is_bool(x->dtype)) {
+      tx_error(b->diags, span, "operands of '%s' must be boolean", what);
+      return NULL;
+    }
+  }
+  tx_expr *e = tx_binary(b->ir, kind, x, y, span);
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* Operators Python spells but TIRx writes as calls. */
+static const tx_expr *call_of(builder *b, const char *op, tx_dtype t, const tx_expr *x,
+                              const tx_expr *y, tirx_span span) {
+  const tx_expr *ops[2] = {x, y};
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, ops, y ? 2 : 1, span);
+  if (!e) return bld_oom(b), NULL;
+  e->u.call.op = bld_intern(b, op);
+  e->u.call.kw.npos = y ? 2 : 1;
+  return e;
+}
+
+static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
+  const tx_expr *x = build(b, a->u.binop.left, depth + 1);
+  const tx_expr *y = build(b, a->u.binop.right, depth + 1);
+  if (!x || !y) return NULL;
+  static const struct {
+    tx_expr_kind kind;
+    const char *call, *sym;
+  } ops[] = {
+      [BINOP_ADD] = {EXPR_ADD, NULL, "+"},        [BINOP_SUB] = {EXPR_SUB, NULL, "-"},
+      [BINOP_MUL] = {EXPR_MUL, NULL, "*"},        [BINOP_DIV] = {EXPR_DIV, NULL, "/"},
+      [BINOP_FLOORDIV] = {EXPR_FLOORDIV, NULL, "//"}, [BINOP_MOD] = {EXPR_FLOORMOD, NULL, "%"},
+      [BINOP_POW] = {EXPR_CALL, "T.pow", "**"},   [BINOP_MATMUL] = {EXPR_CALL, NULL, "@"},
+      [BINOP_LSHIFT] = {EXPR_CALL, "T.shift_left", "<<"},
+      [BINOP_RSHIFT] = {EXPR_CALL, "T.shift_right", ">>"},
+      [BINOP_BITAND] = {EXPR_CALL, "T.bitwise_and", "&"},
+      [BINOP_BITOR] = {EXPR_CALL, "T.bitwise_or", "|"},
+      [BINOP_BITXOR] = {EXPR_CALL, "T.bitwise_xor", "^"},
+  };
+  tx_binop op = a->u.binop.op;
+  if (op == BINOP_MATMUL) {
+    BLD_ERROR(b, a, "'@' is only meaningful inside a layout (stride @ axis)");
+    return NULL;
+  }
+  if (ops[op].kind != EXPR_CALL) return make_binary(b, ops[op].kind, x, y, a->span, ops[op].sym);
+  if (!unify(b, &x, &y, a->span, ops[op].sym)) return NULL;
+  if (op != BINOP_POW && !tx_dtype_is_int(x->dtype) && !tx_dtype_is_bool(x->dtype)) {
+    BLD_ERROR(b, a, "operator '%s' needs integer operands", ops[op].sym);
+    return NULL;
+  }
+  return call_of(b, ops[op].call, x->dtype, x, y, a->span);
+}
+
+static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
+  const tx_ast *operand = a->u.unop.operand;
+  if (a->u.unop.op == UNOP_NEG && operand->kind == AST_INT) return int_literal(b, operand, 1);
+  const tx_expr *x = build(b, operand, depth + 1);
+  if (!x) return NULL;
+  switch (a->u.unop.op) {
+  case UNOP_POS: return x;
+  case UNOP_NEG:
+    if (x->kind == EXPR_FLOAT) return tx_float(b->ir, x->dtype, -x->u.fval, a->span);
+    {
+      const tx_expr *zero = tx_dtype_is_float(x->dtype)
+                                ? tx_float(b->ir, x->dtype, 0.0, a->span)
+                                : tx_int(b->ir, x->dtype, 0, a->span);
+      if (!zero) return bld_oom(b), NULL;
+      return make_binary(b, EXPR_SUB, zero, x, a->span, "-");
+    }
+  case UNOP_NOT: {
+    if (!tx_dtype_is_bool(x->dtype)) {
+      BLD_ERROR(b, a, "operand of 'not' must be boolean");
+      return NULL;
+    }
+    tx_expr *e = tx_expr_new(b->ir, EXPR_NOT, x->dtype, &x, 1, a->span);
+    if (!e) bld_oom(b);
+    return e;
+  }
+  case UNOP_INVERT:
+    if (!tx_dtype_is_int(x->dtype)) {
+      BLD_ERROR(b, a, "operator '~' needs an integer operand");
+      return NULL;
+    }
+    return call_of(b, "T.bitwise_not", x->dtype, x, NULL, a->span);
+  }
+  return NULL;
+}
+
+static const tx_expr *build_compare(builder *b, const tx_ast *a, int depth) {
+  static const tx_expr_kind kinds[] = {[CMP_EQ] = EXPR_EQ, [CMP_NE] = EXPR_NE, [CMP_LT] = EXPR_LT,
+                                       [CMP_LE] = EXPR_LE, [CMP_GT] = EXPR_GT, [CMP_GE] = EXPR_GE};
+  static const char *const syms[] = {"==", "!=", "<", "<=", ">", ">=", "is", "is not", "in",
+                                     "not in"};
+  const tx_expr *left = build(b, a->u.compare.left, depth + 1), *result = NULL;
+  for (size_t i = 0; i < a->u.compare.comparators.len; i++) {
+    tx_cmpop op = a->u.compare.ops[i];
+    const tx_expr *right = build(b, a->u.compare.comparators.items[i], depth + 1);
+    if (op > CMP_GE) {
+      BLD_ERROR(b, a, "operator '%s' is not supported in TIRx", syms[op]);
+      return NULL;
+    }
+    if (!left || !right) return NULL;
+    const tx_expr *cmp = make_binary(b, kinds[op], left, right, a->span, syms[op]);
+    if (!cmp) return NULL;
+    /* a < b < c means (a < b) and (b < c). */
+    result = result ? make_binary(b, EXPR_AND, result, cmp, a->span, "and") : cmp;
+    if (!result) return NULL;
+    left = right;
+  }
+  return result;
+}
+
+static const tx_expr *build_boolop(builder *b, const tx_ast *a, int depth) {
+  const tx_expr *acc = NULL;
+  for (size_t i = 0; i < a->u.boolop.values.len; i++) {
+    const tx_expr *v = build(b, a->u.boolop.values.items[i], depth + 1);
+    if (!v) return NULL;
+    const char *what = a->u.boolop.is_and ? "and" : "or";
+    acc = acc ? make_binary(b, a->u.boolop.is_and ? EXPR_AND : EXPR_OR, acc, v, a->span, what) : v;
+    if (!acc) return NULL;
+  }
+  return acc;
+}
+
+static const tx_expr *make_select(builder *b, const tx_expr *c, const tx_expr *t,
+                                  const tx_expr *f, tirx_span span) {
+  if (!c || !t || !f) return NULL;
+  if (!tx_dtype_is_bool(c->dtype)) {
+    tx_error(b->diags, span, "the condition of a select must be boolean");
+    return NULL;
+  }
+  if (!unify(b, &t, &f, span, "select")) return NULL;
+  const tx_expr *ops[3] = {c, t, f};
+  tx_expr *e = tx_expr_new(b->ir, EXPR_SELECT, t->dtype, ops, 3, span);
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* ---- names, attributes, subscripts ------------------------------------------------- */
+
+static const tx_expr *buffer_ref(builder *b, const tx_buffer *buf, tirx_span span) {
+  tx_expr *e = tx_expr_new(b->ir, EXPR_BUFFER, buf->dtype, NULL, 0, span);
+  if (!e) return bld_oom(b), NULL;
+  e->u.buffer = buf;
+  return e;
+}
+
+static const tx_expr *build_name(builder *b, const tx_ast *a) {
+  const symbol *s = bld_lookup(b, a->u.name.id);
+  if (!s) {
+    BLD_ERROR(b, a, "undefined name '%s'", a->u.name.id);
+    return NULL;
+  }
+  switch (s->kind) {
+  case SYM_VAR:
+  case SYM_CONST: return s->expr;
+  case SYM_BUFFER: return buffer_ref(b, s->buffer, a->span);
+  case SYM_MODULE_TIRX:
+  case SYM_MODULE_IR:
+  case SYM_MODULE_TILE:
+  case SYM_LAYOUT_NAME: break;
+  }
+  BLD_ERROR(b, a, "'%s' names a module, not a value", a->u.name.id);
+  return NULL;
+}
+
+/* The buffer a node names (a buffer name), or NULL without reporting. */
+static const tx_buffer *buffer_of(builder *b, const tx_ast *a) {
+  if (a->kind != AST_NAME) return NULL;
+  const symbol *s = bld_lookup(b, a->u.name.id);
+  return s && s->kind == SYM_BUFFER ? s->buffer : NULL;
+}
+
+static const tx_expr *build_attr(builder *b, const tx_ast *a) {
+  const tx_buffer *buf = buffer_of(b, a->u.attr.value);
+  const char *attr = a->u.attr.attr;
+  if (buf) {
+    if (strcmp(attr, "data") == 0) return buf->data;
+    if (strcmp(attr, "elem_offset") == 0 && buf->elem_offset) return buf->elem_offset;
+    if (strcmp(attr, "shape") == 0) {
+      tx_expr *e = tx_expr_new(b->ir, EXPR_TUPLE, TX_VOID, buf->shape, buf->ndim, a->span);
+      if (!e) bld_oom(b);
+      return e;
+    }
+    BLD_ERROR(b, a, "buffer '%s' has no attribute '%s' (expected data, shape or elem_offset)",
+              buf->name, attr);
+    return NULL;
+  }
+  const char *q = bld_qualified_name(b, a, NULL);
+  tx_dtype dt;
+  if (q && bld_dtype_attr(b, a, &dt, 0)) {
+    BLD_ERROR(b, a, "%s is a type; write %s(value) for a literal", q, q);
+    return NULL;
+  }
+  if (q) {
+    const char *sugg = tx_intrinsic_suggest(q);
+    if (tx_intrinsic_find(q))
+      BLD_ERROR(b, a, "'%s' must be called", q);
+    else if (sugg)
+      BLD_ERROR(b, a, "unknown name '%s'; did you mean '%s'?", q, sugg);
+    else
+      BLD_ERROR(b, a, "unknown name '%s'", q);
+    return NULL;
+  }
+  if (a->u.attr.value->kind == AST_NAME && !bld_lookup(b, a->u.attr.value->u.name.id)) {
+    BLD_ERROR(b, a->u.attr.value, "undefined name '%s'", a->u.attr.value->u.name.id);
+    return NULL;
+  }
+  BLD_ERROR(b, a, "attribute '%s' is not supported here", attr);
+  return NULL;
+}
+
+static int check_index_count(builder *b, const tx_ast *a, const tx_buffer *buf, size_t n) {
+  if (n == buf->ndim || (buf->ndim == 0 && n == 1)) return 1;
+  BLD_ERROR(b, a, "buffer '%s' has %u dimension%s but %zu ind%s given", buf->name, buf->ndim,
+            buf->ndim == 1 ? "" : "s", n, n == 1 ? "ex was" : "ices were");
+  return 0;
+}
+
+static const tx_expr *build_index(builder *b, const tx_ast *a, int depth) {
+  const tx_expr *e = build(b, a, depth + 1);
+  if (e && !tx_dtype_is_int(e->dtype)) {
+    char buf[32];
+    BLD_ERROR(b, a, "buffer index must be an integer, not %s", tx_dtype_str(e->dtype, buf));
+    return NULL;
+  }
+  return e;
+}
+
+static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
+  if (s->u.slice.step) {
+    BLD_ERROR(b, s->u.slice.step, "strided buffer regions are not supported");
+    return NULL;
+  }
+  const tx_expr *ops[2];
+  const tx_ast *ends[2] = {s->u.slice.lower, s->u.slice.upper};
+  for (int i = 0; i < 2; i++) {
+    ops[i] = ends[i] ? build_index(b, ends[i], depth) : tx_none(b->ir, s->span);
+    if (!ops[i]) return NULL;
+  }
+  tx_expr *e = tx_expr_new(b->ir, EXPR_SLICE, TX_INT32, ops, 2, s->span);
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* A[i, j] (a load) or A[0:16, k] (a region). */
+static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, int allow_region) {
+  const tx_ast *idx = a->u.subscript.index;
+  const tx_buffer *buf = buffer_of(b, a->u.subscript.value);
+  if (!buf) {
+    const tx_expr *base = build(b, a->u.subscript.value, depth + 1);
+    if (!base) return NULL;
+    int64_t k;
+    if (base->kind == EXPR_TUPLE && idx->kind == AST_INT) {
+      k = (int64_t)idx->u.int_lit.value;
+      if (k < (int64_t)base->nops) return base->ops[k];
+      BLD_ERROR(b, idx, "index %lld out of range for a tuple of %u", (long long)k, base->nops);
+      return NULL;
+    }
+    BLD_ERROR(b, a, "only buffers can be indexed");
+    return NULL;
+  }
+  const tx_ast *const *items = &idx;
+  size_t n = 1;
+  if (idx->kind == AST_TUPLE) {
+    items = (const tx_ast *const *)idx->u.seq.elts.items;
+    n = idx->u.seq.elts.len;
+  }
+  if (!check_index_count(b, a, buf, n)) return NULL;
+  ptr_vec ops = {0};
+  int region = 0, ok = 1;
+  for (size_t i = 0; i < n && ok; i++) {
+    const tx_expr *e = items[i]->kind == AST_SLICE ? (region = 1, build_slice(b, items[i], depth))
+                                                   : build_index(b, items[i], depth);
+    ok = e && vec_push(b, &ops, e);
+  }
+  if (region && !allow_region && ok) {
+    BLD_ERROR(b, a, "a buffer region (slice) is only allowed as an argument of a call");
+    ok = 0;
+  }
+  tx_expr *e = NULL;
+  if (ok) {
+    tx_dtype t = buf->dtype;
+    /* A vector index (a Ramp) loads that many lanes. */
+    if (!region && n >= 1 && ((const tx_expr *)ops.items[n - 1])->dtype.lanes > 1)
+      t = tx_dtype_with_lanes(t, ((const tx_expr *)ops.items[n - 1])->dtype.lanes);
+    e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t,
+                    (const tx_expr *const *)ops.items, ops.len, a->span);
+    if (e) e->u.buffer = buf;
+    else bld_oom(b);
+  }
+  vec_free(&ops);
+  return e;
+}
+
+/* ---- calls ------------------------------------------------------------------------ */
+
+int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec *ops,
+                      ptr_vec *kw_names, uint32_t *npos) {
+  int ok = 1;
+  *npos = 0;
+  for (size_t i = skip_pos; i < call->u.call.args.len; i++) {
+    const tx_ast *arg = call->u.call.args.items[i];
+    if (arg->kind == AST_STARRED) {
+      BLD_ERROR(b, arg, "*args is not supported in text form");
+      ok = 0;
+      continue;
+    }
+    const tx_expr *e = bld_arg(b, arg);
+    ok = ok && e && vec_push(b, ops, e);
+    (*npos)++;
+  }
+  for (size_t i = 0; i < call->u.call.keywords.len; i++) {
+    const tx_ast *kw = call->u.call.keywords.items[i];
+    if (!kw->u.keyword.arg) {
+      BLD_ERROR(b, kw, "**kwargs is not supported in text form");
+      ok = 0;
+      continue;
+    }
+    for (size_t j = 0; j < i; j++)
+      if (call->u.call.keywords.items[j]->u.keyword.arg == kw->u.keyword.arg) {
+        BLD_ERROR(b, kw, "keyword argument '%s' repeated", kw->u.keyword.arg);
+        ok = 0;
+      }
+    const tx_expr *e = bld_arg(b, kw->u.keyword.value);
+    ok = ok && e && vec_push(b, ops, e) && vec_push(b, kw_names, kw->u.keyword.arg);
+  }
+  return ok;
+}
+
+static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *const *ops,
+                            uint32_t npos, uint32_t nops, const char *const *kw) {
+  switch (in->result) {
+  case RES_VOID: return TX_VOID;
+  case RES_ARG0: return npos > 0 ? ops[0]->dtype : TX_VOID;
+  case RES_ARG1: return npos > 1 ? ops[1]->dtype : TX_VOID;
+  case RES_BOOL: return TX_BOOL;
+  case RES_INT32: return TX_INT32;
+  case RES_UINT32: return tx_dt(DT_UINT, 32, 1);
+  case RES_INT64: return TX_INT64;
+  case RES_UINT64: return tx_dt(DT_UINT, 64, 1);
+  case RES_FLOAT32: return TX_FLOAT32;
+  case RES_HANDLE: return TX_HANDLE;
+  case RES_KW_DTYPE:
+  case RES_ARG0_DTYPE_STR: {
+    const tx_expr *s = NULL;
+    if (in->result == RES_ARG0_DTYPE_STR && npos > 0) s = ops[0];
+    for (uint32_t i = npos; i < nops && !s; i++)
+      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
+        s = ops[i];
+    tx_dtype t;
+    if (s && s->kind == EXPR_STRING && tx_dtype_parse(s->u.str.data, s->u.str.len, &t)) return t;
+    (void)b;
+    return TX_VOID;
+  }
+  }
+  return TX_VOID;
+}
+
+static int check_intrinsic(builder *b, const tx_ast *call, const tx_intrinsic *in, uint32_t npos,
+                           const ptr_vec *kw) {
+  /* Keywords may fill positional parameters (tcgen05.alloc(p, n_cols=512)). */
+  uint32_t filled = npos;
+  for (uint32_t i = 0; i < kw->len; i++)
+    if (strcmp(in->keywords, "*") != 0 && tx_intrinsic_allows_keyword(in, kw->items[i])) filled++;
+  if ((int)filled < in->min_args || (in->max_args >= 0 && (int)npos > in->max_args)) {
+    if (in->min_args == in->max_args)
+      BLD_ERROR(b, call, "%s takes %d positional argument%s but %u %s given", in->name,
+                in->min_args, in->min_args == 1 ? "" : "s", npos, npos == 1 ? "was" : "were");
+    else if (in->max_args < 0)
+      BLD_ERROR(b, call, "%s takes at least %d positional arguments but %u %s given", in->name,
+                in->min_args, npos, npos == 1 ? "was" : "were");
+    else
+      BLD_ERROR(b, call, "%s takes %d to %d positional arguments but %u %s given", in->name,
+                in->min_args, in->max_args, npos, npos == 1 ? "was" : "were");
+    return 0;
+  }
+  for (uint32_t i = 0; i < kw->len; i++) {
+    if (!tx_intrinsic_allows_keyword(in, kw->items[i])) {
+      BLD_ERROR(b, call, "%s got an unexpected keyword argument '%s'", in->name,
+                (const char *)kw->items[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void report_unknown_callee(builder *b, const tx_ast *call, const char *q) {
+  const char *sugg = tx_intrinsic_suggest(q);
+  if (sugg)
+    BLD_ERROR(b, call->u.call.func, "unknown intrinsic '%s'; did you mean '%s'?", q, sugg);
+  else
+    BLD_ERROR(b, call->u.call.func, "unknown intrinsic '%s'", q);
+}
+
+/* A checked call `q(args...)` of a registered intrinsic, ops built from the AST. */
+static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const char *q,
+                                           const tx_expr *self) {
+  const tx_intrinsic *in = tx_intrinsic_find(q);
+  /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */
+  static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};
+  if (!in && strncmp(q, "T.ptx", 5) == 0 && call->u.call.func->kind == AST_SUBSCRIPT) in = &raw_ptx;
+  if (!in) {
+    report_unknown_callee(b, call, q);
+    return NULL;
+  }
+  if (in->kind == INTRIN_TILE) {
+    BLD_ERROR(b, call, "tile primitive %s is a statement and has no value", q);
+    return NULL;
+  }
+  ptr_vec ops = {0}, kw = {0};
+  uint32_t npos = 0;
+  const tx_expr *result = NULL;
+  if ((!self || vec_push(b, &ops, self)) && bld_call_operands(b, call, 0, &ops, &kw, &npos) &&
+      check_intrinsic(b, call, in, npos, &kw)) {
+    uint32_t nops = ops.len, nkw = kw.len;
+    tx_dtype t = result_type(b, in, (const tx_expr *const *)ops.items, npos, nops,
+                             (const char *const *)kw.items);
+    tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items, nops,
+                             call->span);
+    if (e) {
+      e->u.call.op = q;
+      e->u.call.kw.npos = npos + (self ? 1 : 0);
+      e->u.call.kw.names = nkw ? (const char *const *)vec_finish(b, &kw) : NULL;
+      result = e;
+    } else {
+      bld_oom(b);
+    }
+  }
+  vec_free(&ops);
+  vec_free(&kw);
+  return result;
+}
+
+/* A.vload([i], dtype=...), A.ptr_to([i]), A.access_ptr(...), A.vstore(...). */
+static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const tx_buffer *buf) {
+  const char *method = call->u.call.func->u.attr.attr;
+  static const struct {
+    const char *name;
+    int min_args, max_args;
+    const char *keywords;
+  } methods[] = {{"vload", 1, 2, "dtype"}, {"vstore", 2, 2, ""}, {"ptr_to", 1, 1, ""},
+                 {"access_ptr", 1, 5, "offset,extent,ptr_type,content_lanes"}};
+  for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
+    if (strcmp(method, methods[i].name) != 0) continue;
+    ptr_vec ops = {0}, kw = {0};
+    uint32_t npos = 0;
+    const tx_expr *self = buffer_ref(b, buf, call->u.call.func->u.attr.value->span);
+    const tx_expr *result = NULL;
+    if (self && vec_push(b, &ops, self) && bld_call_operands(b, call, 0, &ops, &kw, &npos)) {
+      int ok = (int)npos >= methods[i].min_args && (int)npos <= methods[i].max_args;
+      if (!ok)
+        BLD_ERROR(b, call, "%s.%s takes %d to %d positional arguments but %u were given",
+                  buf->name, method, methods[i].min_args, methods[i].max_args, npos);
+      for (uint32_t k = 0; ok && k < kw.len; k++) {
+        const char *name = kw.items[k];
+        size_t len = strlen(name);
+        const char *p = strstr(methods[i].keywords, name);
+        ok = p && (p[len] == ',' || p[len] == 0) && (p == methods[i].keywords || p[-1] == ',');
+        if (!ok) BLD_ERROR(b, call, "%s.%s got an unexpected keyword argument '%s'", buf->name,
+                           method, name);
+      }
+      tx_dtype t = buf->dtype;
+      if (strcmp(method, "vstore") == 0) t = TX_VOID;
+      if (strcmp(method, "ptr_to") == 0 || strcmp(method, "access_ptr") == 0) t = TX_HANDLE;
+      for (uint32_t k = 0; k < kw.len; k++) {
+        const tx_expr *v = ops.items[npos + 1 + k];
+        if (strcmp(kw.items[k], "dtype") == 0 && (v->kind != EXPR_STRING ||
+                                                  !tx_dtype_parse(v->u.str.data, v->u.str.len, &t))) {
+          BLD_ERROR(b, call, "dtype= must be a data type string");
+          ok = 0;
+        }
+      }
+      tx_strbuf sb = {0};
+      tx_sb_printf(&sb, ".%s", method);
+      const char *op = tx_sb_cstr(&sb) ? bld_intern(b, tx_sb_cstr(&sb)) : NULL;
+      tx_sb_free(&sb);
+      uint32_t nkw = kw.len;
+      tx_expr *e = ok && op ? tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items,
+                                          ops.len, call->span)
+                            : NULL;
+      if (e) {
+        e->u.call.op = op;
+        e->u.call.kw.npos = npos + 1;
+        e->u.call.kw.names = nkw ? (const char *const *)vec_finish(b, &kw) : NULL;
+        result = e;
+      }
+    }
+    vec_free(&ops);
+    vec_free(&kw);
+    return result;
+  }
+  BLD_ERROR(b, call->u.call.func, "buffer '%s' has no method '%s'", buf->name, method);
+  return NULL;
+}
+
+/* Constructs with their own IR kinds. Returns 1 when `q` is one (result in *out). */
+static int build_special_call(builder *b, const tx_ast *call, const char *q, int depth,
+                              const tx_expr **out) {
+  static const struct {
+    const char *name;
+    tx_expr_kind kind;
+  } binaries[] = {
+      {"T.min", EXPR_MIN},           {"T.max", EXPR_MAX},           {"T.floordiv", EXPR_FLOORDIV},
+      {"T.floormod", EXPR_FLOORMOD}, {"T.truncdiv", EXPR_DIV},      {"T.truncmod", EXPR_MOD},
+      {"T.Add", EXPR_ADD},           {"T.Sub", EXPR_SUB},           {"T.Mul", EXPR_MUL},
+      {"T.Div", EXPR_DIV},           {"T.Mod", EXPR_MOD},           {"T.FloorDiv", EXPR_FLOORDIV},
+      {"T.FloorMod", EXPR_FLOORMOD}, {"T.Min", EXPR_MIN},           {"T.Max", EXPR_MAX},
+      {"T.EQ", EXPR_EQ},             {"T.NE", EXPR_NE},             {"T.LT", EXPR_LT},
+      {"T.LE", EXPR_LE},             {"T.GT", EXPR_GT},             {"T.GE", EXPR_GE},
+      {"T.And", EXPR_AND},           {"T.Or", EXPR_OR},
+  };
+  const tx_ast_list *args = &call->u.call.args;
+  for (size_t i = 0; i < sizeof binaries / sizeof *binaries; i++) {
+    if (strcmp(q, binaries[i].name) != 0) continue;
+    if (args->len != 2 || call->u.call.keywords.len) {
+      BLD_ERROR(b, call, "%s takes exactly 2 arguments", q);
+      *out = NULL;
+      return 1;
+    }
+    const tx_expr *x = build(b, args->items[0], depth + 1), *y = build(b, args->items[1], depth + 1);
+    *out = make_binary(b, binaries[i].kind, x, y, call->span, q);
+    return 1;
+  }
+  if (strcmp(q, "T.Select") == 0 || strcmp(q, "T.Not") == 0 || strcmp(q, "T.Cast") == 0 ||
+      strcmp(q, "T.Ramp") == 0 || strcmp(q, "T.Broadcast") == 0 || strcmp(q, "T.Let") == 0) {
+    *out = NULL;
+    size_t want = q[2] == 'S' || q[2] == 'R' ? 3 : q[2] == 'N' ? 1 : 2;
+    if (strcmp(q, "T.Let") == 0) want = 1;
+    if (args->len != want || (call->u.call.keywords.len && strcmp(q, "T.Let") != 0)) {
+      BLD_ERROR(b, call, "%s takes exactly %zu argument%s", q, want, want == 1 ? "" : "s");
+      return 1;
+    }
+    if (q[2] == 'S') {
+      *out = make_select(b, build(b, args->items[0], depth + 1), build(b, args->items[1], depth + 1),
+                         build(b, args->items[2], depth + 1), call->span);
+    } else if (q[2] == 'N') {
+      const tx_expr *x = build(b, args->items[0], depth + 1);
+      if (x && !tx_dtype_is_bool(x->dtype)) BLD_ERROR(b, call, "T.Not needs a boolean");
+      else if (x) *out = tx_expr_new(b->ir, EXPR_NOT, x->dtype, &x, 1, call->span);
+    } else if (q[2] == 'C') {
+      tx_dtype t;
+      const tx_expr *x = bld_dtype(b, args->items[0], &t) ? build(b, args->items[1], depth + 1) : NULL;
+      if (x) *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_with_lanes(t, x->dtype.lanes), &x, 1,
+                                call->span);
+    } else if (q[2] == 'R' || q[2] == 'B') {
+      const tx_ast *lanes_ast = args->items[args->len - 1];
+      if (lanes_ast->kind != AST_INT || lanes_ast->u.int_lit.value < 1 ||
+          lanes_ast->u.int_lit.value > TX_MAX_LANES) {
+        BLD_ERROR(b, lanes_ast, "lanes must be an integer literal from 1 to %d", TX_MAX_LANES);
+        return 1;
+      }
+      int lanes = (int)lanes_ast->u.int_lit.value;
+      const tx_expr *ops[2] = {build(b, args->items[0], depth + 1), NULL};
+      if (q[2] == 'R') {
+        ops[1] = build(b, args->items[1], depth + 1);
+        if (!ops[0] || !ops[1] || !unify(b, &ops[0], &ops[1], call->span, "T.Ramp")) return 1;
+      }
+      if (ops[0])
+        *out = tx_expr_new(b->ir, q[2] == 'R' ? EXPR_RAMP : EXPR_BROADCAST,
+                           tx_dtype_with_lanes(ops[0]->dtype, lanes), ops, q[2] == 'R' ? 2 : 1,
+                           call->span);
+    } else {
+      /* T.Let(body, where={x: value}) */
+      const tx_ast *where = call->u.call.keywords.len == 1 ? call->u.call.keywords.items[0] : NULL;
+      if (!where || !where->u.keyword.arg || strcmp(where->u.keyword.arg, "where") != 0 ||
+          where->u.keyword.value->kind != AST_DICT || where->u.keyword.value->u.dict.keys.len != 1 ||
+          !where->u.keyword.value->u.dict.keys.items[0] ||
+          where->u.keyword.value->u.dict.keys.items[0]->kind != AST_NAME) {
+        BLD_ERROR(b, call, "T.Let is written T.Let(body, where={name: value})");
+        return 1;
+      }
+      const tx_ast *name = where->u.keyword.value->u.dict.keys.items[0];
+      const tx_expr *value = build(b, where->u.keyword.value->u.dict.values.items[0], depth + 1);
+      if (!value) return 1;
+      tx_expr *var = tx_var(b->ir, name->u.name.id, value->dtype, VAR_PLAIN, name->span);
+      if (!var) return bld_oom(b), 1;
+      uint32_t mark = bld_scope_mark(b);
+      bld_push_symbol(b, (symbol){.name = name->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED,
+                                  .expr = var, .span = name->span});
+      const tx_expr *body = build(b, args->items[0], depth + 1);
+      bld_scope_pop(b, mark);
+      if (!body) return 1;
+      const tx_expr *ops[2] = {value, body};
+      tx_expr *e = tx_expr_new(b->ir, EXPR_LET, body->dtype, ops, 2, call->span);
+      if (e) e->u.binder = var;
+      *out = e;
+    }
+    if (!*out && !tx_diag_errors(b->diags)) bld_oom(b);
+    return 1;
+  }
+  return 0;
+}
+
+static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
+  const tx_ast *callee = call->u.call.func;
+  if (callee->kind == AST_ATTR) {
+    const tx_buffer *buf = buffer_of(b, callee->u.attr.value);
+    if (buf) return build_buffer_method(b, call, buf);
+  }
+  if (callee->kind == AST_NAME && strcmp(callee->u.name.id, "range") == 0) {
+    BLD_ERROR(b, call, "range() is only allowed as the iterable of a for loop");
+    return NULL;
+  }
+  const char *q = bld_qualified_name(b, callee, NULL);
+  if (!q) {
+    if (callee->kind == AST_NAME && !bld_lookup(b, callee->u.name.id)) {
+      BLD_ERROR(b, callee, "undefined name '%s'", callee->u.name.id);
+      return NULL;
+    }
+    BLD_ERROR(b, callee, "this expression cannot be called");
+    return NULL;
+  }
+  tx_dtype dt;
+  if (bld_dtype_attr(b, callee, &dt, 0)) return typed_literal(b, call, dt, depth);
+  const tx_expr *special = NULL;
+  if (build_special_call(b, call, q, depth, &special)) return special;
+  if (strcmp(q, "T.meta_var") == 0 || strcmp(q, "T.inline") == 0 || strcmp(q, "T.jit") == 0 ||
+      strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.SMEMPool") == 0 || strcmp(q, "T.TMEMPool") == 0) {
+    BLD_ERROR(b, call, "%s is Python metaprogramming and is not supported in text form", q);
+    return NULL;
+  }
+  if (bld_buffer_ctor_of(b, call) != CTOR_NONE) {
+    BLD_ERROR(b, call, "%s declares a buffer; assign it to a name: `A = %s(...)`", q, q);
+    return NULL;
+  }
+  if (bld_is_layout_call(b, call)) {
+    const tx_layout *l = bld_layout(b, call);
+    if (!l) return NULL;
+    tx_expr *e = tx_expr_new(b->ir, EXPR_LAYOUT, TX_VOID, NULL, 0, call->span);
+    if (!e) return bld_oom(b), NULL;
+    e->u.layout = l;
+    return e;
+  }
+  return build_intrinsic_call(b, call, q, NULL);
+}
+
+/* ---- dispatch --------------------------------------------------------------------- */
+
+static const tx_expr *build_seq(builder *b, const tx_ast *a, int depth) {
+  ptr_vec items = {0};
+  int ok = 1;
+  for (size_t i = 0; i < a->u.seq.elts.len && ok; i++) {
+    const tx_expr *e = bld_arg(b, a->u.seq.elts.items[i]);
+    ok = e && vec_push(b, &items, e);
+  }
+  (void)depth;
+  tx_expr *e = NULL;
+  if (ok) {
+    e = tx_expr_new(b->ir, EXPR_TUPLE, TX_VOID, (const tx_expr *const *)items.items, items.len,
+                    a->span);
+    if (e) e->u.is_list = a->kind == AST_LIST;
+    else bld_oom(b);
+  }
+  vec_free(&items);
+  return e;
+}
+
+static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
+  if (depth > TX_MAX_NESTING) {
+    BLD_ERROR(b, a, "expression nested too deeply (limit %d)", TX_MAX_NESTING);
+    return NULL;
+  }
+  tx_expr *e = NULL;
+  switch (a->kind) {
+  case AST_NAME: return build_name(b, a);
+  case AST_INT: return int_literal(b, a, 0);
+  case AST_FLOAT:
+    e = tx_float(b->ir, TX_FLOAT32, a->u.float_lit.value, a->span);
+    break;
+  case AST_STR: e = tx_string(b->ir, a->u.str.data, a->u.str.len, a->span); break;
+  case AST_TRUE:
+  case AST_FALSE: e = tx_int(b->ir, TX_BOOL, a->kind == AST_TRUE, a->span); break;
+  case AST_NONE: e = tx_none(b->ir, a->span); break;
+  case AST_ATTR: return build_attr(b, a);
+  case AST_CALL: return build_call(b, a, depth);
+  case AST_SUBSCRIPT: return build_subscript(b, a, depth, 0);
+  case AST_BINOP: return build_binop(b, a, depth);
+  case AST_UNARYOP: return build_unary(b, a, depth);
+  case AST_COMPARE: return build_compare(b, a, depth);
+  case AST_BOOLOP: return build_boolop(b, a, depth);
+  case AST_IFEXP:
+    return make_select(b, build(b, a->u.ifexp.test, depth + 1), build(b, a->u.ifexp.body, depth + 1),
+                       build(b, a->u.ifexp.orelse, depth + 1), a->span);
+  case AST_TUPLE:
+  case AST_LIST: return build_seq(b, a, depth);
+  case AST_ELLIPSIS:
+  case AST_KEYWORD:
+  case AST_STARRED:
+  case AST_SLICE:
+  case AST_DICT:
+  case AST_LAMBDA:
+  case AST_EXPR_STMT:
+  case AST_ASSIGN:
+  case AST_ANNASSIGN:
+  case AST_AUGASSIGN:
+  case AST_FOR:
+  case AST_WHILE:
+  case AST_IF:
+  case AST_WITH:
+  case AST_WITHITEM:
+  case AST_FUNCDEF:
+  case AST_PARAM:
+  case AST_CLASSDEF:
+  case AST_RETURN:
+  case AST_BREAK:
+  case AST_CONTINUE:
+  case AST_PASS:
+  case AST_ASSERT:
+  case AST_IMPORT:
+  case AST_IMPORTFROM:
+  case AST_ALIAS:
+  case AST_DEL:
+  case AST_GLOBAL:
+    BLD_ERROR(b, a, "%s is not supported in a TIRx expression", tx_ast_kind_name(a->kind));
+    return NULL;
+  }
+  if (!e) bld_oom(b);
+  return e;
+}
+
+const tx_expr *bld_expr(builder *b, const tx_ast *ast) {
+  return build(b, ast, 0);
+}
+
+const tx_expr *bld_arg(builder *b, const tx_ast *ast) {
+  if (ast->kind == AST_SUBSCRIPT) return build_subscript(b, ast, 0, 1);
+  if (ast->kind == AST_DICT) {
+    BLD_ERROR(b, ast, "a dict is only allowed in T.func_attr and T.attr");
+    return NULL;
+  }
+  if (ast->kind == AST_CALL && bld_is_layout_call(b, ast)) return build_call(b, ast, 0);
+  return build(b, ast, 0);
+}

@@ -1,0 +1,147 @@
+/*
+ * build_internal.h - state shared by the builder's files (builder.c for
+ * modules and functions, build_stmt.c, build_expr.c, build_buffer.c).
+ *
+ * Not a public interface: only the frontend includes it.
+ */
+#ifndef TIRX_FRONTEND_BUILD_INTERNAL_H
+#define TIRX_FRONTEND_BUILD_INTERNAL_H
+
+#include "frontend/ast.h"
+#include "frontend/builder.h"
+#include "frontend/intrinsics.h"
+#include "ir/ir.h"
+
+/* What a name in scope stands for. */
+typedef enum sym_kind {
+  SYM_VAR,         /* a variable (let, loop, scope id, param, symbolic) */
+  SYM_BUFFER,      /* a buffer */
+  SYM_CONST,       /* a module-level constant, substituted where used */
+  SYM_MODULE_TIRX, /* the tvm.script.tirx module (T, Tx, ...) */
+  SYM_MODULE_IR,   /* the tvm.script.ir module (I) */
+  SYM_MODULE_TILE, /* tvm.script.tirx.tile imported on its own */
+  SYM_LAYOUT_NAME, /* a name imported from tvm.tirx.layout: TileLayout, S, R, Axis, laneid */
+} sym_kind;
+
+typedef enum var_mutability {
+  MUT_NONE,      /* plain binding: a new `x = ...` shadows it */
+  MUT_LET,       /* T.let: reassigning is an error */
+  MUT_SCALAR,    /* scalar sugar: assignments update it */
+  MUT_FIXED,     /* loop variable, scope id, parameter: may not be reassigned */
+} var_mutability;
+
+typedef struct symbol {
+  const char *name; /* interned */
+  sym_kind kind;
+  var_mutability mut;
+  const tx_expr *expr;     /* SYM_VAR, SYM_CONST */
+  const tx_buffer *buffer; /* SYM_BUFFER */
+  const char *alias_of;    /* SYM_LAYOUT_NAME: the imported name */
+  tirx_span span;          /* where it was defined */
+  int prev;                /* index of the shadowed symbol with the same name, or -1 */
+} symbol;
+
+/* A growable array of pointers, copied into the arena when finished. */
+typedef struct ptr_vec {
+  const void **items;
+  uint32_t len, cap;
+} ptr_vec;
+
+typedef struct builder {
+  tx_ir *ir;
+  tx_diag_sink *diags;
+  const char *file;
+  int oom;
+
+  symbol *syms;
+  uint32_t nsyms, syms_cap;
+  int *heads; /* hash of name -> index of the innermost symbol, -1 when none */
+  uint32_t heads_cap;
+
+  /* Per-function state. */
+  int in_function;
+  int loop_depth;
+  int device_entry_seen;
+  tirx_span dyn_shared_span; /* first shared.dyn allocation (line 0: none) */
+  ptr_vec symbolic;          /* symbolic vars of the current function */
+  ptr_vec attr_keys, attr_values;
+
+  /* Frequently compared names, interned once. */
+  struct {
+    const char *T, *I, *range, *None, *dtype, *scope, *data, *strides, *elem_offset, *align,
+        *offset_factor, *layout, *allocated_addr, *shape, *thread, *preferred, *private_,
+        *annotations, *step, *global, *shared, *shared_dyn, *local, *m, *where;
+  } n;
+} builder;
+
+/* ---- builder.c: scopes, errors, helpers ---- */
+int bld_push_symbol(builder *b, symbol sym);        /* returns its index or -1 */
+const symbol *bld_lookup(const builder *b, const char *name);
+uint32_t bld_scope_mark(const builder *b);
+void bld_scope_pop(builder *b, uint32_t mark);
+const char *bld_intern(builder *b, const char *s);
+void bld_oom(builder *b);
+int vec_push(builder *b, ptr_vec *v, const void *item);
+const void *const *vec_finish(builder *b, ptr_vec *v); /* copies to arena and resets */
+void vec_free(ptr_vec *v);
+
+/* The dotted name of a callee or attribute chain, canonicalised: aliases of
+ * tirx become "T", `T.ptx["a.b"]` becomes "T.ptx.a.b". NULL when the chain
+ * does not start at a module alias or a layout import (e.g. a buffer method).
+ * `root` (optional) receives the symbol the chain starts from. */
+const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **root);
+
+/* ---- build_expr.c ---- */
+const tx_expr *bld_expr(builder *b, const tx_ast *ast);
+/* Like bld_expr, but a tuple or list becomes EXPR_TUPLE, a dict is refused,
+ * and slices are kept for buffer regions. Used for call arguments. */
+const tx_expr *bld_arg(builder *b, const tx_ast *ast);
+/* Build a call's positional and keyword operands. Returns 0 after an error. */
+int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec *ops,
+                      ptr_vec *kw_names, uint32_t *npos);
+/* A dtype written as "float32" or T.float32. Returns 0 (after reporting) when not one. */
+int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out);
+/* A type annotation T.int32 / T.float16 / T.handle(...): 0 when not a dtype. */
+int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report);
+/* Convert `e` to dtype `t` where a literal can be retyped; otherwise cast or error. */
+const tx_expr *bld_coerce(builder *b, const tx_expr *e, tx_dtype t, tirx_span span,
+                          const char *what);
+/* An integer constant known at parse time. */
+int bld_const_int(const tx_expr *e, int64_t *out);
+
+/* ---- build_buffer.c ---- */
+typedef enum buffer_ctor {
+  CTOR_NONE,
+  CTOR_BUFFER, /* T.Buffer(...) parameter annotation */
+  CTOR_MATCH,
+  CTOR_ALLOC,
+  CTOR_ALLOC_SHARED,
+  CTOR_ALLOC_LOCAL,
+  CTOR_DECL,
+  CTOR_DECL_SCALAR,
+} buffer_ctor;
+buffer_ctor bld_buffer_ctor_of(builder *b, const tx_ast *call);
+/* Build the buffer declared by a constructor call. `handle` is the matched
+ * parameter for T.match_buffer. NULL after an error. */
+tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const char *name,
+                      tirx_span span);
+/* X = A.view(...) / A.permute(...) / A.local(...): a new view buffer, or NULL. */
+tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tirx_span span);
+int bld_is_buffer_view_call(builder *b, const tx_ast *call);
+const tx_layout *bld_layout(builder *b, const tx_ast *ast);
+int bld_is_layout_call(builder *b, const tx_ast *ast);
+
+/* ---- build_stmt.c ---- */
+/* Build a block of statements into one statement (a SEQ when needed). */
+const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts);
+/* Function-level statement handling needs these from builder.c. */
+int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified);
+
+/* A span covering a node. */
+static inline tirx_span bld_span(const tx_ast *ast) {
+  return ast ? ast->span : (tirx_span){0};
+}
+
+#define BLD_ERROR(b, ast, ...) tx_error((b)->diags, bld_span(ast), __VA_ARGS__)
+
+#endif

@@ -1,0 +1,653 @@
+/*
+ * builder.c - modules, functions and the name scopes of the builder.
+ *
+ * Turns a file's top level (imports, constants, @T.prim_func functions,
+ * @I.ir_module classes) into a tx_module. Statements and expressions are
+ * built by build_stmt.c and build_expr.c. Never prints or exits: every
+ * problem is a located diagnostic.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend/build_internal.h"
+
+/* ---- Small helpers -------------------------------------------------------- */
+
+void bld_oom(builder *b) {
+  if (!b->oom) tx_internal_error(b->diags, "builder", "out of memory");
+  b->oom = 1;
+}
+
+const char *bld_intern(builder *b, const char *s) {
+  const char *r = tx_intern(b->ir->strings, s);
+  if (!r) bld_oom(b);
+  return r;
+}
+
+int vec_push(builder *b, ptr_vec *v, const void *item) {
+  if (v->len == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 8;
+    const void **p = realloc(v->items, cap * sizeof *p);
+    if (!p) {
+      bld_oom(b);
+      return 0;
+    }
+    v->items = p;
+    v->cap = cap;
+  }
+  v->items[v->len++] = item;
+  return 1;
+}
+
+const void *const *vec_finish(builder *b, ptr_vec *v) {
+  const void *const *out = tx_ir_dup_ptrs(b->ir, (const void *const *)v->items, v->len);
+  if (v->len && !out) bld_oom(b);
+  v->len = 0;
+  return out;
+}
+
+void vec_free(ptr_vec *v) {
+  free(v->items);
+  *v = (ptr_vec){0};
+}
+
+/* ---- Scopes: a stack of symbols with a per-name shadow chain -------------- */
+
+static uint32_t name_slot(const builder *b, const char *name) {
+  uintptr_t h = (uintptr_t)name;
+  h ^= h >> 17;
+  h *= 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 20) & (b->heads_cap - 1);
+}
+
+/* Open addressing keyed by the interned pointer; slots store symbol indices. */
+static int *find_head(builder *b, const char *name, int insert) {
+  uint32_t i = name_slot(b, name);
+  for (uint32_t probes = 0; probes < b->heads_cap; probes++, i = (i + 1) & (b->heads_cap - 1)) {
+    int idx = b->heads[i];
+    if (idx == -1) return insert ? &b->heads[i] : NULL;
+    if (idx >= 0 && b->syms[idx].name == name) return &b->heads[i];
+  }
+  return NULL;
+}
+
+static int rehash(builder *b, uint32_t cap) {
+  int *heads = malloc(cap * sizeof *heads);
+  if (!heads) return 0;
+  for (uint32_t i = 0; i < cap; i++) heads[i] = -1;
+  int *old = b->heads;
+  b->heads = heads;
+  b->heads_cap = cap;
+  /* Re-insert the innermost symbol of every name. */
+  for (uint32_t s = 0; s < b->nsyms; s++) {
+    int *slot = find_head(b, b->syms[s].name, 1);
+    if (slot) *slot = (int)s;
+  }
+  free(old);
+  return 1;
+}
+
+int bld_push_symbol(builder *b, symbol sym) {
+  if (b->nsyms == b->syms_cap) {
+    uint32_t cap = b->syms_cap ? b->syms_cap * 2 : 64;
+    symbol *p = realloc(b->syms, cap * sizeof *p);
+    if (!p) {
+      bld_oom(b);
+      return -1;
+    }
+    b->syms = p;
+    b->syms_cap = cap;
+  }
+  if ((b->nsyms + 1) * 2 > b->heads_cap && !rehash(b, b->heads_cap ? b->heads_cap * 2 : 128)) {
+    bld_oom(b);
+    return -1;
+  }
+  int *slot = find_head(b, sym.name, 1);
+  if (!slot) {
+    bld_oom(b);
+    return -1;
+  }
+  sym.prev = *slot;
+  b->syms[b->nsyms] = sym;
+  *slot = (int)b->nsyms;
+  return (int)b->nsyms++;
+}
+
+const symbol *bld_lookup(const builder *b, const char *name) {
+  if (!b->heads_cap) return NULL;
+  int *slot = find_head((builder *)b, name, 0);
+  return slot && *slot >= 0 ? &b->syms[*slot] : NULL;
+}
+
+uint32_t bld_scope_mark(const builder *b) {
+  return b->nsyms;
+}
+
+void bld_scope_pop(builder *b, uint32_t mark) {
+  while (b->nsyms > mark) {
+    symbol *s = &b->syms[--b->nsyms];
+    int *slot = find_head(b, s->name, 0);
+    if (slot) *slot = s->prev;
+  }
+}
+
+/* ---- Qualified names -------------------------------------------------------- */
+
+static int is_identifier(const char *s, size_t n) {
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    if (!alpha && !(i > 0 && c >= '0' && c <= '9')) return 0;
+  }
+  return 1;
+}
+
+/* Append `.seg` (or `["seg"]` when seg is not dotted identifiers). */
+static void append_segment(tx_strbuf *sb, const char *seg, size_t n) {
+  int dotted = n > 0;
+  for (size_t i = 0, start = 0; i <= n && dotted; i++) {
+    if (i == n || seg[i] == '.') {
+      dotted = is_identifier(seg + start, i - start);
+      start = i + 1;
+    }
+  }
+  if (dotted) {
+    tx_sb_putc(sb, '.');
+    tx_sb_putn(sb, seg, n);
+  } else {
+    tx_sb_puts(sb, "[\"");
+    for (size_t i = 0; i < n; i++) {
+      if (seg[i] == '"' || seg[i] == '\\') tx_sb_putc(sb, '\\');
+      tx_sb_putc(sb, seg[i]);
+    }
+    tx_sb_puts(sb, "\"]");
+  }
+}
+
+static int qualify(builder *b, const tx_ast *a, tx_strbuf *sb, const symbol **root, int depth) {
+  if (depth > TX_MAX_NESTING) return 0;
+  if (a->kind == AST_NAME) {
+    const symbol *s = bld_lookup(b, a->u.name.id);
+    if (!s) return 0;
+    if (root) *root = s;
+    switch (s->kind) {
+    case SYM_MODULE_TIRX: tx_sb_puts(sb, "T"); return 1;
+    case SYM_MODULE_IR: tx_sb_puts(sb, "I"); return 1;
+    case SYM_MODULE_TILE: tx_sb_puts(sb, "T.tile"); return 1;
+    case SYM_LAYOUT_NAME: tx_sb_puts(sb, s->alias_of); return 1;
+    case SYM_VAR:
+    case SYM_BUFFER:
+    case SYM_CONST: return 0;
+    }
+    return 0;
+  }
+  if (a->kind == AST_ATTR) {
+    if (!qualify(b, a->u.attr.value, sb, root, depth + 1)) return 0;
+    append_segment(sb, a->u.attr.attr, strlen(a->u.attr.attr));
+    return 1;
+  }
+  /* Only the raw-opcode form T.ptx["..."] names a callee through a subscript. */
+  if (a->kind == AST_SUBSCRIPT && a->u.subscript.index->kind == AST_STR) {
+    if (!qualify(b, a->u.subscript.value, sb, root, depth + 1)) return 0;
+    append_segment(sb, a->u.subscript.index->u.str.data, a->u.subscript.index->u.str.len);
+    return 1;
+  }
+  return 0;
+}
+
+const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **root) {
+  tx_strbuf sb = {0};
+  const char *out = NULL;
+  if (qualify(b, callee, &sb, root, 0)) {
+    const char *s = tx_sb_cstr(&sb);
+    out = s ? tx_intern_n(b->ir->strings, s, sb.len) : NULL;
+    if (!out) bld_oom(b);
+  }
+  tx_sb_free(&sb);
+  return out;
+}
+
+int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified) {
+  if (!ast || ast->kind != AST_CALL) return 0;
+  const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
+  return q && strcmp(q, qualified) == 0;
+}
+
+/* ---- Imports ------------------------------------------------------------------ */
+
+static void bind_alias(builder *b, const char *name, sym_kind kind, const char *alias_of,
+                       tirx_span span) {
+  symbol s = {.name = bld_intern(b, name), .kind = kind, .span = span};
+  s.alias_of = alias_of ? bld_intern(b, alias_of) : NULL;
+  if (s.name) bld_push_symbol(b, s);
+}
+
+/* The names tvm.tirx.layout exports that a layout expression may use. */
+static const char *const layout_exports[] = {
+    "TileLayout", "S", "R", "ComposeLayout", "SwizzleLayout", "Axis",
+};
+
+static void build_import_from(builder *b, const tx_ast *st) {
+  const char *mod = st->u.import.module ? st->u.import.module : "";
+  for (size_t i = 0; i < st->u.import.names.len; i++) {
+    const tx_ast *al = st->u.import.names.items[i];
+    const char *name = al->u.alias.name;
+    const char *as = al->u.alias.asname ? al->u.alias.asname : name;
+    if (strcmp(mod, "tvm.script") == 0 && strcmp(name, "tirx") == 0)
+      bind_alias(b, as, SYM_MODULE_TIRX, NULL, al->span);
+    else if (strcmp(mod, "tvm.script") == 0 && strcmp(name, "ir") == 0)
+      bind_alias(b, as, SYM_MODULE_IR, NULL, al->span);
+    else if (strcmp(mod, "tvm.script.tirx") == 0 && strcmp(name, "tile") == 0)
+      bind_alias(b, as, SYM_MODULE_TILE, NULL, al->span);
+    else if (strcmp(mod, "tvm.tirx.layout") == 0) {
+      /* Layout constructors print as T.TileLayout; axes as Axis.<name>. */
+      int known = 0;
+      for (size_t k = 0; k < sizeof layout_exports / sizeof *layout_exports; k++)
+        if (strcmp(name, layout_exports[k]) == 0) known = 1;
+      tx_strbuf sb = {0};
+      tx_sb_printf(&sb, known ? (strcmp(name, "Axis") == 0 ? "Axis" : "T.%s") : "Axis.%s", name);
+      const char *q = tx_sb_cstr(&sb);
+      if (q) bind_alias(b, as, SYM_LAYOUT_NAME, q, al->span);
+      tx_sb_free(&sb);
+    }
+    /* Other imports (numpy, tvm, __future__) carry no meaning in text form. */
+  }
+}
+
+/* ---- Module-level constants ------------------------------------------------- */
+
+static void build_module_assign(builder *b, const tx_ast *st) {
+  if (st->u.assign.targets.len != 1 || st->u.assign.targets.items[0]->kind != AST_NAME) {
+    BLD_ERROR(b, st, "only `NAME = value` assignments are allowed at module level");
+    return;
+  }
+  const tx_ast *target = st->u.assign.targets.items[0];
+  const tx_ast *value = st->u.assign.value;
+  symbol s = {.name = target->u.name.id, .kind = SYM_CONST, .span = target->span};
+  /* `n = T.int32()` declares a symbolic extent shared by the functions below. */
+  tx_dtype dt;
+  if (value->kind == AST_CALL && value->u.call.args.len == 0 && value->u.call.keywords.len == 0 &&
+      bld_dtype_attr(b, value->u.call.func, &dt, 0)) {
+    s.kind = SYM_VAR;
+    s.mut = MUT_FIXED;
+    s.expr = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
+    if (!s.expr) return bld_oom(b);
+    bld_push_symbol(b, s);
+    return;
+  }
+  if (value->kind == AST_CALL && bld_is_layout_call(b, value)) {
+    const tx_layout *l = bld_layout(b, value);
+    if (!l) return;
+    tx_expr *e = tx_expr_new(b->ir, EXPR_LAYOUT, TX_VOID, NULL, 0, value->span);
+    if (!e) return bld_oom(b);
+    e->u.layout = l;
+    s.expr = e;
+  } else {
+    s.expr = bld_expr(b, value);
+    if (!s.expr) return;
+    int64_t iv;
+    int literal = s.expr->kind == EXPR_STRING || s.expr->kind == EXPR_FLOAT ||
+                  bld_const_int(s.expr, &iv);
+    if (!literal) {
+      BLD_ERROR(b, value, "module-level constant '%s' must be a literal, a layout or T.<dtype>()",
+                target->u.name.id);
+      return;
+    }
+  }
+  bld_push_symbol(b, s);
+}
+
+/* ---- Functions ----------------------------------------------------------------- */
+
+typedef struct func_decorator {
+  int ok, is_private;
+} func_decorator;
+
+static func_decorator read_decorators(builder *b, const tx_ast *fn) {
+  func_decorator d = {0};
+  for (size_t i = 0; i < fn->u.funcdef.decorators.len; i++) {
+    const tx_ast *dec = fn->u.funcdef.decorators.items[i];
+    const tx_ast *callee = dec->kind == AST_CALL ? dec->u.call.func : dec;
+    const char *q = bld_qualified_name(b, callee, NULL);
+    if (q && (strcmp(q, "T.prim_func") == 0 || strcmp(q, "T.function") == 0)) {
+      d.ok = 1;
+      if (dec->kind != AST_CALL) continue;
+      if (dec->u.call.args.len) BLD_ERROR(b, dec, "@T.prim_func takes only keyword arguments");
+      for (size_t k = 0; k < dec->u.call.keywords.len; k++) {
+        const tx_ast *kw = dec->u.call.keywords.items[k];
+        const char *arg = kw->u.keyword.arg ? kw->u.keyword.arg : "**";
+        int is_true = kw->u.keyword.value->kind == AST_TRUE;
+        int is_bool = is_true || kw->u.keyword.value->kind == AST_FALSE;
+        if (strcmp(arg, "private") == 0 && is_bool)
+          d.is_private = is_true;
+        else if (strcmp(arg, "check_well_formed") == 0 && is_bool)
+          ; /* a Python-side switch; the text form is always checked */
+        else
+          BLD_ERROR(b, kw, "unsupported @T.prim_func argument '%s'", arg);
+      }
+    } else if (q && (strcmp(q, "T.jit") == 0 || strcmp(q, "T.inline") == 0 ||
+                     strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.macro") == 0)) {
+      BLD_ERROR(b, dec, "@%s is Python metaprogramming and is not supported in text form", q);
+      d.ok = -1;
+    } else {
+      BLD_ERROR(b, dec, "unknown decorator; expected @T.prim_func");
+      d.ok = -1;
+    }
+  }
+  if (d.ok == 0)
+    BLD_ERROR(b, fn, "function '%s' must be decorated with @T.prim_func", fn->u.funcdef.name);
+  return d;
+}
+
+/* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`. */
+static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bufs) {
+  if (p->u.param.kind != PARAM_NORMAL) {
+    BLD_ERROR(b, p, "*args, **kwargs and keyword-only markers are not supported in kernel "
+                    "parameters (T.constexpr needs @T.jit, which text form does not support)");
+    return 0;
+  }
+  if (p->u.param.default_value) {
+    BLD_ERROR(b, p->u.param.default_value, "kernel parameters cannot have default values");
+    return 0;
+  }
+  const tx_ast *ann = p->u.param.annotation;
+  if (!ann) {
+    BLD_ERROR(b, p, "parameter '%s' needs a type annotation (T.Buffer, T.handle or a dtype)",
+              p->u.param.name);
+    return 0;
+  }
+  const tx_buffer *buf = NULL;
+  tx_expr *var = NULL;
+  if (ann->kind == AST_CALL && bld_buffer_ctor_of(b, ann) == CTOR_BUFFER) {
+    tx_buffer *nb = bld_buffer(b, CTOR_BUFFER, ann, p->u.param.name, p->span);
+    if (!nb) return 0;
+    var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_PARAM, p->span);
+    buf = nb;
+  } else {
+    tx_dtype dt;
+    const tx_ast *type = ann->kind == AST_CALL ? ann->u.call.func : ann;
+    if (!bld_dtype_attr(b, type, &dt, 0)) {
+      BLD_ERROR(b, ann, "unsupported parameter annotation; expected T.Buffer(...), T.handle or a "
+                        "scalar dtype such as T.int32");
+      return 0;
+    }
+    var = tx_var(b->ir, p->u.param.name, dt, VAR_PARAM, p->span);
+    if (!var) return bld_oom(b), 0;
+    if (ann->kind == AST_CALL) {
+      /* T.handle("float32", "shared"): a typed pointer. */
+      const tx_ast_list *args = &ann->u.call.args;
+      if (dt.code != DT_HANDLE || args->len > 2 || ann->u.call.keywords.len) {
+        BLD_ERROR(b, ann, "only T.handle takes arguments here: T.handle(\"dtype\"[, \"scope\"])");
+        return 0;
+      }
+      if (args->len >= 1) {
+        if (!bld_dtype(b, args->items[0], &var->u.var.pointee)) return 0;
+        var->u.var.has_pointee = 1;
+      }
+      if (args->len == 2) {
+        if (args->items[1]->kind != AST_STR) {
+          BLD_ERROR(b, args->items[1], "the storage scope of T.handle must be a string");
+          return 0;
+        }
+        var->u.var.scope = bld_intern(b, args->items[1]->u.str.data);
+      }
+    }
+  }
+  if (!var) return bld_oom(b), 0;
+  if (buf) ((tx_buffer *)buf)->data = var;
+  for (uint32_t i = 0; i < params->len; i++) {
+    if (((const tx_expr *)params->items[i])->u.var.name == p->u.param.name) {
+      BLD_ERROR(b, p, "duplicate parameter '%s'", p->u.param.name);
+      return 0;
+    }
+  }
+  symbol s = {.name = p->u.param.name, .kind = buf ? SYM_BUFFER : SYM_VAR, .mut = MUT_FIXED,
+              .expr = var, .buffer = buf, .span = p->span};
+  bld_push_symbol(b, s);
+  return vec_push(b, params, var) && vec_push(b, bufs, buf);
+}
+
+/* `T.func_attr({...})` at the top of a body: returns 1 when consumed. */
+static int build_func_attr(builder *b, const tx_ast *st) {
+  if (st->kind != AST_EXPR_STMT || !bld_is_tirx_call(b, st->u.expr_stmt.value, "T.func_attr"))
+    return 0;
+  const tx_ast *call = st->u.expr_stmt.value;
+  if (call->u.call.args.len != 1 || call->u.call.keywords.len ||
+      call->u.call.args.items[0]->kind != AST_DICT) {
+    BLD_ERROR(b, call, "T.func_attr takes one dict: T.func_attr({\"key\": value})");
+    return 1;
+  }
+  const tx_ast *dict = call->u.call.args.items[0];
+  for (size_t i = 0; i < dict->u.dict.keys.len; i++) {
+    const tx_ast *k = dict->u.dict.keys.items[i];
+    if (!k || k->kind != AST_STR) {
+      BLD_ERROR(b, k ? k : dict, "attribute keys must be strings");
+      continue;
+    }
+    const tx_expr *v = bld_arg(b, dict->u.dict.values.items[i]);
+    if (!v) continue;
+    vec_push(b, &b->attr_keys, bld_intern(b, k->u.str.data));
+    vec_push(b, &b->attr_values, v);
+  }
+  return 1;
+}
+
+/* `A = T.match_buffer(a, ...)`: returns 1 when consumed. */
+static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr_vec *bufs) {
+  if (st->kind != AST_ASSIGN || st->u.assign.value->kind != AST_CALL ||
+      bld_buffer_ctor_of(b, st->u.assign.value) != CTOR_MATCH)
+    return 0;
+  const tx_ast *call = st->u.assign.value;
+  const tx_ast *target = st->u.assign.targets.len == 1 ? st->u.assign.targets.items[0] : NULL;
+  if (!target || target->kind != AST_NAME) {
+    BLD_ERROR(b, st, "T.match_buffer must be assigned to one name");
+    return 1;
+  }
+  const tx_ast *handle = call->u.call.args.len ? call->u.call.args.items[0] : NULL;
+  const symbol *hs = handle && handle->kind == AST_NAME ? bld_lookup(b, handle->u.name.id) : NULL;
+  uint32_t idx = 0;
+  for (; hs && idx < params->len; idx++)
+    if (params->items[idx] == hs->expr) break;
+  if (!hs || hs->kind != SYM_VAR || idx == params->len) {
+    BLD_ERROR(b, handle ? handle : call, "the first argument of T.match_buffer must be a "
+                                         "T.handle parameter of this function");
+    return 1;
+  }
+  if (bufs->items[idx]) {
+    BLD_ERROR(b, handle, "parameter '%s' is already matched to a buffer", handle->u.name.id);
+    return 1;
+  }
+  if (hs->expr->dtype.code != DT_HANDLE) {
+    BLD_ERROR(b, handle, "T.match_buffer needs a T.handle parameter, but '%s' is a scalar",
+              handle->u.name.id);
+    return 1;
+  }
+  tx_buffer *buf = bld_buffer(b, CTOR_MATCH, call, target->u.name.id, target->span);
+  if (!buf) return 1;
+  buf->data = hs->expr;
+  buf->origin = hs->expr;
+  bufs->items[idx] = buf;
+  if (bld_lookup(b, target->u.name.id) && bld_lookup(b, target->u.name.id)->kind == SYM_BUFFER) {
+    BLD_ERROR(b, target, "redefinition of buffer '%s'", target->u.name.id);
+    return 1;
+  }
+  symbol s = {.name = target->u.name.id, .kind = SYM_BUFFER, .mut = MUT_FIXED, .buffer = buf,
+              .span = target->span};
+  bld_push_symbol(b, s);
+  return 1;
+}
+
+static const tx_func *build_func(builder *b, const tx_ast *fn) {
+  func_decorator dec = read_decorators(b, fn);
+  if (dec.ok < 0) return NULL;
+  uint32_t mark = bld_scope_mark(b);
+  ptr_vec params = {0}, bufs = {0};
+  int ok = 1;
+  for (size_t i = 0; i < fn->u.funcdef.params.len; i++)
+    ok &= build_param(b, fn->u.funcdef.params.items[i], &params, &bufs);
+
+  b->in_function = 1;
+  b->loop_depth = 0;
+  b->device_entry_seen = 0;
+  b->dyn_shared_span = (tirx_span){0};
+
+  /* Header statements: func_attr, symbolic extents and match_buffer come first. */
+  const tx_ast_list *body = &fn->u.funcdef.body;
+  size_t first = 0;
+  for (; first < body->len; first++) {
+    const tx_ast *st = body->items[first];
+    if (build_func_attr(b, st) || build_match_buffer(b, st, &params, &bufs)) continue;
+    break;
+  }
+  tx_ast_list rest = {body->items + first, body->len - first};
+  const tx_stmt *stmt = bld_block(b, &rest);
+
+  tx_func *f = tx_arena_alloc(b->ir->arena, sizeof *f);
+  if (!f) bld_oom(b);
+  if (f && stmt && ok && !b->oom) {
+    f->name = fn->u.funcdef.name;
+    f->nparams = params.len;
+    f->params = (const tx_expr *const *)vec_finish(b, &params);
+    f->param_bufs = (const tx_buffer *const *)tx_ir_dup_ptrs(
+        b->ir, (const void *const *)bufs.items, bufs.len);
+    f->nattrs = b->attr_keys.len;
+    f->attr_keys = (const char *const *)vec_finish(b, &b->attr_keys);
+    f->attr_values = (const tx_expr *const *)vec_finish(b, &b->attr_values);
+    f->nsymbolic = b->symbolic.len;
+    f->symbolic = (const tx_expr *const *)vec_finish(b, &b->symbolic);
+    f->body = stmt;
+    f->is_private = dec.is_private;
+    f->span = fn->span;
+  }
+  b->attr_keys.len = b->attr_values.len = b->symbolic.len = 0;
+  vec_free(&params);
+  vec_free(&bufs);
+  b->in_function = 0;
+  bld_scope_pop(b, mark);
+  return f && stmt && ok && !b->oom ? f : NULL;
+}
+
+/* ---- Module ------------------------------------------------------------------ */
+
+static int is_docstring(const tx_ast *st) {
+  return st->kind == AST_EXPR_STMT &&
+         (st->u.expr_stmt.value->kind == AST_STR || st->u.expr_stmt.value->kind == AST_ELLIPSIS);
+}
+
+static void check_unique_name(builder *b, ptr_vec *funcs, const tx_func *f) {
+  for (uint32_t i = 0; i < funcs->len; i++) {
+    const tx_func *g = funcs->items[i];
+    if (g->name == f->name) {
+      BLD_ERROR(b, NULL, "duplicate function '%s'", f->name);
+      tx_error(b->diags, f->span, "redefinition of function '%s'", f->name);
+      return;
+    }
+  }
+}
+
+static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *funcs) {
+  int is_module = 0;
+  for (size_t i = 0; i < cls->u.classdef.decorators.len; i++) {
+    const char *q = bld_qualified_name(b, cls->u.classdef.decorators.items[i], NULL);
+    if (q && strcmp(q, "I.ir_module") == 0) is_module = 1;
+  }
+  if (!is_module) {
+    BLD_ERROR(b, cls, "class '%s' must be decorated with @I.ir_module (other classes are Python "
+                      "metaprogramming, not supported in text form)",
+              cls->u.classdef.name);
+    return;
+  }
+  if (mod->name) {
+    BLD_ERROR(b, cls, "only one @I.ir_module class is allowed per file");
+    return;
+  }
+  mod->name = cls->u.classdef.name;
+  for (size_t i = 0; i < cls->u.classdef.body.len && !tx_diag_saturated(b->diags); i++) {
+    const tx_ast *st = cls->u.classdef.body.items[i];
+    if (st->kind == AST_PASS || is_docstring(st)) continue;
+    if (st->kind != AST_FUNCDEF) {
+      BLD_ERROR(b, st, "an @I.ir_module class may only contain @T.prim_func functions");
+      continue;
+    }
+    const tx_func *f = build_func(b, st);
+    if (f) {
+      check_unique_name(b, funcs, f);
+      vec_push(b, funcs, f);
+    }
+  }
+}
+
+static void build_top_level(builder *b, const tx_ast *st, tx_module *mod, ptr_vec *funcs) {
+  if (st->kind == AST_IMPORT || st->kind == AST_PASS || is_docstring(st)) return;
+  if (st->kind == AST_IMPORTFROM) return build_import_from(b, st);
+  if (st->kind == AST_ASSIGN) return build_module_assign(b, st);
+  if (st->kind == AST_FUNCDEF) {
+    if (mod->name) {
+      BLD_ERROR(b, st, "functions must be inside the @I.ir_module class once one is declared");
+      return;
+    }
+    const tx_func *f = build_func(b, st);
+    if (f) {
+      check_unique_name(b, funcs, f);
+      vec_push(b, funcs, f);
+    }
+    return;
+  }
+  if (st->kind == AST_CLASSDEF) {
+    if (funcs->len) BLD_ERROR(b, st, "an @I.ir_module class cannot follow top-level functions");
+    else build_class(b, st, mod, funcs);
+    return;
+  }
+  BLD_ERROR(b, st, "unexpected %s at module level; expected imports, constants and "
+                   "@T.prim_func functions",
+            tx_ast_kind_name(st->kind));
+}
+
+static void intern_common_names(builder *b) {
+#define N(field, text) b->n.field = bld_intern(b, text)
+  N(T, "T"); N(I, "I"); N(range, "range"); N(None, "None"); N(dtype, "dtype"); N(scope, "scope");
+  N(data, "data"); N(strides, "strides"); N(elem_offset, "elem_offset"); N(align, "align");
+  N(offset_factor, "offset_factor"); N(layout, "layout"); N(allocated_addr, "allocated_addr");
+  N(shape, "shape"); N(thread, "thread"); N(preferred, "preferred"); N(private_, "private");
+  N(annotations, "annotations"); N(step, "step"); N(global, "global"); N(shared, "shared");
+  N(shared_dyn, "shared.dyn"); N(local, "local"); N(m, "m"); N(where, "where");
+#undef N
+}
+
+tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
+                            const tx_ast_list *stmts, tx_module **out) {
+  *out = NULL;
+  builder b = {.ir = ir, .diags = diags, .file = file};
+  intern_common_names(&b);
+  /* Printed TVMScript carries its imports as comments: T and I work without them. */
+  bind_alias(&b, "T", SYM_MODULE_TIRX, NULL, (tirx_span){0});
+  bind_alias(&b, "Tx", SYM_MODULE_TIRX, NULL, (tirx_span){0});
+  bind_alias(&b, "I", SYM_MODULE_IR, NULL, (tirx_span){0});
+  bind_alias(&b, "Axis", SYM_LAYOUT_NAME, "Axis", (tirx_span){0});
+  size_t errors_before = tx_diag_errors(diags);
+
+  tx_module *mod = tx_arena_alloc(ir->arena, sizeof *mod);
+  ptr_vec funcs = {0};
+  if (!mod) bld_oom(&b);
+  for (size_t i = 0; mod && i < stmts->len && !b.oom && !tx_diag_saturated(diags); i++)
+    build_top_level(&b, stmts->items[i], mod, &funcs);
+  if (mod && !b.oom && funcs.len == 0 && tx_diag_errors(diags) == errors_before) {
+    tirx_span start = {.file = file, .line = 1, .col = 1, .end_line = 1, .end_col = 1};
+    tx_error(diags, start, "no @T.prim_func function found");
+  }
+  if (mod) {
+    mod->nfuncs = funcs.len;
+    mod->funcs = (const tx_func *const *)vec_finish(&b, &funcs);
+  }
+  vec_free(&funcs);
+  vec_free(&b.symbolic);
+  vec_free(&b.attr_keys);
+  vec_free(&b.attr_values);
+  free(b.syms);
+  free(b.heads);
+  if (b.oom) return TIRX_ERR_NOMEM;
+  if (tx_diag_errors(diags) > errors_before) return TIRX_ERR_INPUT;
+  *out = mod;
+  return TIRX_OK;
+}

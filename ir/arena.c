@@ -1,0 +1,90 @@
+/*
+ * arena.c - chunked bump allocator.
+ *
+ * Chunks grow geometrically up to 1 MiB; a request larger than a chunk gets a
+ * chunk of its own. Must not free individual objects: lifetimes end together.
+ */
+#include "ir/arena.h"
+
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct chunk {
+  struct chunk *next;
+  size_t size, used;
+  alignas(max_align_t) unsigned char data[];
+} chunk;
+
+struct tx_arena {
+  chunk *head;
+  size_t next_size;
+  size_t total;
+};
+
+enum { FIRST_CHUNK = 4096, MAX_CHUNK = 1 << 20 };
+
+tx_arena *tx_arena_create(void) {
+  tx_arena *arena = calloc(1, sizeof *arena);
+  if (arena) arena->next_size = FIRST_CHUNK;
+  return arena;
+}
+
+void tx_arena_destroy(tx_arena *arena) {
+  if (!arena) return;
+  for (chunk *c = arena->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(arena);
+}
+
+static chunk *add_chunk(tx_arena *arena, size_t need) {
+  size_t size = arena->next_size > need ? arena->next_size : need;
+  if (size > SIZE_MAX - sizeof(chunk)) return NULL;
+  chunk *c = malloc(sizeof(chunk) + size);
+  if (!c) return NULL;
+  c->size = size;
+  c->used = 0;
+  c->next = arena->head;
+  arena->head = c;
+  if (arena->next_size < MAX_CHUNK) arena->next_size *= 2;
+  return c;
+}
+
+void *tx_arena_alloc(tx_arena *arena, size_t size) {
+  const size_t align = alignof(max_align_t);
+  if (size == 0) size = 1;
+  if (size > SIZE_MAX / 2) return NULL;
+  size = (size + align - 1) & ~(align - 1);
+  chunk *c = arena->head;
+  if (!c || c->size - c->used < size) {
+    c = add_chunk(arena, size);
+    if (!c) return NULL;
+  }
+  void *p = c->data + c->used;
+  c->used += size;
+  arena->total += size;
+  memset(p, 0, size);
+  return p;
+}
+
+char *tx_arena_strndup(tx_arena *arena, const char *s, size_t n) {
+  char *p = tx_arena_alloc(arena, n + 1);
+  if (!p) return NULL;
+  if (n) memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+void *tx_arena_dup(tx_arena *arena, const void *src, size_t n, size_t elem) {
+  if (n == 0 || elem == 0 || n > SIZE_MAX / elem) return NULL;
+  void *p = tx_arena_alloc(arena, n * elem);
+  if (p) memcpy(p, src, n * elem);
+  return p;
+}
+
+size_t tx_arena_used(const tx_arena *arena) {
+  return arena->total;
+}

@@ -1,0 +1,26 @@
+/*
+ * arena.h - bump allocation for everything a context owns.
+ *
+ * IR nodes, AST nodes, interned strings and diagnostics are allocated here and
+ * freed together when the arena is destroyed. Allocation returns NULL on
+ * failure; nothing here aborts or exits.
+ */
+#ifndef TIRX_IR_ARENA_H
+#define TIRX_IR_ARENA_H
+
+#include <stddef.h>
+
+typedef struct tx_arena tx_arena;
+
+tx_arena *tx_arena_create(void);
+void tx_arena_destroy(tx_arena *arena);
+/* Zeroed, max_align_t-aligned memory, or NULL when out of memory. */
+void *tx_arena_alloc(tx_arena *arena, size_t size);
+/* Copy of s[0..n) with a terminating NUL, or NULL. */
+char *tx_arena_strndup(tx_arena *arena, const char *s, size_t n);
+/* Copy of n elements of size elem (NULL for n == 0 or out of memory). */
+void *tx_arena_dup(tx_arena *arena, const void *src, size_t n, size_t elem);
+/* Bytes handed out so far (for benchmarks and leak tests). */
+size_t tx_arena_used(const tx_arena *arena);
+
+#endif

@@ -1,0 +1,188 @@
+/*
+ * context.c - the public context, module and diagnostics API (tirx.h).
+ *
+ * Every entry point checks its pointers first and answers TIRX_ERR_USAGE (or a
+ * neutral value for calls that return no status) rather than crashing: the
+ * API is used from other languages where a NULL slips through easily. Nothing
+ * here prints except into a stream the caller passes.
+ */
+#include "ir/context.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "ir/equal.h"
+#include "ir/printer.h"
+#include "ir/strbuf.h"
+
+#define TX_STR2(x) #x
+#define TX_STR(x) TX_STR2(x)
+
+const char *tirx_version(void) {
+  return TX_STR(TIRX_VERSION_MAJOR) "." TX_STR(TIRX_VERSION_MINOR) "." TX_STR(
+      TIRX_VERSION_PATCH);
+}
+
+const char *tirx_status_name(tirx_status status) {
+  switch (status) {
+  case TIRX_OK: return "ok";
+  case TIRX_ERR_INPUT: return "input error";
+  case TIRX_ERR_USAGE: return "usage error";
+  case TIRX_ERR_INTERNAL: return "internal error";
+  case TIRX_ERR_NOMEM: return "out of memory";
+  case TIRX_ERR_IO: return "I/O error";
+  case TIRX_ERR_TRUNCATED: return "buffer too small";
+  }
+  /* A value outside the enum (from a cast or another language). */
+  return "unknown status";
+}
+
+tirx_status tirx_ctx_create(tirx_ctx **out) {
+  if (!out) return TIRX_ERR_USAGE;
+  *out = NULL;
+  tx_arena *arena = tx_arena_create();
+  if (!arena) return TIRX_ERR_NOMEM;
+  /* The context struct itself lives in its arena: one less thing to free. */
+  tirx_ctx *ctx = tx_arena_alloc(arena, sizeof *ctx);
+  tx_interner *strings = ctx ? tx_interner_create(arena) : NULL;
+  tx_diag_sink *diags = strings ? tx_diag_create(arena) : NULL;
+  if (!diags) {
+    tx_interner_destroy(strings);
+    tx_arena_destroy(arena);
+    return TIRX_ERR_NOMEM;
+  }
+  ctx->arena = arena;
+  ctx->strings = strings;
+  ctx->diags = diags;
+  ctx->ir = (tx_ir){arena, strings};
+  *out = ctx;
+  return TIRX_OK;
+}
+
+void tirx_ctx_destroy(tirx_ctx *ctx) {
+  if (!ctx) return;
+  tx_diag_destroy(ctx->diags);
+  tx_interner_destroy(ctx->strings);
+  tx_arena_destroy(ctx->arena); /* frees ctx too: it was allocated there */
+}
+
+void tx_ctx_last_timings(const tirx_ctx *ctx, tx_timings *out) {
+  if (!out) return;
+  *out = ctx ? ctx->last : (tx_timings){0};
+}
+
+double tx_now_ms(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- Buffer contract shared by the printers --------------------------------- */
+
+/* Copy a finished strbuf into the caller's buffer: NUL-terminated whenever
+ * cap > 0, *needed = full length, TRUNCATED when it did not fit. */
+static tirx_status deliver(tx_strbuf *sb, char *buf, size_t cap, size_t *needed) {
+  const char *text = tx_sb_cstr(sb);
+  if (!text) {
+    tx_sb_free(sb);
+    if (needed) *needed = 0;
+    if (cap > 0) buf[0] = '\0';
+    return TIRX_ERR_NOMEM;
+  }
+  size_t len = sb->len;
+  if (needed) *needed = len;
+  tirx_status st = TIRX_OK;
+  if (cap > 0) {
+    size_t n = len < cap ? len : cap - 1;
+    memcpy(buf, text, n);
+    buf[n] = '\0';
+  }
+  if (len >= cap) st = TIRX_ERR_TRUNCATED;
+  tx_sb_free(sb);
+  return st;
+}
+
+static tirx_status write_stream(tx_strbuf *sb, FILE *stream) {
+  const char *text = tx_sb_cstr(sb);
+  tirx_status st = TIRX_OK;
+  if (!text) st = TIRX_ERR_NOMEM;
+  else if (sb->len && fwrite(text, 1, sb->len, stream) != sb->len) st = TIRX_ERR_IO;
+  else if (fflush(stream) != 0 || ferror(stream)) st = TIRX_ERR_IO;
+  tx_sb_free(sb);
+  return st;
+}
+
+/* ---- Modules ---------------------------------------------------------------- */
+
+tirx_status tirx_module_print(const tirx_module *mod, char *buf, size_t cap, size_t *needed) {
+  if (needed) *needed = 0;
+  /* buf may be NULL only for a pure size query (cap == 0), as with snprintf. */
+  if (!mod || !mod->mod || (!buf && cap > 0)) return TIRX_ERR_USAGE;
+  tx_strbuf sb = {0};
+  tx_print_module(mod->mod, &sb);
+  return deliver(&sb, buf, cap, needed);
+}
+
+tirx_status tirx_module_print_file(const tirx_module *mod, FILE *stream) {
+  if (!mod || !mod->mod || !stream) return TIRX_ERR_USAGE;
+  tx_strbuf sb = {0};
+  tx_print_module(mod->mod, &sb);
+  return write_stream(&sb, stream);
+}
+
+int tirx_module_equal(const tirx_module *a, const tirx_module *b) {
+  if (!a || !b || !a->mod || !b->mod) return a == b;
+  if (a == b) return 1;
+  return tx_module_equal(a->mod, b->mod);
+}
+
+uint64_t tirx_module_hash(const tirx_module *mod) {
+  if (!mod || !mod->mod) return 0;
+  return tx_module_hash(mod->mod);
+}
+
+size_t tirx_module_func_count(const tirx_module *mod) {
+  return mod && mod->mod ? mod->mod->nfuncs : 0;
+}
+
+const char *tirx_module_func_name(const tirx_module *mod, size_t i) {
+  if (!mod || !mod->mod || i >= mod->mod->nfuncs || !mod->mod->funcs[i]) return NULL;
+  return mod->mod->funcs[i]->name;
+}
+
+/* ---- Diagnostics ------------------------------------------------------------- */
+
+size_t tirx_diag_count(const tirx_ctx *ctx) {
+  return ctx ? tx_diag_count(ctx->diags) : 0;
+}
+
+tirx_status tirx_diag_get(const tirx_ctx *ctx, size_t i, tirx_diagnostic *out) {
+  if (!ctx || !out) return TIRX_ERR_USAGE;
+  const tirx_diagnostic *d = tx_diag_at(ctx->diags, i);
+  if (!d) return TIRX_ERR_USAGE;
+  *out = *d;
+  return TIRX_OK;
+}
+
+size_t tirx_diag_error_count(const tirx_ctx *ctx) {
+  return ctx ? tx_diag_errors(ctx->diags) : 0;
+}
+
+tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream) {
+  if (!ctx || !stream) return TIRX_ERR_USAGE;
+  tx_strbuf sb = {0};
+  tx_diag_render(ctx->diags, &sb);
+  return write_stream(&sb, stream);
+}
+
+tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t *needed) {
+  if (needed) *needed = 0;
+  if (!ctx || (!buf && cap > 0)) return TIRX_ERR_USAGE;
+  tx_strbuf sb = {0};
+  tx_diag_render(ctx->diags, &sb);
+  return deliver(&sb, buf, cap, needed);
+}
+
+void tirx_diag_clear(tirx_ctx *ctx) {
+  if (ctx) tx_diag_clear(ctx->diags);
+}

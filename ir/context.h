@@ -1,0 +1,45 @@
+/*
+ * context.h - what a tirx_ctx and a tirx_module handle are inside the library.
+ *
+ * The public API (tirx.h) sees both as opaque. A context owns one arena that
+ * holds IR, AST, source copies, interned strings and diagnostic messages, so
+ * destroying it frees everything at once. Module handles live in that arena.
+ */
+#ifndef TIRX_IR_CONTEXT_H
+#define TIRX_IR_CONTEXT_H
+
+#include "ir/arena.h"
+#include "ir/diag.h"
+#include "ir/intern.h"
+#include "ir/ir.h"
+#include "tirx/tirx.h"
+
+/* Wall-clock milliseconds spent in each frontend stage of the most recent
+ * tirx_parse_string/tirx_parse_file call on a context (for `tirxc --time`).
+ * A stage that did not run reads 0. */
+typedef struct tx_timings {
+  double read_ms;  /* reading the file (0 for tirx_parse_string) */
+  double parse_ms; /* copying the text in and tx_parse_python */
+  double build_ms; /* tx_build_module */
+} tx_timings;
+
+struct tirx_ctx {
+  tx_arena *arena;
+  tx_interner *strings;
+  tx_diag_sink *diags;
+  tx_ir ir; /* arena + strings again, in the form the IR constructors take */
+  tx_timings last;
+};
+
+struct tirx_module {
+  tirx_ctx *ctx;
+  const tx_module *mod;
+};
+
+/* Timings of the last parse on ctx (zeroes when ctx is NULL or none ran). */
+void tx_ctx_last_timings(const tirx_ctx *ctx, tx_timings *out);
+
+/* A monotonic clock in milliseconds, for stage timings. */
+double tx_now_ms(void);
+
+#endif

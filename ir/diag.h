@@ -1,0 +1,55 @@
+/*
+ * diag.h - the diagnostics sink of a context.
+ *
+ * User errors are located (a span into a registered source); internal errors
+ * name the stage that hit the bug and turn the status into
+ * TIRX_ERR_INTERNAL. Messages are copied into the arena. Nothing is printed
+ * here: rendering writes into a tx_strbuf that the caller owns.
+ */
+#ifndef TIRX_IR_DIAG_H
+#define TIRX_IR_DIAG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "ir/arena.h"
+#include "ir/strbuf.h"
+#include "tirx/tirx.h"
+
+/* After this many errors a sink records one final note and drops the rest. */
+enum { TX_MAX_ERRORS = 100 };
+
+typedef struct tx_diag_sink tx_diag_sink;
+
+tx_diag_sink *tx_diag_create(tx_arena *arena);
+void tx_diag_destroy(tx_diag_sink *sink);
+
+/* Register the text of a source so that diagnostics can quote its lines. The
+ * text is not copied: it must live as long as the sink (copy it into the
+ * arena first). Returns the interned-by-pointer name to put in spans. */
+const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char *text, size_t len);
+
+void tx_diag_report(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void tx_diag_vreport(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const char *fmt,
+                     va_list ap);
+#define tx_error(sink, span, ...) tx_diag_report((sink), TIRX_SEV_ERROR, (span), __VA_ARGS__)
+#define tx_note(sink, span, ...) tx_diag_report((sink), TIRX_SEV_NOTE, (span), __VA_ARGS__)
+/* An internal compiler error in `stage` (a bug, never the user's fault). */
+void tx_internal_error(tx_diag_sink *sink, const char *stage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+size_t tx_diag_count(const tx_diag_sink *sink);
+size_t tx_diag_errors(const tx_diag_sink *sink);
+int tx_diag_has_internal(const tx_diag_sink *sink);
+/* Set when any allocation for diagnostics failed. */
+int tx_diag_out_of_memory(const tx_diag_sink *sink);
+/* True once TX_MAX_ERRORS errors were reported: producers may stop early. */
+int tx_diag_saturated(const tx_diag_sink *sink);
+const tirx_diagnostic *tx_diag_at(const tx_diag_sink *sink, size_t i);
+void tx_diag_clear(tx_diag_sink *sink);
+
+/* Render every diagnostic: `file:line:col: error: msg`, source line, caret. */
+void tx_diag_render(const tx_diag_sink *sink, tx_strbuf *out);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * equal.h - structural equality and hashing of IR, like TVM's
+ * structural_equal / structural_hash.
+ *
+ * Two trees are equal when they have the same shape and payloads up to a
+ * consistent renaming of what they bind:
+ *  - Bound variables (vars[] of STMT_BIND/FOR/SCOPE_ID/WITH, EXPR_LET
+ *    binders, function params and symbolic vars, buffer data vars) match by
+ *    binding site: the first definition pairs lhs with rhs, later uses must
+ *    follow that pairing, and the pairing is one-to-one.
+ *  - Buffers defined by STMT_ALLOC/STMT_DECL and func param_bufs match the
+ *    same way; their fields are compared at the definition.
+ *  - Free variables and buffers (used, never defined in the compared tree)
+ *    compare by pointer identity.
+ * Compared: kinds, dtypes, operand counts, integer and float payloads
+ * bitwise (NaN == NaN for the same bits, -0.0 != 0.0), strings, call op and
+ * keyword names, ATTR keys, flags, var forms/pointees/scopes, buffer
+ * fields, layouts. Not compared: var and buffer names, spans. Function
+ * names are compared by tx_module_equal (they are symbols of the module) but
+ * not by tx_func_equal, as in TVM.
+ *
+ * Hashes are consistent with equality (equal => same hash), ignore the names
+ * of bound variables (which hash by definition order), and are deterministic
+ * across runs and machines: no pointer value reaches a hash. Free variables
+ * hash by name and dtype.
+ *
+ * Out of memory: equality returns 0 (the trees may still be equal), hashing
+ * falls back to a coarser hash that needs no memory and stays consistent.
+ * Recursive, like visit.h.
+ */
+#ifndef TIRX_IR_EQUAL_H
+#define TIRX_IR_EQUAL_H
+
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+/* 1 when structurally equal, 0 when not (or out of memory). NULL == NULL. */
+int tx_expr_equal(const tx_expr *a, const tx_expr *b);
+int tx_stmt_equal(const tx_stmt *a, const tx_stmt *b);
+int tx_func_equal(const tx_func *a, const tx_func *b);
+int tx_module_equal(const tx_module *a, const tx_module *b);
+
+uint64_t tx_expr_hash(const tx_expr *e);
+uint64_t tx_stmt_hash(const tx_stmt *s);
+uint64_t tx_func_hash(const tx_func *f);
+uint64_t tx_module_hash(const tx_module *m);
+
+#endif

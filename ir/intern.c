@@ -1,0 +1,82 @@
+/*
+ * intern.c - open-addressing hash set of strings.
+ *
+ * The hash is FNV-1a so the order of nothing observable depends on pointers.
+ */
+#include "ir/intern.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *str;
+  size_t len;
+  uint64_t hash;
+} slot;
+
+struct tx_interner {
+  tx_arena *arena;
+  slot *slots;
+  size_t cap, count;
+};
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+tx_interner *tx_interner_create(tx_arena *arena) {
+  tx_interner *in = calloc(1, sizeof *in);
+  if (!in) return NULL;
+  in->arena = arena;
+  in->cap = 256;
+  in->slots = calloc(in->cap, sizeof(slot));
+  if (!in->slots) {
+    free(in);
+    return NULL;
+  }
+  return in;
+}
+
+void tx_interner_destroy(tx_interner *in) {
+  if (!in) return;
+  free(in->slots);
+  free(in);
+}
+
+static int grow(tx_interner *in) {
+  size_t cap = in->cap * 2;
+  slot *slots = calloc(cap, sizeof(slot));
+  if (!slots) return 0;
+  for (size_t i = 0; i < in->cap; i++) {
+    if (!in->slots[i].str) continue;
+    size_t j = in->slots[i].hash & (cap - 1);
+    while (slots[j].str) j = (j + 1) & (cap - 1);
+    slots[j] = in->slots[i];
+  }
+  free(in->slots);
+  in->slots = slots;
+  in->cap = cap;
+  return 1;
+}
+
+const char *tx_intern_n(tx_interner *in, const char *s, size_t n) {
+  if (in->count * 2 >= in->cap && !grow(in)) return NULL;
+  uint64_t h = fnv1a(s, n);
+  size_t j = h & (in->cap - 1);
+  for (; in->slots[j].str; j = (j + 1) & (in->cap - 1)) {
+    slot *sl = &in->slots[j];
+    if (sl->hash == h && sl->len == n && memcmp(sl->str, s, n) == 0) return sl->str;
+  }
+  char *copy = tx_arena_strndup(in->arena, s, n);
+  if (!copy) return NULL;
+  in->slots[j] = (slot){copy, n, h};
+  in->count++;
+  return copy;
+}
+
+const char *tx_intern(tx_interner *in, const char *s) {
+  return tx_intern_n(in, s, strlen(s));
+}

@@ -1,0 +1,22 @@
+/*
+ * intern.h - string interning.
+ *
+ * Equal strings intern to the same pointer, so names compare with ==. The
+ * strings live in the arena given at creation; the table itself is malloc'ed.
+ */
+#ifndef TIRX_IR_INTERN_H
+#define TIRX_IR_INTERN_H
+
+#include <stddef.h>
+
+#include "ir/arena.h"
+
+typedef struct tx_interner tx_interner;
+
+tx_interner *tx_interner_create(tx_arena *arena);
+void tx_interner_destroy(tx_interner *interner);
+/* The interned copy of s[0..n), or NULL when out of memory. */
+const char *tx_intern_n(tx_interner *interner, const char *s, size_t n);
+const char *tx_intern(tx_interner *interner, const char *s);
+
+#endif

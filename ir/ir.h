@@ -1,0 +1,255 @@
+/*
+ * ir.h - the TIRx IR: expressions, statements, buffers, layouts, functions
+ * and modules.
+ *
+ * Nodes are immutable once built and live in the arena of a tx_ir (owned by
+ * a tirx_ctx). The kind tables (expr_kinds.def, stmt_kinds.def) are the single
+ * list of node kinds. Every node keeps its operands in uniform arrays, so
+ * walking, comparing and rebuilding need no per-kind code; the comments in
+ * the tables say which operand is which.
+ *
+ * Identity: a variable or buffer is its pointer. Names are interned strings
+ * used only for printing; two variables may share a name.
+ */
+#ifndef TIRX_IR_IR_H
+#define TIRX_IR_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/arena.h"
+#include "ir/dtype.h"
+#include "ir/intern.h"
+#include "tirx/tirx.h"
+
+typedef enum tx_expr_kind {
+#define X(kind, name, printer) kind,
+#include "ir/expr_kinds.def"
+#undef X
+  TX_EXPR_KIND_COUNT
+} tx_expr_kind;
+
+typedef enum tx_stmt_kind {
+#define X(kind, name, printer) kind,
+#include "ir/stmt_kinds.def"
+#undef X
+  TX_STMT_KIND_COUNT
+} tx_stmt_kind;
+
+typedef struct tx_expr tx_expr;
+typedef struct tx_stmt tx_stmt;
+typedef struct tx_buffer tx_buffer;
+typedef struct tx_layout tx_layout;
+
+/* Keyword arguments ride in ops[]/exprs[] after the positional ones; names
+ * has one entry per keyword (interned). */
+typedef struct tx_kwargs {
+  uint32_t npos;            /* positional operands come first */
+  const char *const *names; /* count = nops - npos */
+} tx_kwargs;
+
+/* ---- Expressions ----------------------------------------------------------- */
+
+/* What a variable is declared as, for printing and checking. */
+typedef enum tx_var_form {
+  VAR_PLAIN,     /* bound by a let, a loop or a scope id */
+  VAR_PARAM,     /* a scalar or handle parameter */
+  VAR_SYMBOLIC,  /* a free symbolic extent: `n = T.int32()` */
+  VAR_SCALAR,    /* scalar sugar `x: T.int32 = 0`: a mutable one-element local */
+  VAR_BUFFER_DATA, /* the data pointer of a buffer */
+} tx_var_form;
+
+typedef struct tx_var_info {
+  const char *name;
+  tx_var_form form;
+  tx_dtype pointee;  /* for handles: T.handle("float32", "shared") */
+  const char *scope; /* for handles with a storage scope; NULL when none */
+  int has_pointee;
+} tx_var_info;
+
+struct tx_expr {
+  uint8_t kind; /* tx_expr_kind */
+  tx_dtype dtype;
+  uint32_t nops;
+  const tx_expr *const *ops;
+  tirx_span span;
+  union {
+    int64_t ival; /* EXPR_INT (uint64 values keep their bits) */
+    double fval;  /* EXPR_FLOAT */
+    struct {
+      const char *data;
+      size_t len;
+    } str;                  /* EXPR_STRING */
+    tx_var_info var;        /* EXPR_VAR */
+    const tx_expr *binder;  /* EXPR_LET: the variable it binds */
+    const tx_buffer *buffer; /* EXPR_LOAD, EXPR_BUFFER, EXPR_REGION */
+    const tx_layout *layout; /* EXPR_LAYOUT */
+    int is_list;            /* EXPR_TUPLE: printed [a, b] instead of (a, b) */
+    struct {
+      const char *op; /* interned full name: "T.ptx.mma", "T.exp", "A.vload" ... */
+      tx_kwargs kw;
+    } call; /* EXPR_CALL */
+  } u;
+};
+
+/* ---- Buffers --------------------------------------------------------------- */
+
+/* How a buffer was declared; the printer writes it back the same way. */
+typedef enum tx_buffer_form {
+  BUF_PARAM,        /* A: T.Buffer((..), "dtype") in the parameter list */
+  BUF_MATCH,        /* A = T.match_buffer(handle, ...) */
+  BUF_ALLOC,        /* T.alloc_buffer */
+  BUF_ALLOC_SHARED, /* T.alloc_shared */
+  BUF_ALLOC_LOCAL,  /* T.alloc_local */
+  BUF_DECL,         /* T.decl_buffer */
+  BUF_DECL_SCALAR,  /* T.decl_scalar */
+  BUF_LOCAL_SCALAR, /* T.local_scalar */
+  BUF_VIEW,         /* X = A.view(...) / A.permute(...) / A.local(...) : see origin */
+} tx_buffer_form;
+
+struct tx_buffer {
+  const char *name;
+  const tx_expr *data; /* EXPR_VAR of handle type */
+  tx_dtype dtype;
+  uint32_t ndim, nstrides;
+  const tx_expr *const *shape;
+  const tx_expr *const *strides;
+  const tx_expr *elem_offset; /* NULL when not given */
+  const char *scope;          /* interned; "global" by default */
+  int64_t align;              /* 0 when not given */
+  int64_t offset_factor;      /* 0 when not given */
+  const tx_layout *layout;    /* NULL when default */
+  const tx_expr *allocated_addr;
+  tx_buffer_form form;
+  const tx_expr *origin; /* BUF_VIEW: the call that made it (EXPR_CALL on EXPR_BUFFER);
+                            BUF_MATCH: the handle variable */
+  tirx_span span;
+};
+
+/* ---- Layouts --------------------------------------------------------------- */
+
+typedef enum tx_layout_kind {
+  LAYOUT_TILE,    /* T.TileLayout(T.S[...] [+ T.R[...]] [+ offsets]) */
+  LAYOUT_SWIZZLE, /* T.SwizzleLayout(per_element, swizzle_len, atom_len) */
+  LAYOUT_COMPOSE, /* T.ComposeLayout(M, B, S, tile) : swizzle over a tile layout */
+} tx_layout_kind;
+
+/* One iterator: extent, stride and the axis the stride is on (NULL = m). */
+typedef struct tx_layout_iter {
+  const tx_expr *extent, *stride;
+  const char *axis; /* interned axis name: "laneid", "TLane", ... */
+} tx_layout_iter;
+
+struct tx_layout {
+  tx_layout_kind kind;
+  uint32_t nshard, nreplica, noffset;
+  const tx_layout_iter *shard, *replica;
+  const tx_layout_iter *offset; /* extent unused; stride holds the offset value */
+  int shard_is_tuple;           /* S[(a, b):(c, d)] rather than S[a:c] */
+  int replica_is_tuple;
+  int64_t per_element, swizzle_len, atom_len; /* swizzle parameters */
+  const tx_layout *tile;                      /* LAYOUT_COMPOSE: the inner tile layout */
+};
+
+/* ---- Statements ------------------------------------------------------------ */
+
+typedef enum tx_for_kind {
+  FOR_SERIAL,    /* range / T.serial */
+  FOR_UNROLL,    /* T.unroll */
+  FOR_VECTORIZED,
+  FOR_PARALLEL,
+  FOR_THREAD_BINDING, /* name: the thread tag */
+} tx_for_kind;
+
+typedef enum tx_bind_style {
+  BIND_PLAIN,     /* x = value */
+  BIND_LET,       /* x: T.let = value */
+  BIND_LET_TYPED, /* x: T.let[T.int32] = value */
+  BIND_SCALAR,    /* x: T.int32 = value (scalar sugar; exprs may be empty) */
+  BIND_LOCAL_SCALAR, /* x = T.local_scalar("int32") */
+} tx_bind_style;
+
+struct tx_stmt {
+  uint8_t kind; /* tx_stmt_kind */
+  uint8_t flag; /* tx_for_kind, tx_bind_style, or a per-kind form */
+  uint32_t nexprs, nstmts, nvars;
+  const tx_expr *const *exprs;
+  const tx_stmt *const *stmts;
+  const tx_expr *const *vars; /* variables bound here (loop var, let var, scope ids) */
+  const tx_buffer *buffer;    /* STORE, ALLOC, DECL */
+  const char *name;           /* ATTR key, TILE_OP/EXEC_SCOPE/SCOPE_ID op, FOR thread tag */
+  tx_kwargs kw;               /* keyword operands in exprs[] */
+  tirx_span span;
+};
+
+/* ---- Functions and modules -------------------------------------------------- */
+
+typedef struct tx_func {
+  const char *name;
+  uint32_t nparams;
+  const tx_expr *const *params;        /* EXPR_VAR each */
+  const tx_buffer *const *param_bufs;  /* per param: the T.Buffer, or NULL */
+  uint32_t nattrs;
+  const char *const *attr_keys;
+  const tx_expr *const *attr_values;
+  uint32_t nsymbolic;
+  const tx_expr *const *symbolic; /* free symbolic extents, in first-use order */
+  const tx_stmt *body;
+  int is_private;
+  tirx_span span;
+} tx_func;
+
+typedef struct tx_module {
+  const char *name; /* the class name of an I.ir_module, or NULL for a lone function */
+  uint32_t nfuncs;
+  const tx_func *const *funcs;
+  uint32_t nattrs;
+  const char *const *attr_keys;
+  const tx_expr *const *attr_values;
+} tx_module;
+
+/* ---- Construction ----------------------------------------------------------- */
+
+/* The allocator side of a context. Builders return NULL only when out of
+ * memory; callers propagate it as TIRX_ERR_NOMEM. */
+typedef struct tx_ir {
+  tx_arena *arena;
+  tx_interner *strings;
+} tx_ir;
+
+const char *tx_expr_kind_name(tx_expr_kind kind);
+const char *tx_stmt_kind_name(tx_stmt_kind kind);
+
+/* Generic constructors: copy ops into the arena. */
+tx_expr *tx_expr_new(tx_ir *ir, tx_expr_kind kind, tx_dtype dtype, const tx_expr *const *ops,
+                     uint32_t nops, tirx_span span);
+tx_stmt *tx_stmt_new(tx_ir *ir, tx_stmt_kind kind, const tx_expr *const *exprs, uint32_t nexprs,
+                     const tx_stmt *const *stmts, uint32_t nstmts, tirx_span span);
+
+tx_expr *tx_int(tx_ir *ir, tx_dtype dtype, int64_t value, tirx_span span);
+tx_expr *tx_float(tx_ir *ir, tx_dtype dtype, double value, tirx_span span);
+tx_expr *tx_string(tx_ir *ir, const char *data, size_t len, tirx_span span);
+tx_expr *tx_var(tx_ir *ir, const char *name, tx_dtype dtype, tx_var_form form, tirx_span span);
+tx_expr *tx_binary(tx_ir *ir, tx_expr_kind kind, const tx_expr *a, const tx_expr *b,
+                   tirx_span span);
+tx_expr *tx_none(tx_ir *ir, tirx_span span);
+
+/* Copy an array of n pointers into the arena (NULL for n == 0). */
+const void *const *tx_ir_dup_ptrs(tx_ir *ir, const void *const *items, uint32_t n);
+#define TX_DUP(ir, type, items, n) ((const type *const *)tx_ir_dup_ptrs((ir), (const void *const *)(items), (n)))
+
+/* Result dtype of a binary arithmetic kind (comparisons give bool). */
+tx_dtype tx_binary_result_type(tx_expr_kind kind, tx_dtype a, tx_dtype b);
+int tx_expr_is_binary(tx_expr_kind kind);
+int tx_expr_is_compare(tx_expr_kind kind);
+
+/* Does expression kind `k` bind a variable over part of its operands? */
+static inline int tx_expr_binds(tx_expr_kind k) {
+  return k == EXPR_LET;
+}
+
+/* The keyword operand named `name` (interned) of a call or statement, or NULL. */
+const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,
+                        const char *name);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * strbuf.c - growable byte buffer (malloc'ed; freed by tx_sb_free).
+ */
+#include "ir/strbuf.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int reserve(tx_strbuf *sb, size_t extra) {
+  if (sb->failed) return 0;
+  if (extra > SIZE_MAX - sb->len - 1) {
+    sb->failed = 1;
+    return 0;
+  }
+  size_t need = sb->len + extra + 1;
+  if (need <= sb->cap) return 1;
+  size_t cap = sb->cap ? sb->cap : 256;
+  while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+  char *p = realloc(sb->data, cap);
+  if (!p) {
+    sb->failed = 1;
+    return 0;
+  }
+  sb->data = p;
+  sb->cap = cap;
+  return 1;
+}
+
+void tx_sb_free(tx_strbuf *sb) {
+  free(sb->data);
+  *sb = (tx_strbuf){0};
+}
+
+void tx_sb_putn(tx_strbuf *sb, const char *s, size_t n) {
+  if (!reserve(sb, n)) return;
+  memcpy(sb->data + sb->len, s, n);
+  sb->len += n;
+  sb->data[sb->len] = '\0';
+}
+
+void tx_sb_puts(tx_strbuf *sb, const char *s) {
+  tx_sb_putn(sb, s, strlen(s));
+}
+
+void tx_sb_putc(tx_strbuf *sb, char c) {
+  tx_sb_putn(sb, &c, 1);
+}
+
+void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  int n = vsnprintf(NULL, 0, fmt, copy);
+  va_end(copy);
+  if (n < 0 || !reserve(sb, (size_t)n)) {
+    sb->failed = 1;
+    return;
+  }
+  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  sb->len += (size_t)n;
+}
+
+void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tx_sb_vprintf(sb, fmt, ap);
+  va_end(ap);
+}
+
+const char *tx_sb_cstr(tx_strbuf *sb) {
+  if (sb->failed) return NULL;
+  return sb->data ? sb->data : "";
+}

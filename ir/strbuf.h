@@ -1,0 +1,28 @@
+/*
+ * strbuf.h - a growable byte buffer for printers and diagnostics.
+ *
+ * Out-of-memory is sticky: once an append fails, `failed` stays set and
+ * later appends do nothing, so callers check once at the end.
+ */
+#ifndef TIRX_IR_STRBUF_H
+#define TIRX_IR_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+typedef struct tx_strbuf {
+  char *data;
+  size_t len, cap;
+  int failed;
+} tx_strbuf;
+
+void tx_sb_free(tx_strbuf *sb);
+void tx_sb_putn(tx_strbuf *sb, const char *s, size_t n);
+void tx_sb_puts(tx_strbuf *sb, const char *s);
+void tx_sb_putc(tx_strbuf *sb, char c);
+void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap);
+/* NUL-terminated contents ("" when empty); NULL after a failure. */
+const char *tx_sb_cstr(tx_strbuf *sb);
+
+#endif

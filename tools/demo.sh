@@ -1,0 +1,29 @@
+#!/bin/sh
+# demo.sh - `make demo`: compile every examples/*.tirx with tirxc and show the
+# canonical TVMScript plus the per-stage timing line.
+# Usage: tools/demo.sh PATH/TO/tirxc
+set -u
+tirxc=${1:-build/bin/tirxc}
+root=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -x "$tirxc" ]; then
+  echo "demo: no tirxc at '$tirxc' (run 'make build' first)" >&2
+  exit 2
+fi
+found=0
+failed=0
+for f in "$root"/examples/*.tirx; do
+  [ -f "$f" ] || continue # the glob matched nothing
+  found=$((found + 1))
+  echo "==> examples/$(basename "$f")"
+  # --time writes its line to stderr; fold it in so it follows the output.
+  if ! "$tirxc" --time "$f" 2>&1; then
+    failed=$((failed + 1))
+  fi
+  echo
+done
+if [ "$found" -eq 0 ]; then
+  echo "demo: no examples in $root/examples (nothing to show)"
+  exit 0
+fi
+echo "demo: $found example(s), $failed failed"
+[ "$failed" -eq 0 ]
