@@ -307,7 +307,8 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
     buf->shape = dims;
   } else if (ok) {
     buf->ndim = npos;
-    buf->shape = npos ? args : NULL;
+    buf->shape = TX_DUP(b->ir, tx_expr, args, npos); /* ops is freed below */
+    if (npos && !buf->shape) ok = 0, bld_oom(b);
     buf->nstrides = 0;
     buf->strides = NULL;
   }

@@ -893,7 +893,10 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
     break;
   case AST_STR: e = tx_string(b->ir, a->u.str.data, a->u.str.len, a->span); break;
   case AST_TRUE:
-  case AST_FALSE: e = tx_int(b->ir, TX_BOOL, a->kind == AST_TRUE, a->span); break;
+  case AST_FALSE:
+    e = tx_int(b->ir, TX_BOOL, a->kind == AST_TRUE, a->span);
+    if (e) e->python_bool = 1;
+    break;
   case AST_NONE: e = tx_none(b->ir, a->span); break;
   case AST_ATTR: return build_attr(b, a);
   case AST_CALL: return build_call(b, a, depth);

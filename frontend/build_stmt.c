@@ -327,17 +327,15 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
     buf = bld_buffer(b, ctor, call, target->u.name.id, target->span);
   }
   if (!buf) return NULL;
-  if (buf->scope == b->n.shared_dyn && (ctor == CTOR_ALLOC || ctor == CTOR_DECL) &&
-      !(ctor == CTOR_DECL && call->u.call.args.len < 3 &&
-        !tx_kwarg(&(tx_kwargs){0}, NULL, 0, NULL) && buf->data->u.var.form != VAR_BUFFER_DATA)) {
-    /* Only a fresh allocation opens a dynamic arena; views into it share it. */
-    if (buf->data->u.var.form == VAR_BUFFER_DATA) {
-      if (b->dyn_shared_span.line) {
-        BLD_ERROR(b, call, "more than one 'shared.dyn' allocation in one function; carve views "
-                           "from one arena with T.decl_buffer(..., data=arena.data)");
-        tx_note(b->diags, b->dyn_shared_span, "the first 'shared.dyn' allocation is here");
-        return NULL;
-      }
+  /* Only a buffer with storage of its own opens a dynamic arena; views into
+   * it (data=arena.data) share that arena. */
+  int owns_storage = buf->data->u.var.form == VAR_BUFFER_DATA && buf->data->u.var.name == buf->name;
+  if (buf->scope == b->n.shared_dyn && owns_storage && buf->form != BUF_VIEW) {
+    if (b->dyn_shared_span.line) {
+      BLD_ERROR(b, call, "more than one 'shared.dyn' allocation in one function; carve views "
+                         "from one arena with T.decl_buffer(..., data=arena.data)");
+      tx_note(b->diags, b->dyn_shared_span, "the first 'shared.dyn' allocation is here");
+    } else {
       b->dyn_shared_span = call->span;
     }
   }

@@ -52,7 +52,6 @@ void tx_p_lloc_default(tx_loc *cur, const tx_loc *rhs, int n) {
     /* Empty rule, or only layout tokens: a point at the last part's end. */
     const tx_loc *at = n > 0 ? &rhs[n] : &rhs[0];
     *cur = (tx_loc){at->end_line, at->end_col, at->end_line, at->end_col};
-    if (n > 0) *cur = (tx_loc){rhs[1].line, rhs[1].col, rhs[1].line, rhs[1].col};
     return;
   }
   *cur = (tx_loc){rhs[first].line, rhs[first].col, rhs[last].end_line, rhs[last].end_col};
@@ -110,6 +109,7 @@ tx_plist tx_pl_one(tx_pstate *ps, tx_ast *item) {
 }
 
 void tx_pl_push(tx_pstate *ps, tx_plist *list, tx_ast *item, int tag) {
+  if (ps->nomem) return; /* keeps the dummies (see tx_p_new) from growing lists */
   tx_cell *c = p_alloc(ps, sizeof *c);
   if (!c) return;
   c->item = item;
@@ -144,9 +144,8 @@ tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list) {
 }
 
 tx_pargs *tx_p_args_new(tx_pstate *ps) {
-  static tx_pargs oom_args; /* read-only fallback: never written (see add) */
   tx_pargs *a = p_alloc(ps, sizeof *a);
-  return a ? a : &oom_args;
+  return a ? a : &ps->dummy_args;
 }
 
 /* Python's ordering rules for call arguments. */
@@ -406,18 +405,16 @@ static const char *expr_description(const tx_ast *t) {
 }
 
 void tx_p_check_target(tx_pstate *ps, const tx_ast *t, const char *what) {
-  switch (t->kind) {
-  case AST_NAME:
-  case AST_ATTR:
-  case AST_SUBSCRIPT: return;
-  case AST_STARRED: tx_p_check_target(ps, t->u.starred.value, what); return;
-  case AST_TUPLE:
-  case AST_LIST:
+  if (t->kind == AST_NAME || t->kind == AST_ATTR || t->kind == AST_SUBSCRIPT) return;
+  if (t->kind == AST_STARRED) {
+    tx_p_check_target(ps, t->u.starred.value, what);
+    return;
+  }
+  if (t->kind == AST_TUPLE || t->kind == AST_LIST) {
     /* Elements are at most TX_MAX_NESTING deep, so this recursion is bounded. */
     for (size_t i = 0; i < t->u.seq.elts.len; i++)
       tx_p_check_target(ps, t->u.seq.elts.items[i], what);
     return;
-  default: break;
   }
   tx_p_error(ps, tx_p_loc(t), "cannot assign to %s in %s", expr_description(t), what);
 }
@@ -687,7 +684,10 @@ tx_ast *tx_p_string(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
         tx_p_error(ps, loc_at(loc, text, esc, 2), "\\N{...} escapes are not supported");
         break;
       }
-      /* fall through: in bytes, \N is not an escape */
+      /* In bytes, \N is not an escape. */
+      out[o++] = '\\';
+      out[o++] = e;
+      break;
     default:
       /* Unknown escapes keep the backslash, as in Python. */
       out[o++] = '\\';

@@ -62,12 +62,14 @@ typedef struct tx_pstate {
   int stop;       /* stop everything: the lexer now only returns end of file */
   int nomem;      /* an allocation failed: the result is TIRX_ERR_NOMEM */
   int nesting_reported;
-  int stack_oom;  /* bison's stack allocation failed (vs. hitting YYMAXDEPTH) */
   int recovering; /* the parser is resynchronising after a syntax error */
   tx_ast_list result;
   tx_pnode dummy; /* handed out when the arena is exhausted, never NULL */
+  tx_pargs dummy_args;
 
   /* Lexer position and layout state. */
+  const char *src; /* the caller's text (for messages that look ahead) */
+  size_t src_len;
   uint32_t line, col;
   int at_bol;          /* no token yet on the current logical line */
   int eof;             /* flex returned end of input */

@@ -30,17 +30,10 @@ static void txpy_error(TXPY_LTYPE *loc, tx_pstate *ps, const char *msg);
 /* Locations skip zero-width parts (layout tokens, empty rules). */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) tx_p_lloc_default(&(Cur), (Rhs), (N))
 
-/* Nesting is limited (TX_MAX_NESTING), so a deeper parser stack only comes
- * from pathological input; stack allocations are tracked so that running
- * out of memory and running out of depth get different diagnostics. */
+/* Nesting is limited (TX_MAX_NESTING), so only pathological input (e.g.
+ * thousands of unary minuses in a row, all shifted before any reduction)
+ * fills a stack this deep; txpy_error reports it as nesting. */
 #define YYMAXDEPTH 20000
-static void *tx_p_stack_alloc(tx_pstate *ps, size_t n) {
-  void *p = malloc(n);
-  if (!p) ps->stack_oom = 1;
-  return p;
-}
-#define YYMALLOC(n) tx_p_stack_alloc(ps, (n))
-#define YYFREE free
 
 #define NODE(kind, loc) tx_p_new(ps, (kind), (loc))
 #define SEAL(n) tx_p_seal(ps, (n))
@@ -1013,12 +1006,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tx_pstate *ps) {
   return 0;
 }
 
-/* Only reached for "memory exhausted": the parser stack hit YYMAXDEPTH
- * (nesting, in practice) or malloc failed. */
+/* Only reached for "memory exhausted": the parser stack hit YYMAXDEPTH.
+ * (bison reports a failed stack malloc the same way; with the tiny stack
+ * elements used here that means the process is out of memory, which the
+ * arena would notice next anyway.) */
 static void txpy_error(TXPY_LTYPE *loc, tx_pstate *ps, const char *msg) {
   (void)msg;
-  if (ps->stack_oom)
-    tx_p_oom(ps);
-  else
-    tx_p_nesting_error(ps, *loc);
+  tx_p_nesting_error(ps, *loc);
 }

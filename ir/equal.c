@@ -200,7 +200,7 @@ static int eq_buffer_use(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
 static int eq_payload(eqctx *c, const tx_expr *a, const tx_expr *b) {
   switch ((tx_expr_kind)a->kind) {
   case EXPR_INT:
-    return a->u.ival == b->u.ival;
+    return a->u.ival == b->u.ival && a->python_bool == b->python_bool;
   case EXPR_FLOAT:
     return memcmp(&a->u.fval, &b->u.fval, sizeof a->u.fval) == 0;
   case EXPR_STRING:

@@ -69,6 +69,9 @@ typedef struct tx_var_info {
 
 struct tx_expr {
   uint8_t kind; /* tx_expr_kind */
+  /* EXPR_INT of bool type written as a bare Python `True`/`False` (a Python
+   * value, as TVM keeps tile-primitive flags) rather than T.bool(...). */
+  uint8_t python_bool;
   tx_dtype dtype;
   uint32_t nops;
   const tx_expr *const *ops;

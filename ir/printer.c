@@ -240,6 +240,8 @@ static void print_int(printer *p, const tx_expr *e) {
   tx_dtype t = e->dtype;
   if (is_int32(t)) {
     tx_sb_printf(p->out, "%" PRId64, e->u.ival);
+  } else if (t.code == DT_BOOL && t.lanes == 1 && e->python_bool) {
+    puts_(p, e->u.ival ? "True" : "False");
   } else if (t.code == DT_BOOL && t.lanes == 1) {
     puts_(p, e->u.ival ? "T.bool(True)" : "T.bool(False)");
   } else {
