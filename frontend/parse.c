@@ -37,26 +37,6 @@ tx_loc tx_p_loc(const tx_ast *node) {
   return (tx_loc){node->span.line, node->span.col, node->span.end_line, node->span.end_col};
 }
 
-static int loc_empty(const tx_loc *l) {
-  return l->line == l->end_line && l->col == l->end_col;
-}
-
-/* bison's YYLLOC_DEFAULT: from the first to the last non-empty part; an
- * all-empty rule sits, zero-width, at the end of what precedes it. rhs[0]
- * is the location before the rule, rhs[1..n] its parts. */
-void tx_p_lloc_default(tx_loc *cur, const tx_loc *rhs, int n) {
-  int first = 1, last = n;
-  while (first <= n && loc_empty(&rhs[first])) first++;
-  while (last >= first && loc_empty(&rhs[last])) last--;
-  if (first > last) {
-    /* Empty rule, or only layout tokens: a point at the last part's end. */
-    const tx_loc *at = n > 0 ? &rhs[n] : &rhs[0];
-    *cur = (tx_loc){at->end_line, at->end_col, at->end_line, at->end_col};
-    return;
-  }
-  *cur = (tx_loc){rhs[first].line, rhs[first].col, rhs[last].end_line, rhs[last].end_col};
-}
-
 void tx_p_error(tx_pstate *ps, tx_loc loc, const char *fmt, ...) {
   if (ps->stop) return;
   va_list ap;

@@ -101,7 +101,29 @@ void tx_p_nesting_error(tx_pstate *ps, tx_loc loc);
 void tx_p_oom(tx_pstate *ps);
 tirx_span tx_p_span(const tx_pstate *ps, tx_loc loc);
 tx_loc tx_p_loc(const tx_ast *node);
-void tx_p_lloc_default(tx_loc *cur, const tx_loc *rhs, int n);
+
+/* bison's YYLLOC_DEFAULT: from the first to the last non-empty part; an
+ * all-empty rule sits, zero-width, at the end of what precedes it. rhs[0]
+ * is the location before the rule, rhs[1..n] its parts. Inline: it runs on
+ * every reduction, and most reductions are unit rules (n == 1). */
+static inline int tx_loc_empty(const tx_loc *l) {
+  return l->line == l->end_line && l->col == l->end_col;
+}
+static inline void tx_p_lloc_default(tx_loc *cur, const tx_loc *rhs, int n) {
+  if (n == 1) {
+    *cur = rhs[1];
+    return;
+  }
+  int first = 1, last = n;
+  while (first <= n && tx_loc_empty(&rhs[first])) first++;
+  while (last >= first && tx_loc_empty(&rhs[last])) last--;
+  if (first > last) {
+    const tx_loc *at = n > 0 ? &rhs[n] : &rhs[0];
+    *cur = (tx_loc){at->end_line, at->end_col, at->end_line, at->end_col};
+    return;
+  }
+  *cur = (tx_loc){rhs[first].line, rhs[first].col, rhs[last].end_line, rhs[last].end_col};
+}
 
 /* Nodes and lists. tx_p_new never returns NULL (see dummy). tx_p_seal sets
  * the depth of a finished node and reports nesting beyond the limit. */

@@ -9,12 +9,15 @@ if [ ! -x "$tirxc" ]; then
   echo "demo: no tirxc at '$tirxc' (run 'make build' first)" >&2
   exit 2
 fi
+# Run from the repository root so diagnostics name examples/NAME.tirx.
+case $tirxc in /*) ;; *) tirxc="$(pwd)/$tirxc" ;; esac
+cd "$root" || exit 2
 found=0
 failed=0
-for f in "$root"/examples/*.tirx; do
+for f in examples/*.tirx; do
   [ -f "$f" ] || continue # the glob matched nothing
   found=$((found + 1))
-  echo "==> examples/$(basename "$f")"
+  echo "==> $f"
   # --time writes its line to stderr; fold it in so it follows the output.
   if ! "$tirxc" --time "$f" 2>&1; then
     failed=$((failed + 1))
