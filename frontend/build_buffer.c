@@ -129,7 +129,8 @@ static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char
                          : strcmp(name, "elem_offset") == 0    ? &buf->elem_offset
                          : strcmp(name, "allocated_addr") == 0 ? &buf->allocated_addr
                                                                : NULL;
-  if (!slot || ctor == CTOR_MATCH || (ctor == CTOR_BUFFER && slot == &buf->data)) {
+  if (!slot || (ctor == CTOR_MATCH && slot != &buf->elem_offset) ||
+      (ctor == CTOR_BUFFER && slot == &buf->data)) {
     BLD_ERROR(b, v, "unexpected keyword argument '%s'", name);
     return 0;
   }
@@ -208,6 +209,16 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
         BLD_ERROR(b, kw, "argument '%s' given twice", k);
         ok = 0;
       }
+    static const char *const known[] = {"shape", "dtype", "data", "strides", "elem_offset",
+                                        "scope", "align", "offset_factor", "layout",
+                                        "allocated_addr", "name"};
+    int is_known = 0;
+    for (size_t n = 0; n < sizeof known / sizeof *known; n++) is_known |= strcmp(k, known[n]) == 0;
+    if (!is_known) {
+      BLD_ERROR(b, kw, "unexpected keyword argument '%s'", k);
+      ok = 0;
+      break;
+    }
     if (strcmp(k, "name") == 0) {
       BLD_ERROR(b, kw, "name= is not accepted; the buffer takes the name it is assigned to");
       ok = 0;

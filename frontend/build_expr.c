@@ -376,6 +376,13 @@ static const tx_expr *build_name(builder *b, const tx_ast *a) {
   }
   switch (s->kind) {
   case SYM_VAR:
+    if (s->expr->u.var.form == VAR_SYMBOLIC) {
+      /* A module-level extent becomes part of the function that uses it. */
+      uint32_t i = 0;
+      while (i < b->symbolic.len && b->symbolic.items[i] != s->expr) i++;
+      if (i == b->symbolic.len) vec_push(b, &b->symbolic, s->expr);
+    }
+    return s->expr;
   case SYM_CONST: return s->expr;
   case SYM_BUFFER: return buffer_ref(b, s->buffer, a->span);
   case SYM_MODULE_TIRX:
@@ -609,6 +616,14 @@ static int check_intrinsic(builder *b, const tx_ast *call, const tx_intrinsic *i
 }
 
 static void report_unknown_callee(builder *b, const tx_ast *call, const char *q) {
+  static const char *const type_prefixes[] = {"T.float", "T.int", "T.uint", "T.bfloat"};
+  for (size_t i = 0; i < sizeof type_prefixes / sizeof *type_prefixes; i++) {
+    size_t n = strlen(type_prefixes[i]);
+    if (strncmp(q, type_prefixes[i], n) == 0 && q[n] >= '0' && q[n] <= '9') {
+      BLD_ERROR(b, call->u.call.func, "unknown data type '%s'", q + 2);
+      return;
+    }
+  }
   const char *sugg = tx_intrinsic_suggest(q);
   if (sugg)
     BLD_ERROR(b, call->u.call.func, "unknown intrinsic '%s'; did you mean '%s'?", q, sugg);
@@ -827,8 +842,10 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   }
   const char *q = bld_qualified_name(b, callee, NULL);
   if (!q) {
-    if (callee->kind == AST_NAME && !bld_lookup(b, callee->u.name.id)) {
-      BLD_ERROR(b, callee, "undefined name '%s'", callee->u.name.id);
+    const tx_ast *root = callee;
+    while (root->kind == AST_ATTR) root = root->u.attr.value;
+    if (root->kind == AST_NAME && !bld_lookup(b, root->u.name.id)) {
+      BLD_ERROR(b, root, "undefined name '%s'", root->u.name.id);
       return NULL;
     }
     BLD_ERROR(b, callee, "this expression cannot be called");

@@ -373,7 +373,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     tx_dtype dt;
     if (value_ast->u.call.args.len == 0 && value_ast->u.call.keywords.len == 0 &&
         bld_dtype_attr(b, value_ast->u.call.func, &dt, 0)) {
-      /* n = T.int32(): a symbolic extent of this function. */
+      /* n = T.int32() after other statements: a symbolic extent of this function. */
       if (!check_new_name(b, target, function_mark(b))) return NULL;
       tx_expr *v = fresh_var(b, target, dt, VAR_SYMBOLIC);
       if (!v || !bind_var(b, target, v, MUT_FIXED) || !vec_push(b, &b->symbolic, v)) return NULL;
@@ -887,7 +887,13 @@ const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts) {
   }
   bld_scope_pop(b, mark);
   const tx_stmt *result = NULL;
-  if (!failed && !b->oom) {
+  if (!failed && !b->oom && items.len == 0) {
+    /* `pass` (or nothing) is T.evaluate(0), which is how it prints. */
+    tirx_span span = stmts->len ? stmts->items[0]->span : (tirx_span){0};
+    const tx_expr *zero = tx_int(b->ir, TX_INT32, 0, span);
+    result = zero ? new_stmt(b, STMT_EVAL, &zero, 1, NULL, 0, span) : NULL;
+    if (!zero) bld_oom(b);
+  } else if (!failed && !b->oom) {
     if (items.len == 1) {
       result = items.items[0];
     } else {

@@ -133,8 +133,20 @@ void bld_scope_pop(builder *b, uint32_t mark) {
 
 /* ---- Qualified names -------------------------------------------------------- */
 
+static int is_python_keyword(const char *s, size_t n) {
+  static const char *const keywords[] = {
+      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+      "return", "try", "while", "with", "yield"};
+  for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
+    if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0) return 1;
+  return 0;
+}
+
+/* A segment that can be written after a dot (not a Python keyword). */
 static int is_identifier(const char *s, size_t n) {
-  if (n == 0) return 0;
+  if (n == 0 || is_python_keyword(s, n)) return 0;
   for (size_t i = 0; i < n; i++) {
     char c = s[i];
     int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -478,12 +490,45 @@ static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr
   return 1;
 }
 
+/* `n = T.int32()` among the header statements: a symbolic extent. TVM prints
+ * these inside the body even when parameters use them, so they are declared
+ * before the parameters are built. Returns 1 when `st` is one. */
+static int declare_symbolic(builder *b, const tx_ast *st) {
+  if (st->kind != AST_ASSIGN || st->u.assign.targets.len != 1) return 0;
+  const tx_ast *target = st->u.assign.targets.items[0], *value = st->u.assign.value;
+  tx_dtype dt;
+  if (target->kind != AST_NAME || value->kind != AST_CALL || value->u.call.args.len ||
+      value->u.call.keywords.len || !bld_dtype_attr(b, value->u.call.func, &dt, 0))
+    return 0;
+  tx_expr *v = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
+  if (!v) return bld_oom(b), 1;
+  symbol s = {.name = target->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED, .expr = v,
+              .span = target->span};
+  if (bld_push_symbol(b, s) >= 0) vec_push(b, &b->symbolic, v);
+  return 1;
+}
+
+static int is_header_stmt(builder *b, const tx_ast *st) {
+  if (st->kind == AST_EXPR_STMT) return bld_is_tirx_call(b, st->u.expr_stmt.value, "T.func_attr");
+  if (st->kind != AST_ASSIGN || st->u.assign.value->kind != AST_CALL) return 0;
+  const tx_ast *v = st->u.assign.value;
+  tx_dtype dt;
+  return bld_buffer_ctor_of(b, v) == CTOR_MATCH ||
+         (!v->u.call.args.len && !v->u.call.keywords.len && bld_dtype_attr(b, v->u.call.func, &dt, 0));
+}
+
 static const tx_func *build_func(builder *b, const tx_ast *fn) {
   func_decorator dec = read_decorators(b, fn);
   if (dec.ok < 0) return NULL;
   uint32_t mark = bld_scope_mark(b);
   ptr_vec params = {0}, bufs = {0};
   int ok = 1;
+  b->symbolic.len = 0;
+  for (size_t i = 0; i < fn->u.funcdef.body.len; i++) {
+    const tx_ast *st = fn->u.funcdef.body.items[i];
+    if (!is_header_stmt(b, st)) break;
+    declare_symbolic(b, st);
+  }
   for (size_t i = 0; i < fn->u.funcdef.params.len; i++)
     ok &= build_param(b, fn->u.funcdef.params.items[i], &params, &bufs);
 
@@ -497,8 +542,8 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
   size_t first = 0;
   for (; first < body->len; first++) {
     const tx_ast *st = body->items[first];
-    if (build_func_attr(b, st) || build_match_buffer(b, st, &params, &bufs)) continue;
-    break;
+    if (!is_header_stmt(b, st)) break;
+    if (!build_func_attr(b, st)) build_match_buffer(b, st, &params, &bufs);
   }
   tx_ast_list rest = {body->items + first, body->len - first};
   const tx_stmt *stmt = bld_block(b, &rest);
@@ -539,8 +584,8 @@ static void check_unique_name(builder *b, ptr_vec *funcs, const tx_func *f) {
   for (uint32_t i = 0; i < funcs->len; i++) {
     const tx_func *g = funcs->items[i];
     if (g->name == f->name) {
-      BLD_ERROR(b, NULL, "duplicate function '%s'", f->name);
       tx_error(b->diags, f->span, "redefinition of function '%s'", f->name);
+      tx_note(b->diags, g->span, "previous definition of '%s' is here", f->name);
       return;
     }
   }

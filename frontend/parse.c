@@ -88,10 +88,50 @@ tx_plist tx_pl_one(tx_pstate *ps, tx_ast *item) {
   return l;
 }
 
+/* List cells are scaffolding: they come from malloc'ed blocks owned by the
+ * parse (freed at its end, whatever error recovery dropped), and the cells
+ * of a finished list are recycled, so a big file does not leave megabytes
+ * of dead cells in the arena. */
+enum { CELLS_PER_BLOCK = 1024 };
+typedef struct tx_cell_block {
+  struct tx_cell_block *next;
+  tx_cell cells[CELLS_PER_BLOCK];
+} tx_cell_block;
+
+static tx_cell *cell_alloc(tx_pstate *ps) {
+  tx_cell *c = ps->cell_free;
+  if (c) {
+    ps->cell_free = c->next;
+    return c;
+  }
+  tx_cell_block *b = ps->cell_blocks;
+  if (!b || ps->cell_used == CELLS_PER_BLOCK) {
+    b = malloc(sizeof *b);
+    if (!b) {
+      tx_p_oom(ps);
+      return NULL;
+    }
+    b->next = ps->cell_blocks;
+    ps->cell_blocks = b;
+    ps->cell_used = 0;
+  }
+  return &b->cells[ps->cell_used++];
+}
+
+void tx_p_free_cells(tx_pstate *ps) {
+  for (tx_cell_block *b = ps->cell_blocks, *next; b; b = next) {
+    next = b->next;
+    free(b);
+  }
+  ps->cell_blocks = NULL;
+  ps->cell_free = NULL;
+}
+
 void tx_pl_push(tx_pstate *ps, tx_plist *list, tx_ast *item, int tag) {
   if (ps->nomem) return; /* keeps the dummies (see tx_p_new) from growing lists */
-  tx_cell *c = p_alloc(ps, sizeof *c);
+  tx_cell *c = cell_alloc(ps);
   if (!c) return;
+  c->next = NULL;
   c->item = item;
   c->tag = tag;
   if (list->tail)
@@ -120,6 +160,9 @@ tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list) {
   for (tx_cell *c = list.head; c && i < list.len; c = c->next) items[i++] = c->item;
   out.items = items;
   out.len = i;
+  /* The list is consumed: every list is finished at most once. */
+  list.tail->next = ps->cell_free;
+  ps->cell_free = list.head;
   return out;
 }
 
@@ -755,6 +798,7 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
     }
   }
   tx_lexer_close(ps);
+  tx_p_free_cells(ps);
 #if defined(__GLIBC__)
   if (ps->c_locale) freelocale((locale_t)ps->c_locale);
 #endif

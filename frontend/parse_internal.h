@@ -90,6 +90,9 @@ typedef struct tx_pstate {
   int line_first_tok, prev_line_first_tok; /* first token of this/the last logical line */
   uint32_t line_first_line, prev_line_first_line;
 
+  struct tx_cell_block *cell_blocks; /* see cell_alloc in parse.c */
+  tx_cell *cell_free;
+  size_t cell_used;
   void *c_locale; /* locale_t for strtod_l, created on the first float */
 } tx_pstate;
 
@@ -132,7 +135,10 @@ void tx_p_seal(tx_pstate *ps, tx_ast *node);
 tx_plist tx_pl_one(tx_pstate *ps, tx_ast *item);
 void tx_pl_push(tx_pstate *ps, tx_plist *list, tx_ast *item, int tag);
 tx_plist tx_pl_cat(tx_plist a, tx_plist b);
+/* Copies the items into an arena array and recycles the cells: a list is
+ * finished at most once and not used afterwards. */
 tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list);
+void tx_p_free_cells(tx_pstate *ps);
 tx_pargs *tx_p_args_new(tx_pstate *ps);
 void tx_p_args_add(tx_pstate *ps, tx_pargs *args, tx_ast *arg);
 
