@@ -55,6 +55,8 @@ typedef struct tx_pstate {
   const tx_parse_env *env;
   const char *file; /* span file name */
   void *scanner;    /* yyscan_t of the flex scanner */
+  char *lexbuf;     /* the text flex scans, with two NULs after it */
+  void *flex_last_alloc;
   jmp_buf fatal;    /* where a flex fatal error (out of memory) lands */
 
   /* Outcome. */
