@@ -1,0 +1,82 @@
+/*
+ * pass.h - the pass manager's interface: what a pass is, the pipeline
+ * options, and the entry point that runs the TIRx lowering pipeline.
+ *
+ * A pass is a plain function from a module to a module. It reads the IR
+ * through ir/visit.h, builds new nodes in the context's arena, and reports
+ * user errors as located diagnostics and its own bugs with
+ * tx_internal_error(diags, "<pass name>", ...). Passes never print.
+ */
+#ifndef TIRX_PASSES_PASS_H
+#define TIRX_PASSES_PASS_H
+
+#include "ir/diag.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
+
+/* What the pipeline is compiling for. */
+typedef struct tx_target {
+  const char *arch; /* "sm_90a", "sm_100a", ...; interned or static */
+  int sm;           /* 90 for sm_90a */
+  int opt_level;    /* 0..3 */
+} tx_target;
+
+typedef struct tx_pass_ctx {
+  tx_ir *ir;
+  tx_diag_sink *diags;
+  const tx_target *target;
+} tx_pass_ctx;
+
+/* A pass: returns TIRX_OK with *out set (the input itself when nothing
+ * changed), TIRX_ERR_INPUT after located diagnostics, TIRX_ERR_INTERNAL or
+ * TIRX_ERR_NOMEM. */
+typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
+
+/* The pipeline, in order: X(id, "name", function, "what it does"). The
+ * function of each pass lives in passes/<name>.c. */
+#define TX_PASSES(X)                                                                               \
+  X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx,                                             \
+    "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
+  X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer,                                 \
+    "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
+  X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
+    "constant folding, algebraic identities and range-based floordiv/floormod rules")              \
+  X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
+    "split each kernel into a host launcher and a <name>_kernel device function")
+
+typedef enum tx_pass_id {
+#define X(id, name, fn, doc) id,
+  TX_PASSES(X)
+#undef X
+  TX_PASS_COUNT
+} tx_pass_id;
+
+#define X(id, name, fn, doc) tirx_status fn(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
+TX_PASSES(X)
+#undef X
+
+/* The well-formedness check: runs first and, with verify_each, after every
+ * pass. `after` names the previous pass (NULL for the input): a failure after
+ * a pass is that pass's bug and is reported as an internal error. */
+tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *after);
+
+typedef struct tx_pipeline_options {
+  int verify_each;
+  int time_passes;                /* fill timings[] */
+  uint8_t disabled[TX_PASS_COUNT];
+  uint8_t print_after[TX_PASS_COUNT];
+  int print_after_all;
+  tx_strbuf *print_out;           /* where --print-after text goes (may be NULL) */
+  double timings_ms[TX_PASS_COUNT + 1]; /* out: per pass; [TX_PASS_COUNT] = verification */
+} tx_pipeline_options;
+
+const char *tx_pass_name(tx_pass_id id);
+const char *tx_pass_doc(tx_pass_id id);
+/* The id of a pass name, or -1. */
+int tx_pass_lookup(const char *name);
+
+/* Run the pipeline on `in`. *out is the lowered module (host and device functions). */
+tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module *in,
+                            const tx_module **out);
+
+#endif
