@@ -13,10 +13,14 @@ static const struct {
   const char *name;
   buffer_ctor ctor;
 } ctors[] = {
-    {"T.Buffer", CTOR_BUFFER},           {"T.Tensor", CTOR_BUFFER},
-    {"T.match_buffer", CTOR_MATCH},      {"T.alloc_buffer", CTOR_ALLOC},
-    {"T.alloc_shared", CTOR_ALLOC_SHARED}, {"T.alloc_local", CTOR_ALLOC_LOCAL},
-    {"T.decl_buffer", CTOR_DECL},        {"T.decl_scalar", CTOR_DECL_SCALAR},
+    {"T.Buffer", CTOR_BUFFER},
+    {"T.Tensor", CTOR_BUFFER},
+    {"T.match_buffer", CTOR_MATCH},
+    {"T.alloc_buffer", CTOR_ALLOC},
+    {"T.alloc_shared", CTOR_ALLOC_SHARED},
+    {"T.alloc_local", CTOR_ALLOC_LOCAL},
+    {"T.decl_buffer", CTOR_DECL},
+    {"T.decl_scalar", CTOR_DECL_SCALAR},
 };
 
 buffer_ctor bld_buffer_ctor_of(builder *b, const tx_ast *call) {
@@ -79,14 +83,21 @@ static const char *const *positional_names(buffer_ctor ctor, size_t *n) {
   static const char *const decl[] = {"shape", "dtype", "data"};
   static const char *const scalar[] = {"dtype", "data", "scope", "elem_offset"};
   switch (ctor) {
-  case CTOR_MATCH: *n = 3; return match;
-  case CTOR_DECL: *n = 3; return decl;
-  case CTOR_DECL_SCALAR: *n = 4; return scalar;
+  case CTOR_MATCH:
+    *n = 3;
+    return match;
+  case CTOR_DECL:
+    *n = 3;
+    return decl;
+  case CTOR_DECL_SCALAR:
+    *n = 4;
+    return scalar;
   case CTOR_BUFFER:
   case CTOR_ALLOC:
   case CTOR_ALLOC_SHARED:
   case CTOR_ALLOC_LOCAL:
-  case CTOR_NONE: break;
+  case CTOR_NONE:
+    break;
   }
   *n = 2;
   return shape_dtype;
@@ -147,28 +158,39 @@ static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char
 
 static const char *default_scope(builder *b, buffer_ctor ctor) {
   switch (ctor) {
-  case CTOR_ALLOC_SHARED: return b->n.shared;
-  case CTOR_ALLOC_LOCAL: return b->n.local;
+  case CTOR_ALLOC_SHARED:
+    return b->n.shared;
+  case CTOR_ALLOC_LOCAL:
+    return b->n.local;
   case CTOR_BUFFER:
   case CTOR_MATCH:
   case CTOR_ALLOC:
   case CTOR_DECL:
   case CTOR_DECL_SCALAR:
-  case CTOR_NONE: break;
+  case CTOR_NONE:
+    break;
   }
   return b->n.global;
 }
 
 static tx_buffer_form form_of(buffer_ctor ctor) {
   switch (ctor) {
-  case CTOR_BUFFER: return BUF_PARAM;
-  case CTOR_MATCH: return BUF_MATCH;
-  case CTOR_ALLOC: return BUF_ALLOC;
-  case CTOR_ALLOC_SHARED: return BUF_ALLOC_SHARED;
-  case CTOR_ALLOC_LOCAL: return BUF_ALLOC_LOCAL;
-  case CTOR_DECL: return BUF_DECL;
-  case CTOR_DECL_SCALAR: return BUF_DECL_SCALAR;
-  case CTOR_NONE: break;
+  case CTOR_BUFFER:
+    return BUF_PARAM;
+  case CTOR_MATCH:
+    return BUF_MATCH;
+  case CTOR_ALLOC:
+    return BUF_ALLOC;
+  case CTOR_ALLOC_SHARED:
+    return BUF_ALLOC_SHARED;
+  case CTOR_ALLOC_LOCAL:
+    return BUF_ALLOC_LOCAL;
+  case CTOR_DECL:
+    return BUF_DECL;
+  case CTOR_DECL_SCALAR:
+    return BUF_DECL_SCALAR;
+  case CTOR_NONE:
+    break;
   }
   return BUF_DECL;
 }
@@ -209,11 +231,12 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
         BLD_ERROR(b, kw, "argument '%s' given twice", k);
         ok = 0;
       }
-    static const char *const known[] = {"shape", "dtype", "data", "strides", "elem_offset",
-                                        "scope", "align", "offset_factor", "layout",
-                                        "allocated_addr", "name"};
+    static const char *const known[] = {"shape",       "dtype",          "data",  "strides",
+                                        "elem_offset", "scope",          "align", "offset_factor",
+                                        "layout",      "allocated_addr", "name"};
     int is_known = 0;
-    for (size_t n = 0; n < sizeof known / sizeof *known; n++) is_known |= strcmp(k, known[n]) == 0;
+    for (size_t n = 0; n < sizeof known / sizeof *known; n++)
+      is_known |= strcmp(k, known[n]) == 0;
     if (!is_known) {
       BLD_ERROR(b, kw, "unexpected keyword argument '%s'", k);
       ok = 0;
@@ -308,12 +331,15 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
     /* permute(1, 0): dimension i of the view is dimension axes[i] of the source. */
     const tx_expr **dims = tx_arena_alloc(b->ir->arena, (src->ndim + 1) * sizeof *dims);
     ok = dims && npos == src->ndim;
-    if (!ok) BLD_ERROR(b, call, "%s.permute needs one axis per dimension (%u)", src->name, src->ndim);
+    if (!ok)
+      BLD_ERROR(b, call, "%s.permute needs one axis per dimension (%u)", src->name, src->ndim);
     for (uint32_t i = 0; ok && i < npos; i++) {
       int64_t axis;
       ok = bld_const_int(args[i], &axis) && axis >= 0 && axis < (int64_t)src->ndim;
-      if (!ok) BLD_ERROR(b, call, "%s.permute axes must be constants below %u", src->name, src->ndim);
-      else dims[i] = src->shape[axis];
+      if (!ok)
+        BLD_ERROR(b, call, "%s.permute axes must be constants below %u", src->name, src->ndim);
+      else
+        dims[i] = src->shape[axis];
     }
     buf->shape = dims;
   } else if (ok) {
@@ -333,8 +359,9 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
       ;
     else
       ok = 0;
-    if (!ok) BLD_ERROR(b, call, "%s.%s got an unsupported keyword argument '%s'", src->name,
-                       method, (const char *)kw.items[i]);
+    if (!ok)
+      BLD_ERROR(b, call, "%s.%s got an unsupported keyword argument '%s'", src->name, method,
+                (const char *)kw.items[i]);
   }
   if (ok) {
     uint32_t nkw = kw.len;
@@ -382,9 +409,12 @@ static int layout_term(builder *b, const tx_ast *a, const tx_expr **value, const
     const tx_ast *ax = a->u.binop.right;
     const char *q = bld_qualified_name(b, ax, NULL);
     const char *name = NULL;
-    if (q && strncmp(q, "Axis.", 5) == 0) name = q + 5;
-    else if (q && strncmp(q, "T.Axis.", 7) == 0) name = q + 7;
-    else if (ax->kind == AST_NAME && !bld_lookup(b, ax->u.name.id)) name = ax->u.name.id;
+    if (q && strncmp(q, "Axis.", 5) == 0)
+      name = q + 5;
+    else if (q && strncmp(q, "T.Axis.", 7) == 0)
+      name = q + 7;
+    else if (ax->kind == AST_NAME && !bld_lookup(b, ax->u.name.id))
+      name = ax->u.name.id;
     if (!name || strchr(name, '.')) {
       BLD_ERROR(b, ax, "expected an axis such as Axis.laneid after '@'");
       return 0;
@@ -474,7 +504,8 @@ static const tx_layout *finish_tile(builder *b, layout_parts *p) {
     counts[k] = vecs[k]->len;
     tx_layout_iter *arr = counts[k] ? tx_arena_alloc(b->ir->arena, counts[k] * sizeof *arr) : NULL;
     if (counts[k] && !arr) return bld_oom(b), NULL;
-    for (uint32_t i = 0; i < counts[k]; i++) arr[i] = *(const tx_layout_iter *)vecs[k]->items[i];
+    for (uint32_t i = 0; i < counts[k]; i++)
+      arr[i] = *(const tx_layout_iter *)vecs[k]->items[i];
     arrays[k] = arr;
   }
   l->shard = arrays[0], l->nshard = counts[0];
@@ -508,8 +539,10 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
     layout_parts p = {0};
     const tx_layout *l = NULL;
     if (layout_sum(b, args->items[0], &p, 0)) {
-      if (!p.have_shard) BLD_ERROR(b, args->items[0], "a TileLayout needs a shard part T.S[...]");
-      else l = finish_tile(b, &p);
+      if (!p.have_shard)
+        BLD_ERROR(b, args->items[0], "a TileLayout needs a shard part T.S[...]");
+      else
+        l = finish_tile(b, &p);
     }
     vec_free(&p.shard);
     vec_free(&p.replica);
@@ -518,8 +551,9 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
   }
   int compose = strcmp(q, "T.ComposeLayout") == 0;
   if (args->len != (compose ? 4u : 3u)) {
-    BLD_ERROR(b, ast, compose ? "T.ComposeLayout takes (per_element, swizzle_len, atom_len, tile)"
-                              : "T.SwizzleLayout takes (per_element, swizzle_len, atom_len)");
+    BLD_ERROR(b, ast,
+              compose ? "T.ComposeLayout takes (per_element, swizzle_len, atom_len, tile)"
+                      : "T.SwizzleLayout takes (per_element, swizzle_len, atom_len)");
     return NULL;
   }
   int64_t params[3];

@@ -22,10 +22,10 @@ int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
   if (q && strncmp(q, "T.", 2) == 0 && !strchr(q + 2, '.')) {
     static const struct {
       const char *short_name, *full;
-    } shorthands[] = {{"f16", "float16"}, {"f32", "float32"}, {"f64", "float64"},
-                      {"bf16", "bfloat16"}, {"i8", "int8"}, {"i16", "int16"}, {"i32", "int32"},
-                      {"i64", "int64"}, {"u8", "uint8"}, {"u16", "uint16"}, {"u32", "uint32"},
-                      {"u64", "uint64"}};
+    } shorthands[] = {{"f16", "float16"},   {"f32", "float32"}, {"f64", "float64"},
+                      {"bf16", "bfloat16"}, {"i8", "int8"},     {"i16", "int16"},
+                      {"i32", "int32"},     {"i64", "int64"},   {"u8", "uint8"},
+                      {"u16", "uint16"},    {"u32", "uint32"},  {"u64", "uint64"}};
     const char *name = q + 2;
     for (size_t i = 0; i < sizeof shorthands / sizeof *shorthands; i++)
       if (strcmp(name, shorthands[i].short_name) == 0) name = shorthands[i].full;
@@ -115,16 +115,18 @@ static const tx_expr *typed_literal(builder *b, const tx_ast *call, tx_dtype t, 
       BLD_ERROR(b, arg, "a float literal cannot be a %s; use T.Cast", tx_dtype_str(t, tbuf));
       return NULL;
     }
-    tx_expr *e = tx_float(b->ir, t, negate ? -arg->u.float_lit.value : arg->u.float_lit.value,
-                          call->span);
+    tx_expr *e =
+        tx_float(b->ir, t, negate ? -arg->u.float_lit.value : arg->u.float_lit.value, call->span);
     if (!e) bld_oom(b);
     return e;
   }
   if (arg->kind == AST_STR && tx_dtype_is_float(t)) {
     /* T.float32("inf") / ("-inf") / ("nan"), as the printer writes them. */
     const char *s = arg->u.str.data;
-    double v = strcmp(s, "inf") == 0 ? INFINITY : strcmp(s, "-inf") == 0 ? -INFINITY
-               : strcmp(s, "nan") == 0 ? NAN : 0.0;
+    double v = strcmp(s, "inf") == 0    ? INFINITY
+               : strcmp(s, "-inf") == 0 ? -INFINITY
+               : strcmp(s, "nan") == 0  ? NAN
+                                        : 0.0;
     if (v == 0.0) {
       BLD_ERROR(b, arg, "expected \"inf\", \"-inf\" or \"nan\"");
       return NULL;
@@ -216,8 +218,8 @@ static int unify(builder *b, const tx_expr **x, const tx_expr **y, tirx_span spa
   return 1;
 }
 
-static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *x,
-                                  const tx_expr *y, tirx_span span, const char *what) {
+static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *x, const tx_expr *y,
+                                  tirx_span span, const char *what) {
   if (!x || !y) return NULL;
   if (!unify(b, &x, &y, span, what)) return NULL;
   if (kind == EXPR_AND || kind == EXPR_OR) {
@@ -250,10 +252,14 @@ static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
     tx_expr_kind kind;
     const char *call, *sym;
   } ops[] = {
-      [BINOP_ADD] = {EXPR_ADD, NULL, "+"},        [BINOP_SUB] = {EXPR_SUB, NULL, "-"},
-      [BINOP_MUL] = {EXPR_MUL, NULL, "*"},        [BINOP_DIV] = {EXPR_DIV, NULL, "/"},
-      [BINOP_FLOORDIV] = {EXPR_FLOORDIV, NULL, "//"}, [BINOP_MOD] = {EXPR_FLOORMOD, NULL, "%"},
-      [BINOP_POW] = {EXPR_CALL, "T.pow", "**"},   [BINOP_MATMUL] = {EXPR_CALL, NULL, "@"},
+      [BINOP_ADD] = {EXPR_ADD, NULL, "+"},
+      [BINOP_SUB] = {EXPR_SUB, NULL, "-"},
+      [BINOP_MUL] = {EXPR_MUL, NULL, "*"},
+      [BINOP_DIV] = {EXPR_DIV, NULL, "/"},
+      [BINOP_FLOORDIV] = {EXPR_FLOORDIV, NULL, "//"},
+      [BINOP_MOD] = {EXPR_FLOORMOD, NULL, "%"},
+      [BINOP_POW] = {EXPR_CALL, "T.pow", "**"},
+      [BINOP_MATMUL] = {EXPR_CALL, NULL, "@"},
       [BINOP_LSHIFT] = {EXPR_CALL, "T.shift_left", "<<"},
       [BINOP_RSHIFT] = {EXPR_CALL, "T.shift_right", ">>"},
       [BINOP_BITAND] = {EXPR_CALL, "T.bitwise_and", "&"},
@@ -280,13 +286,13 @@ static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
   const tx_expr *x = build(b, operand, depth + 1);
   if (!x) return NULL;
   switch (a->u.unop.op) {
-  case UNOP_POS: return x;
+  case UNOP_POS:
+    return x;
   case UNOP_NEG:
     if (x->kind == EXPR_FLOAT) return tx_float(b->ir, x->dtype, -x->u.fval, a->span);
     {
-      const tx_expr *zero = tx_dtype_is_float(x->dtype)
-                                ? tx_float(b->ir, x->dtype, 0.0, a->span)
-                                : tx_int(b->ir, x->dtype, 0, a->span);
+      const tx_expr *zero = tx_dtype_is_float(x->dtype) ? tx_float(b->ir, x->dtype, 0.0, a->span)
+                                                        : tx_int(b->ir, x->dtype, 0, a->span);
       if (!zero) return bld_oom(b), NULL;
       return make_binary(b, EXPR_SUB, zero, x, a->span, "-");
     }
@@ -312,8 +318,8 @@ static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
 static const tx_expr *build_compare(builder *b, const tx_ast *a, int depth) {
   static const tx_expr_kind kinds[] = {[CMP_EQ] = EXPR_EQ, [CMP_NE] = EXPR_NE, [CMP_LT] = EXPR_LT,
                                        [CMP_LE] = EXPR_LE, [CMP_GT] = EXPR_GT, [CMP_GE] = EXPR_GE};
-  static const char *const syms[] = {"==", "!=", "<", "<=", ">", ">=", "is", "is not", "in",
-                                     "not in"};
+  static const char *const syms[] = {"==", "!=", "<",      "<=", ">",
+                                     ">=", "is", "is not", "in", "not in"};
   const tx_expr *left = build(b, a->u.compare.left, depth + 1), *result = NULL;
   for (size_t i = 0; i < a->u.compare.comparators.len; i++) {
     tx_cmpop op = a->u.compare.ops[i];
@@ -345,8 +351,8 @@ static const tx_expr *build_boolop(builder *b, const tx_ast *a, int depth) {
   return acc;
 }
 
-static const tx_expr *make_select(builder *b, const tx_expr *c, const tx_expr *t,
-                                  const tx_expr *f, tirx_span span) {
+static const tx_expr *make_select(builder *b, const tx_expr *c, const tx_expr *t, const tx_expr *f,
+                                  tirx_span span) {
   if (!c || !t || !f) return NULL;
   if (!tx_dtype_is_bool(c->dtype)) {
     tx_error(b->diags, span, "the condition of a select must be boolean");
@@ -379,16 +385,20 @@ static const tx_expr *build_name(builder *b, const tx_ast *a) {
     if (s->expr->u.var.form == VAR_SYMBOLIC) {
       /* A module-level extent becomes part of the function that uses it. */
       uint32_t i = 0;
-      while (i < b->symbolic.len && b->symbolic.items[i] != s->expr) i++;
+      while (i < b->symbolic.len && b->symbolic.items[i] != s->expr)
+        i++;
       if (i == b->symbolic.len) vec_push(b, &b->symbolic, s->expr);
     }
     return s->expr;
-  case SYM_CONST: return s->expr;
-  case SYM_BUFFER: return buffer_ref(b, s->buffer, a->span);
+  case SYM_CONST:
+    return s->expr;
+  case SYM_BUFFER:
+    return buffer_ref(b, s->buffer, a->span);
   case SYM_MODULE_TIRX:
   case SYM_MODULE_IR:
   case SYM_MODULE_TILE:
-  case SYM_LAYOUT_NAME: break;
+  case SYM_LAYOUT_NAME:
+    break;
   }
   BLD_ERROR(b, a, "'%s' names a module, not a value", a->u.name.id);
   return NULL;
@@ -514,10 +524,12 @@ static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, in
     /* A vector index (a Ramp) loads that many lanes. */
     if (!region && n >= 1 && ((const tx_expr *)ops.items[n - 1])->dtype.lanes > 1)
       t = tx_dtype_with_lanes(t, ((const tx_expr *)ops.items[n - 1])->dtype.lanes);
-    e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t,
-                    (const tx_expr *const *)ops.items, ops.len, a->span);
-    if (e) e->u.buffer = buf;
-    else bld_oom(b);
+    e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t, (const tx_expr *const *)ops.items,
+                    ops.len, a->span);
+    if (e)
+      e->u.buffer = buf;
+    else
+      bld_oom(b);
   }
   vec_free(&ops);
   return e;
@@ -561,16 +573,26 @@ int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec
 static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *const *ops,
                             uint32_t npos, uint32_t nops, const char *const *kw) {
   switch (in->result) {
-  case RES_VOID: return TX_VOID;
-  case RES_ARG0: return npos > 0 ? ops[0]->dtype : TX_VOID;
-  case RES_ARG1: return npos > 1 ? ops[1]->dtype : TX_VOID;
-  case RES_BOOL: return TX_BOOL;
-  case RES_INT32: return TX_INT32;
-  case RES_UINT32: return tx_dt(DT_UINT, 32, 1);
-  case RES_INT64: return TX_INT64;
-  case RES_UINT64: return tx_dt(DT_UINT, 64, 1);
-  case RES_FLOAT32: return TX_FLOAT32;
-  case RES_HANDLE: return TX_HANDLE;
+  case RES_VOID:
+    return TX_VOID;
+  case RES_ARG0:
+    return npos > 0 ? ops[0]->dtype : TX_VOID;
+  case RES_ARG1:
+    return npos > 1 ? ops[1]->dtype : TX_VOID;
+  case RES_BOOL:
+    return TX_BOOL;
+  case RES_INT32:
+    return TX_INT32;
+  case RES_UINT32:
+    return tx_dt(DT_UINT, 32, 1);
+  case RES_INT64:
+    return TX_INT64;
+  case RES_UINT64:
+    return tx_dt(DT_UINT, 64, 1);
+  case RES_FLOAT32:
+    return TX_FLOAT32;
+  case RES_HANDLE:
+    return TX_HANDLE;
   case RES_KW_DTYPE:
   case RES_ARG0_DTYPE_STR: {
     const tx_expr *s = NULL;
@@ -654,8 +676,8 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
     uint32_t nops = ops.len, nkw = kw.len;
     tx_dtype t = result_type(b, in, (const tx_expr *const *)ops.items, npos, nops,
                              (const char *const *)kw.items);
-    tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items, nops,
-                             call->span);
+    tx_expr *e =
+        tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items, nops, call->span);
     if (e) {
       e->u.call.op = q;
       e->u.call.kw.npos = npos + (self ? 1 : 0);
@@ -677,7 +699,9 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
     const char *name;
     int min_args, max_args;
     const char *keywords;
-  } methods[] = {{"vload", 1, 2, "dtype"}, {"vstore", 2, 2, ""}, {"ptr_to", 1, 1, ""},
+  } methods[] = {{"vload", 1, 2, "dtype"},
+                 {"vstore", 2, 2, ""},
+                 {"ptr_to", 1, 1, ""},
                  {"access_ptr", 1, 5, "offset,extent,ptr_type,content_lanes"}};
   for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
     if (strcmp(method, methods[i].name) != 0) continue;
@@ -688,23 +712,24 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
     if (self && vec_push(b, &ops, self) && bld_call_operands(b, call, 0, &ops, &kw, &npos)) {
       int ok = (int)npos >= methods[i].min_args && (int)npos <= methods[i].max_args;
       if (!ok)
-        BLD_ERROR(b, call, "%s.%s takes %d to %d positional arguments but %u were given",
-                  buf->name, method, methods[i].min_args, methods[i].max_args, npos);
+        BLD_ERROR(b, call, "%s.%s takes %d to %d positional arguments but %u were given", buf->name,
+                  method, methods[i].min_args, methods[i].max_args, npos);
       for (uint32_t k = 0; ok && k < kw.len; k++) {
         const char *name = kw.items[k];
         size_t len = strlen(name);
         const char *p = strstr(methods[i].keywords, name);
         ok = p && (p[len] == ',' || p[len] == 0) && (p == methods[i].keywords || p[-1] == ',');
-        if (!ok) BLD_ERROR(b, call, "%s.%s got an unexpected keyword argument '%s'", buf->name,
-                           method, name);
+        if (!ok)
+          BLD_ERROR(b, call, "%s.%s got an unexpected keyword argument '%s'", buf->name, method,
+                    name);
       }
       tx_dtype t = buf->dtype;
       if (strcmp(method, "vstore") == 0) t = TX_VOID;
       if (strcmp(method, "ptr_to") == 0 || strcmp(method, "access_ptr") == 0) t = TX_HANDLE;
       for (uint32_t k = 0; k < kw.len; k++) {
         const tx_expr *v = ops.items[npos + 1 + k];
-        if (strcmp(kw.items[k], "dtype") == 0 && (v->kind != EXPR_STRING ||
-                                                  !tx_dtype_parse(v->u.str.data, v->u.str.len, &t))) {
+        if (strcmp(kw.items[k], "dtype") == 0 &&
+            (v->kind != EXPR_STRING || !tx_dtype_parse(v->u.str.data, v->u.str.len, &t))) {
           BLD_ERROR(b, call, "dtype= must be a data type string");
           ok = 0;
         }
@@ -739,14 +764,29 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
     const char *name;
     tx_expr_kind kind;
   } binaries[] = {
-      {"T.min", EXPR_MIN},           {"T.max", EXPR_MAX},           {"T.floordiv", EXPR_FLOORDIV},
-      {"T.floormod", EXPR_FLOORMOD}, {"T.truncdiv", EXPR_DIV},      {"T.truncmod", EXPR_MOD},
-      {"T.Add", EXPR_ADD},           {"T.Sub", EXPR_SUB},           {"T.Mul", EXPR_MUL},
-      {"T.Div", EXPR_DIV},           {"T.Mod", EXPR_MOD},           {"T.FloorDiv", EXPR_FLOORDIV},
-      {"T.FloorMod", EXPR_FLOORMOD}, {"T.Min", EXPR_MIN},           {"T.Max", EXPR_MAX},
-      {"T.EQ", EXPR_EQ},             {"T.NE", EXPR_NE},             {"T.LT", EXPR_LT},
-      {"T.LE", EXPR_LE},             {"T.GT", EXPR_GT},             {"T.GE", EXPR_GE},
-      {"T.And", EXPR_AND},           {"T.Or", EXPR_OR},
+      {"T.min", EXPR_MIN},
+      {"T.max", EXPR_MAX},
+      {"T.floordiv", EXPR_FLOORDIV},
+      {"T.floormod", EXPR_FLOORMOD},
+      {"T.truncdiv", EXPR_DIV},
+      {"T.truncmod", EXPR_MOD},
+      {"T.Add", EXPR_ADD},
+      {"T.Sub", EXPR_SUB},
+      {"T.Mul", EXPR_MUL},
+      {"T.Div", EXPR_DIV},
+      {"T.Mod", EXPR_MOD},
+      {"T.FloorDiv", EXPR_FLOORDIV},
+      {"T.FloorMod", EXPR_FLOORMOD},
+      {"T.Min", EXPR_MIN},
+      {"T.Max", EXPR_MAX},
+      {"T.EQ", EXPR_EQ},
+      {"T.NE", EXPR_NE},
+      {"T.LT", EXPR_LT},
+      {"T.LE", EXPR_LE},
+      {"T.GT", EXPR_GT},
+      {"T.GE", EXPR_GE},
+      {"T.And", EXPR_AND},
+      {"T.Or", EXPR_OR},
   };
   const tx_ast_list *args = &call->u.call.args;
   for (size_t i = 0; i < sizeof binaries / sizeof *binaries; i++) {
@@ -756,7 +796,8 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       *out = NULL;
       return 1;
     }
-    const tx_expr *x = build(b, args->items[0], depth + 1), *y = build(b, args->items[1], depth + 1);
+    const tx_expr *x = build(b, args->items[0], depth + 1),
+                  *y = build(b, args->items[1], depth + 1);
     *out = make_binary(b, binaries[i].kind, x, y, call->span, q);
     return 1;
   }
@@ -770,17 +811,22 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       return 1;
     }
     if (q[2] == 'S') {
-      *out = make_select(b, build(b, args->items[0], depth + 1), build(b, args->items[1], depth + 1),
-                         build(b, args->items[2], depth + 1), call->span);
+      *out =
+          make_select(b, build(b, args->items[0], depth + 1), build(b, args->items[1], depth + 1),
+                      build(b, args->items[2], depth + 1), call->span);
     } else if (q[2] == 'N') {
       const tx_expr *x = build(b, args->items[0], depth + 1);
-      if (x && !tx_dtype_is_bool(x->dtype)) BLD_ERROR(b, call, "T.Not needs a boolean");
-      else if (x) *out = tx_expr_new(b->ir, EXPR_NOT, x->dtype, &x, 1, call->span);
+      if (x && !tx_dtype_is_bool(x->dtype))
+        BLD_ERROR(b, call, "T.Not needs a boolean");
+      else if (x)
+        *out = tx_expr_new(b->ir, EXPR_NOT, x->dtype, &x, 1, call->span);
     } else if (q[2] == 'C') {
       tx_dtype t;
-      const tx_expr *x = bld_dtype(b, args->items[0], &t) ? build(b, args->items[1], depth + 1) : NULL;
-      if (x) *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_with_lanes(t, x->dtype.lanes), &x, 1,
-                                call->span);
+      const tx_expr *x =
+          bld_dtype(b, args->items[0], &t) ? build(b, args->items[1], depth + 1) : NULL;
+      if (x)
+        *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_with_lanes(t, x->dtype.lanes), &x, 1,
+                           call->span);
     } else if (q[2] == 'R' || q[2] == 'B') {
       const tx_ast *lanes_ast = args->items[args->len - 1];
       if (lanes_ast->kind != AST_INT || lanes_ast->u.int_lit.value < 1 ||
@@ -802,7 +848,8 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       /* T.Let(body, where={x: value}) */
       const tx_ast *where = call->u.call.keywords.len == 1 ? call->u.call.keywords.items[0] : NULL;
       if (!where || !where->u.keyword.arg || strcmp(where->u.keyword.arg, "where") != 0 ||
-          where->u.keyword.value->kind != AST_DICT || where->u.keyword.value->u.dict.keys.len != 1 ||
+          where->u.keyword.value->kind != AST_DICT ||
+          where->u.keyword.value->u.dict.keys.len != 1 ||
           !where->u.keyword.value->u.dict.keys.items[0] ||
           where->u.keyword.value->u.dict.keys.items[0]->kind != AST_NAME) {
         BLD_ERROR(b, call, "T.Let is written T.Let(body, where={name: value})");
@@ -814,8 +861,11 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       tx_expr *var = tx_var(b->ir, name->u.name.id, value->dtype, VAR_PLAIN, name->span);
       if (!var) return bld_oom(b), 1;
       uint32_t mark = bld_scope_mark(b);
-      bld_push_symbol(b, (symbol){.name = name->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED,
-                                  .expr = var, .span = name->span});
+      bld_push_symbol(b, (symbol){.name = name->u.name.id,
+                                  .kind = SYM_VAR,
+                                  .mut = MUT_FIXED,
+                                  .expr = var,
+                                  .span = name->span});
       const tx_expr *body = build(b, args->items[0], depth + 1);
       bld_scope_pop(b, mark);
       if (!body) return 1;
@@ -843,7 +893,8 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   const char *q = bld_qualified_name(b, callee, NULL);
   if (!q) {
     const tx_ast *root = callee;
-    while (root->kind == AST_ATTR) root = root->u.attr.value;
+    while (root->kind == AST_ATTR)
+      root = root->u.attr.value;
     if (root->kind == AST_NAME && !bld_lookup(b, root->u.name.id)) {
       BLD_ERROR(b, root, "undefined name '%s'", root->u.name.id);
       return NULL;
@@ -856,7 +907,8 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   const tx_expr *special = NULL;
   if (build_special_call(b, call, q, depth, &special)) return special;
   if (strcmp(q, "T.meta_var") == 0 || strcmp(q, "T.inline") == 0 || strcmp(q, "T.jit") == 0 ||
-      strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.SMEMPool") == 0 || strcmp(q, "T.TMEMPool") == 0) {
+      strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.SMEMPool") == 0 ||
+      strcmp(q, "T.TMEMPool") == 0) {
     BLD_ERROR(b, call, "%s is Python metaprogramming and is not supported in text form", q);
     return NULL;
   }
@@ -889,8 +941,10 @@ static const tx_expr *build_seq(builder *b, const tx_ast *a, int depth) {
   if (ok) {
     e = tx_expr_new(b->ir, EXPR_TUPLE, TX_VOID, (const tx_expr *const *)items.items, items.len,
                     a->span);
-    if (e) e->u.is_list = a->kind == AST_LIST;
-    else bld_oom(b);
+    if (e)
+      e->u.is_list = a->kind == AST_LIST;
+    else
+      bld_oom(b);
   }
   vec_free(&items);
   return e;
@@ -903,30 +957,45 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
   }
   tx_expr *e = NULL;
   switch (a->kind) {
-  case AST_NAME: return build_name(b, a);
-  case AST_INT: return int_literal(b, a, 0);
+  case AST_NAME:
+    return build_name(b, a);
+  case AST_INT:
+    return int_literal(b, a, 0);
   case AST_FLOAT:
     e = tx_float(b->ir, TX_FLOAT32, a->u.float_lit.value, a->span);
     break;
-  case AST_STR: e = tx_string(b->ir, a->u.str.data, a->u.str.len, a->span); break;
+  case AST_STR:
+    e = tx_string(b->ir, a->u.str.data, a->u.str.len, a->span);
+    break;
   case AST_TRUE:
   case AST_FALSE:
     e = tx_int(b->ir, TX_BOOL, a->kind == AST_TRUE, a->span);
     if (e) e->python_bool = 1;
     break;
-  case AST_NONE: e = tx_none(b->ir, a->span); break;
-  case AST_ATTR: return build_attr(b, a);
-  case AST_CALL: return build_call(b, a, depth);
-  case AST_SUBSCRIPT: return build_subscript(b, a, depth, 0);
-  case AST_BINOP: return build_binop(b, a, depth);
-  case AST_UNARYOP: return build_unary(b, a, depth);
-  case AST_COMPARE: return build_compare(b, a, depth);
-  case AST_BOOLOP: return build_boolop(b, a, depth);
+  case AST_NONE:
+    e = tx_none(b->ir, a->span);
+    break;
+  case AST_ATTR:
+    return build_attr(b, a);
+  case AST_CALL:
+    return build_call(b, a, depth);
+  case AST_SUBSCRIPT:
+    return build_subscript(b, a, depth, 0);
+  case AST_BINOP:
+    return build_binop(b, a, depth);
+  case AST_UNARYOP:
+    return build_unary(b, a, depth);
+  case AST_COMPARE:
+    return build_compare(b, a, depth);
+  case AST_BOOLOP:
+    return build_boolop(b, a, depth);
   case AST_IFEXP:
-    return make_select(b, build(b, a->u.ifexp.test, depth + 1), build(b, a->u.ifexp.body, depth + 1),
-                       build(b, a->u.ifexp.orelse, depth + 1), a->span);
+    return make_select(b, build(b, a->u.ifexp.test, depth + 1),
+                       build(b, a->u.ifexp.body, depth + 1), build(b, a->u.ifexp.orelse, depth + 1),
+                       a->span);
   case AST_TUPLE:
-  case AST_LIST: return build_seq(b, a, depth);
+  case AST_LIST:
+    return build_seq(b, a, depth);
   case AST_ELLIPSIS:
   case AST_KEYWORD:
   case AST_STARRED:

@@ -24,10 +24,10 @@ typedef enum sym_kind {
 } sym_kind;
 
 typedef enum var_mutability {
-  MUT_NONE,      /* plain binding: a new `x = ...` shadows it */
-  MUT_LET,       /* T.let: reassigning is an error */
-  MUT_SCALAR,    /* scalar sugar: assignments update it */
-  MUT_FIXED,     /* loop variable, scope id, parameter: may not be reassigned */
+  MUT_NONE,   /* plain binding: a new `x = ...` shadows it */
+  MUT_LET,    /* T.let: reassigning is an error */
+  MUT_SCALAR, /* scalar sugar: assignments update it */
+  MUT_FIXED,  /* loop variable, scope id, parameter: may not be reassigned */
 } var_mutability;
 
 typedef struct symbol {
@@ -75,7 +75,7 @@ typedef struct builder {
 } builder;
 
 /* ---- builder.c: scopes, errors, helpers ---- */
-int bld_push_symbol(builder *b, symbol sym);        /* returns its index or -1 */
+int bld_push_symbol(builder *b, symbol sym); /* returns its index or -1 */
 const symbol *bld_lookup(const builder *b, const char *name);
 uint32_t bld_scope_mark(const builder *b);
 void bld_scope_pop(builder *b, uint32_t mark);

@@ -48,8 +48,8 @@ static uint32_t function_mark(const builder *b) {
 }
 
 static int bind_var(builder *b, const tx_ast *target, const tx_expr *var, var_mutability mut) {
-  symbol s = {.name = target->u.name.id, .kind = SYM_VAR, .mut = mut, .expr = var,
-              .span = target->span};
+  symbol s = {
+      .name = target->u.name.id, .kind = SYM_VAR, .mut = mut, .expr = var, .span = target->span};
   return bld_push_symbol(b, s) >= 0;
 }
 
@@ -62,8 +62,8 @@ static tx_expr *fresh_var(builder *b, const tx_ast *target, tx_dtype t, tx_var_f
 /* ---- calls used as statements ---------------------------------------------------------------- */
 
 static const char *const scope_ids[] = {
-    "cta_id", "thread_id", "warp_id", "lane_id", "warpgroup_id", "warp_id_in_wg",
-    "thread_id_in_wg", "cluster_id", "cta_id_in_cluster", "cta_id_in_pair",
+    "cta_id",        "thread_id",       "warp_id",    "lane_id",           "warpgroup_id",
+    "warp_id_in_wg", "thread_id_in_wg", "cluster_id", "cta_id_in_cluster", "cta_id_in_pair",
 };
 
 /* "cta_id" when `call` is T.cta_id(...), else NULL. */
@@ -257,8 +257,10 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
       const tx_intrinsic *in = tx_intrinsic_find(q);
       if (!in) {
         const char *sugg = tx_intrinsic_suggest(q);
-        if (sugg) BLD_ERROR(b, v->u.call.func, "unknown tile primitive '%s'; did you mean '%s'?", q, sugg);
-        else BLD_ERROR(b, v->u.call.func, "unknown tile primitive '%s'", q);
+        if (sugg)
+          BLD_ERROR(b, v->u.call.func, "unknown tile primitive '%s'; did you mean '%s'?", q, sugg);
+        else
+          BLD_ERROR(b, v->u.call.func, "unknown tile primitive '%s'", q);
         return NULL;
       }
       tx_stmt *s = call_stmt(b, STMT_TILE_OP, v, q);
@@ -282,15 +284,18 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
   return eval_stmt(b, e, st->span);
 }
 
-/* ---- assignments ------------------------------------------------------------------------------ */
+/* ---- assignments ------------------------------------------------------------------------------
+ */
 
 static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_expr *value,
                                   tirx_span span) {
   const tx_ast *obj = target->u.subscript.value;
   const symbol *s = obj->kind == AST_NAME ? bld_lookup(b, obj->u.name.id) : NULL;
   if (!s || s->kind != SYM_BUFFER) {
-    if (obj->kind == AST_NAME && !s) BLD_ERROR(b, obj, "undefined name '%s'", obj->u.name.id);
-    else BLD_ERROR(b, obj, "only buffers can be stored to");
+    if (obj->kind == AST_NAME && !s)
+      BLD_ERROR(b, obj, "undefined name '%s'", obj->u.name.id);
+    else
+      BLD_ERROR(b, obj, "only buffers can be stored to");
     return NULL;
   }
   const tx_expr *load = bld_expr(b, target); /* checks the indices */
@@ -305,7 +310,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
   tx_stmt *st = NULL;
   if (vec_push(b, &ops, value)) {
     int ok = 1;
-    for (uint32_t i = 0; i < load->nops && ok; i++) ok = vec_push(b, &ops, load->ops[i]);
+    for (uint32_t i = 0; i < load->nops && ok; i++)
+      ok = vec_push(b, &ops, load->ops[i]);
     if (ok) st = new_stmt(b, STMT_STORE, (const tx_expr *const *)ops.items, ops.len, NULL, 0, span);
     if (st) st->buffer = s->buffer;
   }
@@ -320,8 +326,9 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
   if (ctor == CTOR_NONE) {
     buf = bld_buffer_view(b, call, target->u.name.id, target->span);
   } else if (ctor == CTOR_MATCH || ctor == CTOR_BUFFER) {
-    BLD_ERROR(b, call, ctor == CTOR_MATCH ? "T.match_buffer must come at the start of the function"
-                                          : "T.Buffer is a parameter annotation");
+    BLD_ERROR(b, call,
+              ctor == CTOR_MATCH ? "T.match_buffer must come at the start of the function"
+                                 : "T.Buffer is a parameter annotation");
     return NULL;
   } else {
     buf = bld_buffer(b, ctor, call, target->u.name.id, target->span);
@@ -332,20 +339,25 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
   int owns_storage = buf->data->u.var.form == VAR_BUFFER_DATA && buf->data->u.var.name == buf->name;
   if (buf->scope == b->n.shared_dyn && owns_storage && buf->form != BUF_VIEW) {
     if (b->dyn_shared_span.line) {
-      BLD_ERROR(b, call, "more than one 'shared.dyn' allocation in one function; carve views "
-                         "from one arena with T.decl_buffer(..., data=arena.data)");
+      BLD_ERROR(b, call,
+                "more than one 'shared.dyn' allocation in one function; carve views "
+                "from one arena with T.decl_buffer(..., data=arena.data)");
       tx_note(b->diags, b->dyn_shared_span, "the first 'shared.dyn' allocation is here");
     } else {
       b->dyn_shared_span = call->span;
     }
   }
-  tx_stmt *s = new_stmt(b, ctor == CTOR_ALLOC || ctor == CTOR_ALLOC_SHARED || ctor == CTOR_ALLOC_LOCAL
-                               ? STMT_ALLOC
-                               : STMT_DECL,
+  tx_stmt *s = new_stmt(b,
+                        ctor == CTOR_ALLOC || ctor == CTOR_ALLOC_SHARED || ctor == CTOR_ALLOC_LOCAL
+                            ? STMT_ALLOC
+                            : STMT_DECL,
                         NULL, 0, NULL, 0, call->span);
   if (!s) return NULL;
   s->buffer = buf;
-  symbol sym = {.name = target->u.name.id, .kind = SYM_BUFFER, .mut = MUT_FIXED, .buffer = buf,
+  symbol sym = {.name = target->u.name.id,
+                .kind = SYM_BUFFER,
+                .mut = MUT_FIXED,
+                .buffer = buf,
                 .span = target->span};
   return bld_push_symbol(b, sym) >= 0 ? s : NULL;
 }
@@ -400,9 +412,10 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     return st && set_vars(b, st, &s->expr, 1) ? st : NULL;
   }
   if (s && s->kind == SYM_VAR && (s->mut == MUT_LET || s->mut == MUT_FIXED)) {
-    BLD_ERROR(b, target, s->mut == MUT_LET ? "cannot reassign '%s': it is an immutable T.let binding"
-                                           : "cannot reassign '%s': loop variables, scope ids and "
-                                             "parameters are immutable",
+    BLD_ERROR(b, target,
+              s->mut == MUT_LET ? "cannot reassign '%s': it is an immutable T.let binding"
+                                : "cannot reassign '%s': loop variables, scope ids and "
+                                  "parameters are immutable",
               name);
     tx_note(b->diags, s->span, "'%s' is defined here", name);
     return NULL;
@@ -434,7 +447,8 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
     if (op)
       return build_scope_id(b, value, op, (const tx_ast *const *)target->u.seq.elts.items,
                             target->u.seq.elts.len);
-    BLD_ERROR(b, target, "tuple assignment is only supported for scope ids: bx, by = T.cta_id([..])");
+    BLD_ERROR(b, target,
+              "tuple assignment is only supported for scope ids: bx, by = T.cta_id([..])");
     return NULL;
   }
   BLD_ERROR(b, target, "cannot assign to this expression");
@@ -451,8 +465,8 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   }
   if (!check_new_name(b, target, function_mark(b))) return NULL;
   const symbol *prev = bld_lookup(b, target->u.name.id);
-  if (prev && prev->kind == SYM_VAR && prev->mut == MUT_NONE && prev->expr->u.var.form == VAR_PLAIN &&
-      (uint32_t)(prev - b->syms) >= function_mark(b)) {
+  if (prev && prev->kind == SYM_VAR && prev->mut == MUT_NONE &&
+      prev->expr->u.var.form == VAR_PLAIN && (uint32_t)(prev - b->syms) >= function_mark(b)) {
     /* Re-annotating a plain binding is a new binding; allowed. */
   }
   tx_bind_style style = BIND_SCALAR;
@@ -464,8 +478,9 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
     style = ann->kind == AST_SUBSCRIPT ? BIND_LET_TYPED : BIND_LET;
     type = ann->kind == AST_SUBSCRIPT ? ann->u.subscript.index : NULL;
   } else if (ann->kind == AST_SUBSCRIPT) {
-    BLD_ERROR(b, ann, "array annotations (x: T.float32[8]) are not supported; use "
-                      "T.alloc_local((8,), \"float32\")");
+    BLD_ERROR(b, ann,
+              "array annotations (x: T.float32[8]) are not supported; use "
+              "T.alloc_local((8,), \"float32\")");
     return NULL;
   }
   if (type && !bld_dtype_attr(b, type, &t, 1)) return NULL;
@@ -479,8 +494,10 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   }
   const tx_expr *value = value_ast ? bld_expr(b, value_ast) : NULL;
   if (value_ast && !value) return NULL;
-  if (value && type) value = bld_coerce(b, value, t, st->span, "annotated assignment");
-  else if (value) t = value->dtype;
+  if (value && type)
+    value = bld_coerce(b, value, t, st->span, "annotated assignment");
+  else if (value)
+    t = value->dtype;
   if (value_ast && !value) return NULL;
   if (value && value->dtype.code == DT_VOID) {
     BLD_ERROR(b, value_ast, "this expression has no value to bind");
@@ -526,9 +543,10 @@ typedef struct loop_form {
 } loop_form;
 
 static const loop_form loop_forms[] = {
-    {"range", FOR_SERIAL},        {"T.serial", FOR_SERIAL},     {"T.unroll", FOR_UNROLL},
-    {"T.vectorized", FOR_VECTORIZED}, {"T.parallel", FOR_PARALLEL},
-    {"T.thread_binding", FOR_THREAD_BINDING}, {"T.grid", FOR_SERIAL},
+    {"range", FOR_SERIAL},        {"T.serial", FOR_SERIAL},
+    {"T.unroll", FOR_UNROLL},     {"T.vectorized", FOR_VECTORIZED},
+    {"T.parallel", FOR_PARALLEL}, {"T.thread_binding", FOR_THREAD_BINDING},
+    {"T.grid", FOR_SERIAL},
 };
 
 static const tx_stmt *loop_nest(builder *b, const tx_ast *st, const tx_ast *const *targets,
@@ -553,8 +571,9 @@ static const tx_stmt *build_for(builder *b, const tx_ast *st) {
   for (size_t i = 0; q && i < sizeof loop_forms / sizeof *loop_forms; i++)
     if (strcmp(q, loop_forms[i].name) == 0) form = &loop_forms[i];
   if (!form) {
-    BLD_ERROR(b, iter, "a for loop iterates over range(...), T.serial, T.unroll, T.vectorized, "
-                       "T.parallel, T.thread_binding or T.grid");
+    BLD_ERROR(b, iter,
+              "a for loop iterates over range(...), T.serial, T.unroll, T.vectorized, "
+              "T.parallel, T.thread_binding or T.grid");
     return NULL;
   }
   int grid = strcmp(form->name, "T.grid") == 0;
@@ -620,12 +639,14 @@ static const tx_stmt *build_for(builder *b, const tx_ast *st) {
     /* Keyword annotations (thread= excluded) follow the bounds. */
     ptr_vec kept = {0}, kept_names = {0};
     int ok = 1;
-    for (uint32_t i = 0; i < npos && ok; i++) ok = vec_push(b, &kept, ops.items[i]);
+    for (uint32_t i = 0; i < npos && ok; i++)
+      ok = vec_push(b, &kept, ops.items[i]);
     for (uint32_t i = 0; i < kw.len && ok; i++)
       if (kw.items[i] != b->n.thread)
         ok = vec_push(b, &kept, ops.items[npos + i]) && vec_push(b, &kept_names, kw.items[i]);
     tx_kwargs k = {.npos = npos,
-                   .names = kept_names.len ? (const char *const *)vec_finish(b, &kept_names) : NULL};
+                   .names =
+                       kept_names.len ? (const char *const *)vec_finish(b, &kept_names) : NULL};
     if (ok)
       result = loop_nest(b, st, targets, ntargets, (const tx_expr *const *)kept.items, kept.len,
                          form, &k, thread, grid);
@@ -662,8 +683,10 @@ static const tx_stmt *loop_nest(builder *b, const tx_ast *st, const tx_ast *cons
       end = ops[1];
       if (!tx_dtype_eq(begin->dtype, end->dtype)) {
         const tx_expr *x = begin, *y = end;
-        if (x->kind == EXPR_INT) begin = bld_coerce(b, x, y->dtype, st->span, "loop bounds");
-        else if (y->kind == EXPR_INT) end = bld_coerce(b, y, x->dtype, st->span, "loop bounds");
+        if (x->kind == EXPR_INT)
+          begin = bld_coerce(b, x, y->dtype, st->span, "loop bounds");
+        else if (y->kind == EXPR_INT)
+          end = bld_coerce(b, y, x->dtype, st->span, "loop bounds");
         if (!begin || !end || !tx_dtype_eq(begin->dtype, end->dtype)) {
           BLD_ERROR(b, st, "loop bounds have different types");
           bld_scope_pop(b, mark);
@@ -687,10 +710,11 @@ static const tx_stmt *loop_nest(builder *b, const tx_ast *st, const tx_ast *cons
     ptr_vec e = {0};
     int ok = vec_push(b, &e, bounds[i][0]) && vec_push(b, &e, bounds[i][1]);
     if (!grid && kw->npos == 3) ok = ok && vec_push(b, &e, ops[2]);
-    for (uint32_t k = grid ? nops : kw->npos; k < nops && ok; k++) ok = vec_push(b, &e, ops[k]);
-    tx_stmt *s = ok ? new_stmt(b, STMT_FOR, (const tx_expr *const *)e.items, e.len, &body, 1,
-                               st->span)
-                    : NULL;
+    for (uint32_t k = grid ? nops : kw->npos; k < nops && ok; k++)
+      ok = vec_push(b, &e, ops[k]);
+    tx_stmt *s =
+        ok ? new_stmt(b, STMT_FOR, (const tx_expr *const *)e.items, e.len, &body, 1, st->span)
+           : NULL;
     vec_free(&e);
     if (!s || !set_vars(b, s, &vars[i], 1)) return NULL;
     s->flag = (uint8_t)form->kind;
@@ -702,7 +726,8 @@ static const tx_stmt *loop_nest(builder *b, const tx_ast *st, const tx_ast *cons
   return body;
 }
 
-/* ---- with ----------------------------------------------------------------------------------------- */
+/* ---- with
+ * ----------------------------------------------------------------------------------------- */
 
 static const tx_stmt *build_with_items(builder *b, const tx_ast *st, size_t item) {
   const tx_ast_list *items = &st->u.with.items;
@@ -751,7 +776,8 @@ static const tx_stmt *build_with_items(builder *b, const tx_ast *st, size_t item
   return s && set_vars(b, s, vars, nvars) ? s : NULL;
 }
 
-/* ---- dispatch ------------------------------------------------------------------------------------ */
+/* ---- dispatch
+ * ------------------------------------------------------------------------------------ */
 
 static const tx_expr *bool_cond(builder *b, const tx_ast *a) {
   const tx_expr *c = bld_expr(b, a);
@@ -788,8 +814,8 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
 
 static const tx_stmt *build_assert(builder *b, const tx_ast *st) {
   const tx_expr *c = bool_cond(b, st->u.assert_.test);
-  const tx_expr *msg = st->u.assert_.msg ? bld_expr(b, st->u.assert_.msg)
-                                         : tx_string(b->ir, "", 0, st->span);
+  const tx_expr *msg =
+      st->u.assert_.msg ? bld_expr(b, st->u.assert_.msg) : tx_string(b->ir, "", 0, st->span);
   if (!c || !msg) return NULL;
   if (msg->kind != EXPR_STRING) {
     BLD_ERROR(b, st->u.assert_.msg, "the assert message must be a string");
@@ -809,16 +835,26 @@ static int produced_nothing_ok(const tx_ast *st) {
 
 static const tx_stmt *build_stmt(builder *b, const tx_ast *st) {
   switch (st->kind) {
-  case AST_EXPR_STMT: return build_expr_stmt(b, st);
-  case AST_ASSIGN: return build_assign(b, st);
-  case AST_ANNASSIGN: return build_annassign(b, st);
-  case AST_AUGASSIGN: return build_augassign(b, st);
-  case AST_FOR: return build_for(b, st);
-  case AST_WHILE: return build_while(b, st);
-  case AST_IF: return build_if(b, st);
-  case AST_WITH: return build_with_items(b, st, 0);
-  case AST_ASSERT: return build_assert(b, st);
-  case AST_PASS: return NULL;
+  case AST_EXPR_STMT:
+    return build_expr_stmt(b, st);
+  case AST_ASSIGN:
+    return build_assign(b, st);
+  case AST_ANNASSIGN:
+    return build_annassign(b, st);
+  case AST_AUGASSIGN:
+    return build_augassign(b, st);
+  case AST_FOR:
+    return build_for(b, st);
+  case AST_WHILE:
+    return build_while(b, st);
+  case AST_IF:
+    return build_if(b, st);
+  case AST_WITH:
+    return build_with_items(b, st, 0);
+  case AST_ASSERT:
+    return build_assert(b, st);
+  case AST_PASS:
+    return NULL;
   case AST_BREAK:
   case AST_CONTINUE:
     if (!b->loop_depth) {
@@ -833,15 +869,21 @@ static const tx_stmt *build_stmt(builder *b, const tx_ast *st) {
     return new_stmt(b, STMT_RETURN, v ? &v : NULL, v ? 1 : 0, NULL, 0, st->span);
   }
   case AST_FUNCDEF:
-    BLD_ERROR(b, st, "nested functions are not supported in text form (@T.inline is Python "
-                     "metaprogramming)");
+    BLD_ERROR(b, st,
+              "nested functions are not supported in text form (@T.inline is Python "
+              "metaprogramming)");
     return NULL;
-  case AST_CLASSDEF: BLD_ERROR(b, st, "classes are not allowed inside a function"); return NULL;
+  case AST_CLASSDEF:
+    BLD_ERROR(b, st, "classes are not allowed inside a function");
+    return NULL;
   case AST_IMPORT:
-  case AST_IMPORTFROM: BLD_ERROR(b, st, "imports belong at module level"); return NULL;
+  case AST_IMPORTFROM:
+    BLD_ERROR(b, st, "imports belong at module level");
+    return NULL;
   case AST_DEL:
   case AST_GLOBAL:
-    BLD_ERROR(b, st, "%s statements are not supported in TIRx", st->kind == AST_DEL ? "del" : "global");
+    BLD_ERROR(b, st, "%s statements are not supported in TIRx",
+              st->kind == AST_DEL ? "del" : "global");
     return NULL;
   case AST_NAME:
   case AST_INT:
@@ -868,7 +910,8 @@ static const tx_stmt *build_stmt(builder *b, const tx_ast *st) {
   case AST_LAMBDA:
   case AST_WITHITEM:
   case AST_PARAM:
-  case AST_ALIAS: break;
+  case AST_ALIAS:
+    break;
   }
   tx_internal_error(b->diags, "builder", "unexpected syntax node %s", tx_ast_kind_name(st->kind));
   return NULL;
@@ -882,8 +925,10 @@ const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts) {
     const tx_ast *st = stmts->items[i];
     size_t errors = tx_diag_errors(b->diags);
     const tx_stmt *s = build_stmt(b, st);
-    if (s) vec_push(b, &items, s);
-    else if (tx_diag_errors(b->diags) > errors || !produced_nothing_ok(st)) failed |= tx_diag_errors(b->diags) > errors;
+    if (s)
+      vec_push(b, &items, s);
+    else if (tx_diag_errors(b->diags) > errors || !produced_nothing_ok(st))
+      failed |= tx_diag_errors(b->diags) > errors;
   }
   bld_scope_pop(b, mark);
   const tx_stmt *result = NULL;

@@ -74,7 +74,8 @@ static int *find_head(builder *b, const char *name, int insert) {
 static int rehash(builder *b, uint32_t cap) {
   int *heads = malloc(cap * sizeof *heads);
   if (!heads) return 0;
-  for (uint32_t i = 0; i < cap; i++) heads[i] = -1;
+  for (uint32_t i = 0; i < cap; i++)
+    heads[i] = -1;
   int *old = b->heads;
   b->heads = heads;
   b->heads_cap = cap;
@@ -135,10 +136,10 @@ void bld_scope_pop(builder *b, uint32_t mark) {
 
 static int is_python_keyword(const char *s, size_t n) {
   static const char *const keywords[] = {
-      "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-      "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-      "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-      "return", "try", "while", "with", "yield"};
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
     if (strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0) return 1;
   return 0;
@@ -184,13 +185,22 @@ static int qualify(builder *b, const tx_ast *a, tx_strbuf *sb, const symbol **ro
     if (!s) return 0;
     if (root) *root = s;
     switch (s->kind) {
-    case SYM_MODULE_TIRX: tx_sb_puts(sb, "T"); return 1;
-    case SYM_MODULE_IR: tx_sb_puts(sb, "I"); return 1;
-    case SYM_MODULE_TILE: tx_sb_puts(sb, "T.tile"); return 1;
-    case SYM_LAYOUT_NAME: tx_sb_puts(sb, s->alias_of); return 1;
+    case SYM_MODULE_TIRX:
+      tx_sb_puts(sb, "T");
+      return 1;
+    case SYM_MODULE_IR:
+      tx_sb_puts(sb, "I");
+      return 1;
+    case SYM_MODULE_TILE:
+      tx_sb_puts(sb, "T.tile");
+      return 1;
+    case SYM_LAYOUT_NAME:
+      tx_sb_puts(sb, s->alias_of);
+      return 1;
     case SYM_VAR:
     case SYM_BUFFER:
-    case SYM_CONST: return 0;
+    case SYM_CONST:
+      return 0;
     }
     return 0;
   }
@@ -299,8 +309,8 @@ static void build_module_assign(builder *b, const tx_ast *st) {
     s.expr = bld_expr(b, value);
     if (!s.expr) return;
     int64_t iv;
-    int literal = s.expr->kind == EXPR_STRING || s.expr->kind == EXPR_FLOAT ||
-                  bld_const_int(s.expr, &iv);
+    int literal =
+        s.expr->kind == EXPR_STRING || s.expr->kind == EXPR_FLOAT || bld_const_int(s.expr, &iv);
     if (!literal) {
       BLD_ERROR(b, value, "module-level constant '%s' must be a literal, a layout or T.<dtype>()",
                 target->u.name.id);
@@ -355,8 +365,9 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
 /* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`. */
 static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bufs) {
   if (p->u.param.kind != PARAM_NORMAL) {
-    BLD_ERROR(b, p, "*args, **kwargs and keyword-only markers are not supported in kernel "
-                    "parameters (T.constexpr needs @T.jit, which text form does not support)");
+    BLD_ERROR(b, p,
+              "*args, **kwargs and keyword-only markers are not supported in kernel "
+              "parameters (T.constexpr needs @T.jit, which text form does not support)");
     return 0;
   }
   if (p->u.param.default_value) {
@@ -380,8 +391,9 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
     tx_dtype dt;
     const tx_ast *type = ann->kind == AST_CALL ? ann->u.call.func : ann;
     if (!bld_dtype_attr(b, type, &dt, 0)) {
-      BLD_ERROR(b, ann, "unsupported parameter annotation; expected T.Buffer(...), T.handle or a "
-                        "scalar dtype such as T.int32");
+      BLD_ERROR(b, ann,
+                "unsupported parameter annotation; expected T.Buffer(...), T.handle or a "
+                "scalar dtype such as T.int32");
       return 0;
     }
     var = tx_var(b->ir, p->u.param.name, dt, VAR_PARAM, p->span);
@@ -414,8 +426,12 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
       return 0;
     }
   }
-  symbol s = {.name = p->u.param.name, .kind = buf ? SYM_BUFFER : SYM_VAR, .mut = MUT_FIXED,
-              .expr = var, .buffer = buf, .span = p->span};
+  symbol s = {.name = p->u.param.name,
+              .kind = buf ? SYM_BUFFER : SYM_VAR,
+              .mut = MUT_FIXED,
+              .expr = var,
+              .buffer = buf,
+              .span = p->span};
   bld_push_symbol(b, s);
   return vec_push(b, params, var) && vec_push(b, bufs, buf);
 }
@@ -462,8 +478,9 @@ static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr
   for (; hs && idx < params->len; idx++)
     if (params->items[idx] == hs->expr) break;
   if (!hs || hs->kind != SYM_VAR || idx == params->len) {
-    BLD_ERROR(b, handle ? handle : call, "the first argument of T.match_buffer must be a "
-                                         "T.handle parameter of this function");
+    BLD_ERROR(b, handle ? handle : call,
+              "the first argument of T.match_buffer must be a "
+              "T.handle parameter of this function");
     return 1;
   }
   if (bufs->items[idx]) {
@@ -484,7 +501,10 @@ static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr
     BLD_ERROR(b, target, "redefinition of buffer '%s'", target->u.name.id);
     return 1;
   }
-  symbol s = {.name = target->u.name.id, .kind = SYM_BUFFER, .mut = MUT_FIXED, .buffer = buf,
+  symbol s = {.name = target->u.name.id,
+              .kind = SYM_BUFFER,
+              .mut = MUT_FIXED,
+              .buffer = buf,
               .span = target->span};
   bld_push_symbol(b, s);
   return 1;
@@ -502,7 +522,10 @@ static int declare_symbolic(builder *b, const tx_ast *st) {
     return 0;
   tx_expr *v = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
   if (!v) return bld_oom(b), 1;
-  symbol s = {.name = target->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED, .expr = v,
+  symbol s = {.name = target->u.name.id,
+              .kind = SYM_VAR,
+              .mut = MUT_FIXED,
+              .expr = v,
               .span = target->span};
   if (bld_push_symbol(b, s) >= 0) vec_push(b, &b->symbolic, v);
   return 1;
@@ -514,7 +537,8 @@ static int is_header_stmt(builder *b, const tx_ast *st) {
   const tx_ast *v = st->u.assign.value;
   tx_dtype dt;
   return bld_buffer_ctor_of(b, v) == CTOR_MATCH ||
-         (!v->u.call.args.len && !v->u.call.keywords.len && bld_dtype_attr(b, v->u.call.func, &dt, 0));
+         (!v->u.call.args.len && !v->u.call.keywords.len &&
+          bld_dtype_attr(b, v->u.call.func, &dt, 0));
 }
 
 static const tx_func *build_func(builder *b, const tx_ast *fn) {
@@ -554,8 +578,8 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->name = fn->u.funcdef.name;
     f->nparams = params.len;
     f->params = (const tx_expr *const *)vec_finish(b, &params);
-    f->param_bufs = (const tx_buffer *const *)tx_ir_dup_ptrs(
-        b->ir, (const void *const *)bufs.items, bufs.len);
+    f->param_bufs =
+        (const tx_buffer *const *)tx_ir_dup_ptrs(b->ir, (const void *const *)bufs.items, bufs.len);
     f->nattrs = b->attr_keys.len;
     f->attr_keys = (const char *const *)vec_finish(b, &b->attr_keys);
     f->attr_values = (const tx_expr *const *)vec_finish(b, &b->attr_values);
@@ -598,8 +622,9 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
     if (q && strcmp(q, "I.ir_module") == 0) is_module = 1;
   }
   if (!is_module) {
-    BLD_ERROR(b, cls, "class '%s' must be decorated with @I.ir_module (other classes are Python "
-                      "metaprogramming, not supported in text form)",
+    BLD_ERROR(b, cls,
+              "class '%s' must be decorated with @I.ir_module (other classes are Python "
+              "metaprogramming, not supported in text form)",
               cls->u.classdef.name);
     return;
   }
@@ -640,23 +665,45 @@ static void build_top_level(builder *b, const tx_ast *st, tx_module *mod, ptr_ve
     return;
   }
   if (st->kind == AST_CLASSDEF) {
-    if (funcs->len) BLD_ERROR(b, st, "an @I.ir_module class cannot follow top-level functions");
-    else build_class(b, st, mod, funcs);
+    if (funcs->len)
+      BLD_ERROR(b, st, "an @I.ir_module class cannot follow top-level functions");
+    else
+      build_class(b, st, mod, funcs);
     return;
   }
-  BLD_ERROR(b, st, "unexpected %s at module level; expected imports, constants and "
-                   "@T.prim_func functions",
+  BLD_ERROR(b, st,
+            "unexpected %s at module level; expected imports, constants and "
+            "@T.prim_func functions",
             tx_ast_kind_name(st->kind));
 }
 
 static void intern_common_names(builder *b) {
 #define N(field, text) b->n.field = bld_intern(b, text)
-  N(T, "T"); N(I, "I"); N(range, "range"); N(None, "None"); N(dtype, "dtype"); N(scope, "scope");
-  N(data, "data"); N(strides, "strides"); N(elem_offset, "elem_offset"); N(align, "align");
-  N(offset_factor, "offset_factor"); N(layout, "layout"); N(allocated_addr, "allocated_addr");
-  N(shape, "shape"); N(thread, "thread"); N(preferred, "preferred"); N(private_, "private");
-  N(annotations, "annotations"); N(step, "step"); N(global, "global"); N(shared, "shared");
-  N(shared_dyn, "shared.dyn"); N(local, "local"); N(m, "m"); N(where, "where");
+  N(T, "T");
+  N(I, "I");
+  N(range, "range");
+  N(None, "None");
+  N(dtype, "dtype");
+  N(scope, "scope");
+  N(data, "data");
+  N(strides, "strides");
+  N(elem_offset, "elem_offset");
+  N(align, "align");
+  N(offset_factor, "offset_factor");
+  N(layout, "layout");
+  N(allocated_addr, "allocated_addr");
+  N(shape, "shape");
+  N(thread, "thread");
+  N(preferred, "preferred");
+  N(private_, "private");
+  N(annotations, "annotations");
+  N(step, "step");
+  N(global, "global");
+  N(shared, "shared");
+  N(shared_dyn, "shared.dyn");
+  N(local, "local");
+  N(m, "m");
+  N(where, "where");
 #undef N
 }
 

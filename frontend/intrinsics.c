@@ -27,7 +27,9 @@ enum {
   K_SUGGEST_MAX_LEN = 128,
 };
 
-size_t tx_intrinsic_count(void) { return K_COUNT; }
+size_t tx_intrinsic_count(void) {
+  return K_COUNT;
+}
 
 const tx_intrinsic *tx_intrinsic_at(size_t i) {
   return i < K_COUNT ? &k_table[i] : NULL;
@@ -86,19 +88,18 @@ static size_t min3(size_t a, size_t b, size_t c) {
  * transpositions, the usual "Damerau" for typo correction), giving up as soon
  * as it must exceed `limit`; then it returns limit + 1. Both strings are at
  * most K_SUGGEST_MAX_LEN long (callers check), so three stack rows suffice. */
-static size_t bounded_distance(const char *a, size_t la, const char *b, size_t lb,
-                               size_t limit) {
+static size_t bounded_distance(const char *a, size_t la, const char *b, size_t lb, size_t limit) {
   size_t rows[3][K_SUGGEST_MAX_LEN + 1];
   size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
   if ((la > lb ? la - lb : lb - la) > limit) return limit + 1;
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t j = 0; j <= lb; j++)
+    prev[j] = j;
   for (size_t i = 1; i <= la; i++) {
     size_t row_min = cur[0] = i;
     for (size_t j = 1; j <= lb; j++) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       size_t d = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-          prev2[j - 2] + 1 < d)
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < d)
         d = prev2[j - 2] + 1;
       cur[j] = d;
       if (d < row_min) row_min = d;

@@ -14,9 +14,9 @@
 
 /* How the result dtype of a call is found. */
 typedef enum tx_result_rule {
-  RES_VOID,    /* a statement-like call */
-  RES_ARG0,    /* same dtype as the first argument */
-  RES_ARG1,    /* same dtype as the second argument */
+  RES_VOID, /* a statement-like call */
+  RES_ARG0, /* same dtype as the first argument */
+  RES_ARG1, /* same dtype as the second argument */
   RES_BOOL,
   RES_INT32,
   RES_UINT32,
@@ -24,17 +24,17 @@ typedef enum tx_result_rule {
   RES_UINT64,
   RES_FLOAT32,
   RES_HANDLE,
-  RES_KW_DTYPE, /* from the `return_type=` or `dtype=` keyword (default void) */
+  RES_KW_DTYPE,       /* from the `return_type=` or `dtype=` keyword (default void) */
   RES_ARG0_DTYPE_STR, /* the first argument is a dtype string: T.reinterpret("float32", x) */
 } tx_result_rule;
 
 typedef enum tx_intrinsic_kind {
-  INTRIN_EXPR,      /* an ordinary call */
-  INTRIN_TILE,      /* a tile primitive: T.tile.*, T.warp.*, T.wg.*, T.cta.*, T.cluster.* */
+  INTRIN_EXPR, /* an ordinary call */
+  INTRIN_TILE, /* a tile primitive: T.tile.*, T.warp.*, T.wg.*, T.cta.*, T.cluster.* */
 } tx_intrinsic_kind;
 
 typedef struct tx_intrinsic {
-  const char *name;     /* canonical: "T.exp", "T.ptx.mbarrier.init", "T.tile.copy" */
+  const char *name;       /* canonical: "T.exp", "T.ptx.mbarrier.init", "T.tile.copy" */
   int min_args, max_args; /* positional; max -1 = any number */
   tx_result_rule result;
   const char *keywords; /* comma-separated allowed keywords, "*" any, "" none */

@@ -20,7 +20,8 @@
 const char *tx_ast_kind_name(tx_ast_kind kind) {
   switch (kind) {
 #define X(k, name)                                                                                 \
-  case k: return name;
+  case k:                                                                                          \
+    return name;
 #include "frontend/ast_kinds.def"
 #undef X
   }
@@ -157,7 +158,8 @@ tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list) {
   tx_ast **items = p_alloc(ps, list.len * sizeof *items);
   if (!items) return out;
   size_t i = 0;
-  for (tx_cell *c = list.head; c && i < list.len; c = c->next) items[i++] = c->item;
+  for (tx_cell *c = list.head; c && i < list.len; c = c->next)
+    items[i++] = c->item;
   out.items = items;
   out.len = i;
   /* The list is consumed: every list is finished at most once. */
@@ -200,7 +202,8 @@ static uint32_t max_u32(uint32_t a, uint32_t b) {
 }
 static uint32_t depth_of_list(tx_ast_list l) {
   uint32_t m = 0;
-  for (size_t i = 0; i < l.len; i++) m = max_u32(m, depth_of(l.items[i]));
+  for (size_t i = 0; i < l.len; i++)
+    m = max_u32(m, depth_of(l.items[i]));
   return m;
 }
 
@@ -225,14 +228,21 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
   case AST_ALIAS:
   case AST_GLOBAL:
   case AST_IMPORT:
-  case AST_IMPORTFROM: break;
-  case AST_ATTR: m = depth_of(a->u.attr.value); break;
+  case AST_IMPORTFROM:
+    break;
+  case AST_ATTR:
+    m = depth_of(a->u.attr.value);
+    break;
   case AST_CALL:
     m = max_u32(depth_of(a->u.call.func),
                 max_u32(depth_of_list(a->u.call.args), depth_of_list(a->u.call.keywords)));
     break;
-  case AST_KEYWORD: m = depth_of(a->u.keyword.value); break;
-  case AST_STARRED: m = depth_of(a->u.starred.value); break;
+  case AST_KEYWORD:
+    m = depth_of(a->u.keyword.value);
+    break;
+  case AST_STARRED:
+    m = depth_of(a->u.starred.value);
+    break;
   case AST_SUBSCRIPT:
     m = max_u32(depth_of(a->u.subscript.value), depth_of(a->u.subscript.index));
     break;
@@ -241,16 +251,24 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
                 max_u32(depth_of(a->u.slice.upper), depth_of(a->u.slice.step)));
     break;
   case AST_TUPLE:
-  case AST_LIST: m = depth_of_list(a->u.seq.elts); break;
+  case AST_LIST:
+    m = depth_of_list(a->u.seq.elts);
+    break;
   case AST_DICT:
     m = max_u32(depth_of_list(a->u.dict.keys), depth_of_list(a->u.dict.values));
     break;
-  case AST_BINOP: m = max_u32(depth_of(a->u.binop.left), depth_of(a->u.binop.right)); break;
-  case AST_UNARYOP: m = depth_of(a->u.unop.operand); break;
+  case AST_BINOP:
+    m = max_u32(depth_of(a->u.binop.left), depth_of(a->u.binop.right));
+    break;
+  case AST_UNARYOP:
+    m = depth_of(a->u.unop.operand);
+    break;
   case AST_COMPARE:
     m = max_u32(depth_of(a->u.compare.left), depth_of_list(a->u.compare.comparators));
     break;
-  case AST_BOOLOP: m = depth_of_list(a->u.boolop.values); break;
+  case AST_BOOLOP:
+    m = depth_of_list(a->u.boolop.values);
+    break;
   case AST_IFEXP:
     m = max_u32(depth_of(a->u.ifexp.test),
                 max_u32(depth_of(a->u.ifexp.body), depth_of(a->u.ifexp.orelse)));
@@ -258,7 +276,9 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
   case AST_LAMBDA:
     m = max_u32(depth_of_list(a->u.lambda.params), depth_of(a->u.lambda.body));
     break;
-  case AST_EXPR_STMT: m = depth_of(a->u.expr_stmt.value); break;
+  case AST_EXPR_STMT:
+    m = depth_of(a->u.expr_stmt.value);
+    break;
   case AST_ASSIGN:
     m = max_u32(depth_of_list(a->u.assign.targets), depth_of(a->u.assign.value));
     break;
@@ -288,8 +308,7 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
     m = max_u32(depth_of(a->u.withitem.context), depth_of(a->u.withitem.target));
     break;
   case AST_FUNCDEF:
-    m = max_u32(max_u32(depth_of_list(a->u.funcdef.decorators),
-                        depth_of_list(a->u.funcdef.params)),
+    m = max_u32(max_u32(depth_of_list(a->u.funcdef.decorators), depth_of_list(a->u.funcdef.params)),
                 max_u32(depth_of_list(a->u.funcdef.body), depth_of(a->u.funcdef.returns)));
     break;
   case AST_PARAM:
@@ -299,9 +318,15 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
     m = max_u32(depth_of_list(a->u.classdef.decorators),
                 max_u32(depth_of_list(a->u.classdef.bases), depth_of_list(a->u.classdef.body)));
     break;
-  case AST_RETURN: m = depth_of(a->u.ret.value); break;
-  case AST_ASSERT: m = max_u32(depth_of(a->u.assert_.test), depth_of(a->u.assert_.msg)); break;
-  case AST_DEL: m = depth_of_list(a->u.del.targets); break;
+  case AST_RETURN:
+    m = depth_of(a->u.ret.value);
+    break;
+  case AST_ASSERT:
+    m = max_u32(depth_of(a->u.assert_.test), depth_of(a->u.assert_.msg));
+    break;
+  case AST_DEL:
+    m = depth_of_list(a->u.del.targets);
+    break;
   }
   tx_pnode *pn = (tx_pnode *)n;
   pn->depth = m + 1;
@@ -381,19 +406,31 @@ static const char *expr_description(const tx_ast *t) {
   case AST_INT:
   case AST_FLOAT:
   case AST_STR:
-  case AST_ELLIPSIS: return "literal";
-  case AST_NONE: return "None";
-  case AST_TRUE: return "True";
-  case AST_FALSE: return "False";
-  case AST_CALL: return "function call";
+  case AST_ELLIPSIS:
+    return "literal";
+  case AST_NONE:
+    return "None";
+  case AST_TRUE:
+    return "True";
+  case AST_FALSE:
+    return "False";
+  case AST_CALL:
+    return "function call";
   case AST_BINOP:
-  case AST_UNARYOP: return "expression";
-  case AST_COMPARE: return "comparison";
-  case AST_BOOLOP: return "expression";
-  case AST_IFEXP: return "conditional expression";
-  case AST_LAMBDA: return "lambda";
-  case AST_DICT: return "dict literal";
-  case AST_SLICE: return "slice";
+  case AST_UNARYOP:
+    return "expression";
+  case AST_COMPARE:
+    return "comparison";
+  case AST_BOOLOP:
+    return "expression";
+  case AST_IFEXP:
+    return "conditional expression";
+  case AST_LAMBDA:
+    return "lambda";
+  case AST_DICT:
+    return "dict literal";
+  case AST_SLICE:
+    return "slice";
   case AST_KEYWORD:
   case AST_NAME:
   case AST_ATTR:
@@ -422,7 +459,8 @@ static const char *expr_description(const tx_ast *t) {
   case AST_IMPORTFROM:
   case AST_ALIAS:
   case AST_DEL:
-  case AST_GLOBAL: break;
+  case AST_GLOBAL:
+    break;
   }
   return "expression";
 }
@@ -474,12 +512,15 @@ void tx_p_check_params(tx_pstate *ps, tx_ast_list params) {
         return;
       }
       break;
-    case PARAM_KWARGS: seen_kwargs = 1; break;
+    case PARAM_KWARGS:
+      seen_kwargs = 1;
+      break;
     case PARAM_SLASH:
       if (seen_slash || seen_star || i == 0) {
-        tx_p_error(ps, loc, seen_slash ? "/ may appear only once"
-                            : seen_star ? "/ must be ahead of *"
-                                        : "at least one argument must precede /");
+        tx_p_error(ps, loc,
+                   seen_slash  ? "/ may appear only once"
+                   : seen_star ? "/ must be ahead of *"
+                               : "at least one argument must precede /");
         return;
       }
       seen_slash = 1;
@@ -522,10 +563,23 @@ tx_ast *tx_p_int(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
   size_t i = 0;
   if (len > 2 && text[0] == '0') {
     switch (text[1]) {
-    case 'x': case 'X': base = 16; i = 2; break;
-    case 'o': case 'O': base = 8; i = 2; break;
-    case 'b': case 'B': base = 2; i = 2; break;
-    default: break;
+    case 'x':
+    case 'X':
+      base = 16;
+      i = 2;
+      break;
+    case 'o':
+    case 'O':
+      base = 8;
+      i = 2;
+      break;
+    case 'b':
+    case 'B':
+      base = 2;
+      i = 2;
+      break;
+    default:
+      break;
     }
   }
   uint64_t v = 0;
@@ -559,8 +613,8 @@ tx_ast *tx_p_float(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
   buf[k] = '\0';
 #if defined(__GLIBC__)
   if (!ps->c_locale) ps->c_locale = (void *)newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-  n->u.float_lit.value = ps->c_locale ? strtod_l(buf, NULL, (locale_t)ps->c_locale)
-                                      : strtod(buf, NULL);
+  n->u.float_lit.value =
+      ps->c_locale ? strtod_l(buf, NULL, (locale_t)ps->c_locale) : strtod(buf, NULL);
 #else
   n->u.float_lit.value = strtod(buf, NULL);
 #endif
@@ -643,21 +697,49 @@ tx_ast *tx_p_string(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
     char e = text[p + 1];
     p += 2;
     switch (e) {
-    case '\n': break; /* line continuation inside the literal */
+    case '\n':
+      break; /* line continuation inside the literal */
     case '\r':
       if (p < body_end && text[p] == '\n') p++;
       break;
-    case '\\': out[o++] = '\\'; break;
-    case '\'': out[o++] = '\''; break;
-    case '"': out[o++] = '"'; break;
-    case 'a': out[o++] = '\a'; break;
-    case 'b': out[o++] = '\b'; break;
-    case 'f': out[o++] = '\f'; break;
-    case 'n': out[o++] = '\n'; break;
-    case 'r': out[o++] = '\r'; break;
-    case 't': out[o++] = '\t'; break;
-    case 'v': out[o++] = '\v'; break;
-    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+    case '\\':
+      out[o++] = '\\';
+      break;
+    case '\'':
+      out[o++] = '\'';
+      break;
+    case '"':
+      out[o++] = '"';
+      break;
+    case 'a':
+      out[o++] = '\a';
+      break;
+    case 'b':
+      out[o++] = '\b';
+      break;
+    case 'f':
+      out[o++] = '\f';
+      break;
+    case 'n':
+      out[o++] = '\n';
+      break;
+    case 'r':
+      out[o++] = '\r';
+      break;
+    case 't':
+      out[o++] = '\t';
+      break;
+    case 'v':
+      out[o++] = '\v';
+      break;
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7': {
       uint32_t v = (uint32_t)(e - '0');
       for (int k = 0; k < 2 && p < body_end && text[p] >= '0' && text[p] <= '7'; k++)
         v = v * 8 + (uint32_t)(text[p++] - '0');
@@ -684,8 +766,8 @@ tx_ast *tx_p_string(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
       for (; k < want && p + k < body_end && digit_value(text[p + k]) < 16; k++)
         v = v * 16 + (uint32_t)digit_value(text[p + k]);
       if (k < want) {
-        tx_p_error(ps, loc_at(loc, text, esc, 2 + k), "truncated \\%c escape (expected %zu hex digits)",
-                   e, want);
+        tx_p_error(ps, loc_at(loc, text, esc, 2 + k),
+                   "truncated \\%c escape (expected %zu hex digits)", e, want);
         p += k;
         break;
       }
@@ -731,7 +813,8 @@ tx_ast *tx_p_string(tx_pstate *ps, const char *text, size_t len, tx_loc loc) {
 tx_ast *tx_p_concat_strings(tx_pstate *ps, tx_plist parts, tx_loc loc) {
   if (parts.len == 1) return parts.head->item;
   size_t total = 0;
-  for (tx_cell *c = parts.head; c; c = c->next) total += c->item->u.str.len;
+  for (tx_cell *c = parts.head; c; c = c->next)
+    total += c->item->u.str.len;
   tx_ast *n = tx_p_new(ps, AST_STR, loc);
   if (total > TX_MAX_STRING_BYTES) {
     tx_p_error(ps, loc, "string literal too long (%zu bytes, limit %d)", total,
@@ -760,8 +843,7 @@ tx_ast *tx_p_concat_strings(tx_pstate *ps, tx_plist parts, tx_loc loc) {
 static tx_loc offset_loc(const char *text, size_t off) {
   uint32_t line = 1;
   size_t bol = 0;
-  for (const char *p = text, *end = text + off; (p = memchr(p, '\n', (size_t)(end - p)));
-       p++) {
+  for (const char *p = text, *end = text + off; (p = memchr(p, '\n', (size_t)(end - p))); p++) {
     line++;
     bol = (size_t)(p - text) + 1;
   }
@@ -769,8 +851,8 @@ static tx_loc offset_loc(const char *text, size_t off) {
   return (tx_loc){line, col, line, col + 1};
 }
 
-tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const char *text,
-                            size_t len, tx_ast_list *out) {
+tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const char *text, size_t len,
+                            tx_ast_list *out) {
   if (out) *out = (tx_ast_list){0};
   if (!env || !env->arena || !env->strings || !env->diags || !out || (!text && len))
     return TIRX_ERR_USAGE;
@@ -793,8 +875,10 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
       tx_p_oom(ps);
     } else {
       int rc = txpy_parse(ps);
-      if (rc == 2 && !ps->nerrors) tx_p_oom(ps); /* bison: memory exhausted */
-      else if (rc != 0 && !ps->nerrors && !ps->nomem) ps->nerrors++; /* aborted */
+      if (rc == 2 && !ps->nerrors)
+        tx_p_oom(ps); /* bison: memory exhausted */
+      else if (rc != 0 && !ps->nerrors && !ps->nomem)
+        ps->nerrors++; /* aborted */
     }
   }
   tx_lexer_close(ps);

@@ -57,12 +57,12 @@ typedef struct tx_pstate {
   void *scanner;    /* yyscan_t of the flex scanner */
   char *lexbuf;     /* the text flex scans, with two NULs after it */
   void *flex_last_alloc;
-  jmp_buf fatal;    /* where a flex fatal error (out of memory) lands */
+  jmp_buf fatal; /* where a flex fatal error (out of memory) lands */
 
   /* Outcome. */
   size_t nerrors;
-  int stop;       /* stop everything: the lexer now only returns end of file */
-  int nomem;      /* an allocation failed: the result is TIRX_ERR_NOMEM */
+  int stop;  /* stop everything: the lexer now only returns end of file */
+  int nomem; /* an allocation failed: the result is TIRX_ERR_NOMEM */
   int nesting_reported;
   int recovering; /* the parser is resynchronising after a syntax error */
   tx_ast_list result;
@@ -120,8 +120,10 @@ static inline void tx_p_lloc_default(tx_loc *cur, const tx_loc *rhs, int n) {
     return;
   }
   int first = 1, last = n;
-  while (first <= n && tx_loc_empty(&rhs[first])) first++;
-  while (last >= first && tx_loc_empty(&rhs[last])) last--;
+  while (first <= n && tx_loc_empty(&rhs[first]))
+    first++;
+  while (last >= first && tx_loc_empty(&rhs[last]))
+    last--;
   if (first > last) {
     const tx_loc *at = n > 0 ? &rhs[n] : &rhs[0];
     *cur = (tx_loc){at->end_line, at->end_col, at->end_line, at->end_col};

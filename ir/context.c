@@ -19,19 +19,25 @@
 #define TX_STR(x) TX_STR2(x)
 
 const char *tirx_version(void) {
-  return TX_STR(TIRX_VERSION_MAJOR) "." TX_STR(TIRX_VERSION_MINOR) "." TX_STR(
-      TIRX_VERSION_PATCH);
+  return TX_STR(TIRX_VERSION_MAJOR) "." TX_STR(TIRX_VERSION_MINOR) "." TX_STR(TIRX_VERSION_PATCH);
 }
 
 const char *tirx_status_name(tirx_status status) {
   switch (status) {
-  case TIRX_OK: return "ok";
-  case TIRX_ERR_INPUT: return "input error";
-  case TIRX_ERR_USAGE: return "usage error";
-  case TIRX_ERR_INTERNAL: return "internal error";
-  case TIRX_ERR_NOMEM: return "out of memory";
-  case TIRX_ERR_IO: return "I/O error";
-  case TIRX_ERR_TRUNCATED: return "buffer too small";
+  case TIRX_OK:
+    return "ok";
+  case TIRX_ERR_INPUT:
+    return "input error";
+  case TIRX_ERR_USAGE:
+    return "usage error";
+  case TIRX_ERR_INTERNAL:
+    return "internal error";
+  case TIRX_ERR_NOMEM:
+    return "out of memory";
+  case TIRX_ERR_IO:
+    return "I/O error";
+  case TIRX_ERR_TRUNCATED:
+    return "buffer too small";
   }
   /* A value outside the enum (from a cast or another language). */
   return "unknown status";
@@ -105,9 +111,12 @@ static tirx_status deliver(tx_strbuf *sb, char *buf, size_t cap, size_t *needed)
 static tirx_status write_stream(tx_strbuf *sb, FILE *stream) {
   const char *text = tx_sb_cstr(sb);
   tirx_status st = TIRX_OK;
-  if (!text) st = TIRX_ERR_NOMEM;
-  else if (sb->len && fwrite(text, 1, sb->len, stream) != sb->len) st = TIRX_ERR_IO;
-  else if (fflush(stream) != 0 || ferror(stream)) st = TIRX_ERR_IO;
+  if (!text)
+    st = TIRX_ERR_NOMEM;
+  else if (sb->len && fwrite(text, 1, sb->len, stream) != sb->len)
+    st = TIRX_ERR_IO;
+  else if (fflush(stream) != 0 || ferror(stream))
+    st = TIRX_ERR_IO;
   tx_sb_free(sb);
   return st;
 }

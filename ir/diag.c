@@ -153,7 +153,8 @@ static void render_excerpt(const source *src, const tirx_span *sp, tx_strbuf *ou
   for (uint32_t l = 1; l < sp->line && p < end; p++)
     if (*p == '\n') l++;
   const char *eol = p;
-  while (eol < end && *eol != '\n') eol++;
+  while (eol < end && *eol != '\n')
+    eol++;
   size_t len = (size_t)(eol - p);
   if (len && p[len - 1] == '\r') len--;
   size_t col = sp->col ? sp->col - 1 : 0;
@@ -174,17 +175,22 @@ static void render_excerpt(const source *src, const tirx_span *sp, tx_strbuf *ou
   if (to < len) tx_sb_puts(out, "...");
   tx_sb_puts(out, "\n  ");
   if (from) tx_sb_puts(out, "   ");
-  for (size_t i = from; i < col; i++) tx_sb_putc(out, p[i] == '\t' ? '\t' : ' ');
+  for (size_t i = from; i < col; i++)
+    tx_sb_putc(out, p[i] == '\t' ? '\t' : ' ');
   tx_sb_putc(out, '^');
-  for (size_t i = 1; i < width; i++) tx_sb_putc(out, '~');
+  for (size_t i = 1; i < width; i++)
+    tx_sb_putc(out, '~');
   tx_sb_putc(out, '\n');
 }
 
 static const char *severity_name(tirx_severity sev) {
   switch (sev) {
-  case TIRX_SEV_ERROR: return "error";
-  case TIRX_SEV_WARNING: return "warning";
-  case TIRX_SEV_NOTE: return "note";
+  case TIRX_SEV_ERROR:
+    return "error";
+  case TIRX_SEV_WARNING:
+    return "warning";
+  case TIRX_SEV_NOTE:
+    return "note";
   }
   return "error";
 }

@@ -38,12 +38,14 @@ int tx_dtype_is_float(tx_dtype t) {
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
-  case DT_E2M1FN: return 1;
+  case DT_E2M1FN:
+    return 1;
   case DT_INT:
   case DT_UINT:
   case DT_BOOL:
   case DT_HANDLE:
-  case DT_VOID: return 0;
+  case DT_VOID:
+    return 0;
   }
   return 0;
 }
@@ -52,7 +54,8 @@ int tx_dtype_is_float(tx_dtype t) {
 static int parse_small_uint(const char *s, size_t n, size_t *i, int *out) {
   size_t start = *i;
   int v = 0;
-  while (*i < n && s[*i] >= '0' && s[*i] <= '9' && *i - start < 5) v = v * 10 + (s[(*i)++] - '0');
+  while (*i < n && s[*i] >= '0' && s[*i] <= '9' && *i - start < 5)
+    v = v * 10 + (s[(*i)++] - '0');
   if (*i == start || s[start] == '0') return 0;
   *out = v;
   return 1;
@@ -61,9 +64,12 @@ static int parse_small_uint(const char *s, size_t n, size_t *i, int *out) {
 static int bits_allowed(tx_dtype_code code, int bits) {
   switch (code) {
   case DT_INT:
-  case DT_UINT: return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
-  case DT_FLOAT: return bits == 16 || bits == 32 || bits == 64;
-  case DT_BFLOAT: return bits == 16;
+  case DT_UINT:
+    return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+  case DT_FLOAT:
+    return bits == 16 || bits == 32 || bits == 64;
+  case DT_BFLOAT:
+    return bits == 16;
   case DT_E4M3FN:
   case DT_E4M3FNUZ:
   case DT_E5M2:
@@ -74,7 +80,8 @@ static int bits_allowed(tx_dtype_code code, int bits) {
   case DT_E2M1FN:
   case DT_BOOL:
   case DT_HANDLE:
-  case DT_VOID: return 1;
+  case DT_VOID:
+    return 1;
   }
   return 0;
 }

@@ -36,7 +36,7 @@ typedef enum tx_dtype_code {
 } tx_dtype_code;
 
 typedef struct tx_dtype {
-  uint8_t code;   /* tx_dtype_code */
+  uint8_t code; /* tx_dtype_code */
   uint8_t bits;
   uint16_t lanes; /* 1 for scalars */
 } tx_dtype;

@@ -23,7 +23,8 @@ struct tx_interner {
 
 static uint64_t fnv1a(const char *s, size_t n) {
   uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
   return h;
 }
 
@@ -53,7 +54,8 @@ static int grow(tx_interner *in) {
   for (size_t i = 0; i < in->cap; i++) {
     if (!in->slots[i].str) continue;
     size_t j = in->slots[i].hash & (cap - 1);
-    while (slots[j].str) j = (j + 1) & (cap - 1);
+    while (slots[j].str)
+      j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
   }
   free(in->slots);

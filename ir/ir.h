@@ -52,10 +52,10 @@ typedef struct tx_kwargs {
 
 /* What a variable is declared as, for printing and checking. */
 typedef enum tx_var_form {
-  VAR_PLAIN,     /* bound by a let, a loop or a scope id */
-  VAR_PARAM,     /* a scalar or handle parameter */
-  VAR_SYMBOLIC,  /* a free symbolic extent: `n = T.int32()` */
-  VAR_SCALAR,    /* scalar sugar `x: T.int32 = 0`: a mutable one-element local */
+  VAR_PLAIN,       /* bound by a let, a loop or a scope id */
+  VAR_PARAM,       /* a scalar or handle parameter */
+  VAR_SYMBOLIC,    /* a free symbolic extent: `n = T.int32()` */
+  VAR_SCALAR,      /* scalar sugar `x: T.int32 = 0`: a mutable one-element local */
   VAR_BUFFER_DATA, /* the data pointer of a buffer */
 } tx_var_form;
 
@@ -82,12 +82,12 @@ struct tx_expr {
     struct {
       const char *data;
       size_t len;
-    } str;                  /* EXPR_STRING */
-    tx_var_info var;        /* EXPR_VAR */
-    const tx_expr *binder;  /* EXPR_LET: the variable it binds */
+    } str;                   /* EXPR_STRING */
+    tx_var_info var;         /* EXPR_VAR */
+    const tx_expr *binder;   /* EXPR_LET: the variable it binds */
     const tx_buffer *buffer; /* EXPR_LOAD, EXPR_BUFFER, EXPR_REGION */
     const tx_layout *layout; /* EXPR_LAYOUT */
-    int is_list;            /* EXPR_TUPLE: printed [a, b] instead of (a, b) */
+    int is_list;             /* EXPR_TUPLE: printed [a, b] instead of (a, b) */
     struct {
       const char *op; /* interned full name: "T.ptx.mma", "T.exp", "A.vload" ... */
       tx_kwargs kw;
@@ -157,18 +157,18 @@ struct tx_layout {
 /* ---- Statements ------------------------------------------------------------ */
 
 typedef enum tx_for_kind {
-  FOR_SERIAL,    /* range / T.serial */
-  FOR_UNROLL,    /* T.unroll */
+  FOR_SERIAL, /* range / T.serial */
+  FOR_UNROLL, /* T.unroll */
   FOR_VECTORIZED,
   FOR_PARALLEL,
   FOR_THREAD_BINDING, /* name: the thread tag */
 } tx_for_kind;
 
 typedef enum tx_bind_style {
-  BIND_PLAIN,     /* x = value */
-  BIND_LET,       /* x: T.let = value */
-  BIND_LET_TYPED, /* x: T.let[T.int32] = value */
-  BIND_SCALAR,    /* x: T.int32 = value (scalar sugar; exprs may be empty) */
+  BIND_PLAIN,        /* x = value */
+  BIND_LET,          /* x: T.let = value */
+  BIND_LET_TYPED,    /* x: T.let[T.int32] = value */
+  BIND_SCALAR,       /* x: T.int32 = value (scalar sugar; exprs may be empty) */
   BIND_LOCAL_SCALAR, /* x = T.local_scalar("int32") */
 } tx_bind_style;
 
@@ -190,8 +190,8 @@ struct tx_stmt {
 typedef struct tx_func {
   const char *name;
   uint32_t nparams;
-  const tx_expr *const *params;        /* EXPR_VAR each */
-  const tx_buffer *const *param_bufs;  /* per param: the T.Buffer, or NULL */
+  const tx_expr *const *params;       /* EXPR_VAR each */
+  const tx_buffer *const *param_bufs; /* per param: the T.Buffer, or NULL */
   uint32_t nattrs;
   const char *const *attr_keys;
   const tx_expr *const *attr_values;
@@ -239,7 +239,8 @@ tx_expr *tx_none(tx_ir *ir, tirx_span span);
 
 /* Copy an array of n pointers into the arena (NULL for n == 0). */
 const void *const *tx_ir_dup_ptrs(tx_ir *ir, const void *const *items, uint32_t n);
-#define TX_DUP(ir, type, items, n) ((const type *const *)tx_ir_dup_ptrs((ir), (const void *const *)(items), (n)))
+#define TX_DUP(ir, type, items, n)                                                                 \
+  ((const type *const *)tx_ir_dup_ptrs((ir), (const void *const *)(items), (n)))
 
 /* Result dtype of a binary arithmetic kind (comparisons give bool). */
 tx_dtype tx_binary_result_type(tx_expr_kind kind, tx_dtype a, tx_dtype b);

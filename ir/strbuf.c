@@ -17,7 +17,8 @@ static int reserve(tx_strbuf *sb, size_t extra) {
   size_t need = sb->len + extra + 1;
   if (need <= sb->cap) return 1;
   size_t cap = sb->cap ? sb->cap : 256;
-  while (cap < need) cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+  while (cap < need)
+    cap = cap > SIZE_MAX / 2 ? need : cap * 2;
   char *p = realloc(sb->data, cap);
   if (!p) {
     sb->failed = 1;

@@ -22,13 +22,12 @@ static const char SCALE[] =
     "    B[tx] = A[tx] * T.float32(2.0)\n";
 
 /* An undefined name on line 6, column 12 (`C`). */
-static const char UNDEFINED[] =
-    "# from tvm.script import tirx as T\n"
-    "\n"
-    "@T.prim_func\n"
-    "def f(A: T.Buffer((4,), \"float32\")):\n"
-    "    T.device_entry()\n"
-    "    A[0] = C[0]\n";
+static const char UNDEFINED[] = "# from tvm.script import tirx as T\n"
+                                "\n"
+                                "@T.prim_func\n"
+                                "def f(A: T.Buffer((4,), \"float32\")):\n"
+                                "    T.device_entry()\n"
+                                "    A[0] = C[0]\n";
 
 /* A syntax error: the unclosed bracket. */
 static const char BROKEN[] = "@T.prim_func\ndef f(:\n";
@@ -378,7 +377,8 @@ static void *worker(void *arg) {
       free(buf);
       continue;
     }
-    if (!j->first) j->first = buf;
+    if (!j->first)
+      j->first = buf;
     else {
       if (strcmp(buf, j->first) != 0) j->mismatches++;
       free(buf);
@@ -391,8 +391,10 @@ static void *worker(void *arg) {
 Test(api, two_threads) {
   job jobs[2] = {{0}, {0}};
   pthread_t t[2];
-  for (int i = 0; i < 2; i++) cr_assert_eq(pthread_create(&t[i], NULL, worker, &jobs[i]), 0);
-  for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+  for (int i = 0; i < 2; i++)
+    cr_assert_eq(pthread_create(&t[i], NULL, worker, &jobs[i]), 0);
+  for (int i = 0; i < 2; i++)
+    pthread_join(t[i], NULL);
   for (int i = 0; i < 2; i++) {
     cr_assert_eq(jobs[i].failures, 0);
     cr_assert_eq(jobs[i].mismatches, 0);

@@ -37,8 +37,9 @@ Test(intrinsics, entries_well_formed) {
       cr_assert_neq(in->keywords[0], ',', "%s", in->name);
       cr_assert_neq(in->keywords[kl - 1], ',', "%s", in->name);
     }
-    int tile_prefix = strncmp(in->name, "T.tile.", 7) == 0 || strncmp(in->name, "T.warp.", 7) == 0 ||
-                      strncmp(in->name, "T.wg.", 5) == 0 || strncmp(in->name, "T.cta.", 6) == 0 ||
+    int tile_prefix = strncmp(in->name, "T.tile.", 7) == 0 ||
+                      strncmp(in->name, "T.warp.", 7) == 0 || strncmp(in->name, "T.wg.", 5) == 0 ||
+                      strncmp(in->name, "T.cta.", 6) == 0 ||
                       strncmp(in->name, "T.cluster.", 10) == 0;
     cr_assert_eq(tile_prefix, in->kind == INTRIN_TILE, "%s: kind does not match prefix", in->name);
     if (in->kind == INTRIN_TILE) {
@@ -154,7 +155,7 @@ Test(intrinsics, keywords) {
   cr_assert_not_null(alloc);
   cr_assert(tx_intrinsic_allows_keyword(alloc, "n_cols"));
   cr_assert(tx_intrinsic_allows_keyword(alloc, "cta_group"));
-  cr_assert_not(tx_intrinsic_allows_keyword(alloc, "n"));       /* token prefix */
+  cr_assert_not(tx_intrinsic_allows_keyword(alloc, "n"));        /* token prefix */
   cr_assert_not(tx_intrinsic_allows_keyword(alloc, "n_cols_x")); /* longer token */
   cr_assert_not(tx_intrinsic_allows_keyword(alloc, "cta"));
   cr_assert_not(tx_intrinsic_allows_keyword(alloc, ""));

@@ -59,7 +59,7 @@ static void ok(const parsed *p) {
   if (p->status != TIRX_OK) {
     const tirx_diagnostic *d = tx_diag_at(p->diags, 0);
     cr_assert_fail("parse failed: %u:%u: %s", d ? d->span.line : 0, d ? d->span.col : 0,
-             d ? d->message : "(no diagnostic)");
+                   d ? d->message : "(no diagnostic)");
   }
 }
 
@@ -100,7 +100,8 @@ static char *repeat(const char *unit, size_t n, const char *prefix, const char *
   char *s = malloc(pl + ul * n + sl + 1);
   cr_assert_not_null(s);
   memcpy(s, prefix, pl);
-  for (size_t i = 0; i < n; i++) memcpy(s + pl + i * ul, unit, ul);
+  for (size_t i = 0; i < n; i++)
+    memcpy(s + pl + i * ul, unit, ul);
   memcpy(s + pl + ul * n, suffix, sl + 1);
   return s;
 }
@@ -215,7 +216,8 @@ Test(tokens, strings_and_escapes) {
   cr_assert_eq(s0->kind, AST_STR);
   cr_expect_eq(s0->u.str.len, 6);
   cr_expect(memcmp(s0->u.str.data, "a\n\t\\'\"", 6) == 0);
-  cr_expect_str_eq(expr(p, 1)->u.str.data, "A\xc3\xa9\xf0\x9f\x98\x80" "A\\q");
+  cr_expect_str_eq(expr(p, 1)->u.str.data, "A\xc3\xa9\xf0\x9f\x98\x80"
+                                           "A\\q");
   cr_expect_str_eq(expr(p, 2)->u.str.data, "\\n");
   cr_expect_str_eq(expr(p, 3)->u.str.data, "line1\nline2");
   cr_expect_str_eq(expr(p, 4)->u.str.data, "abc");
@@ -237,9 +239,9 @@ Test(tokens, operators) {
   parsed *p = parse("a @ b // c ** d << e >> f\nx -= 1\nx //= 2\nx @= 3\nx **= 4\nx >>= 5\n"
                     "x <<= 6\nx ^= 7\nx |= 8\nx &= 9\nx %= 10\nx /= 11\nx *= 12\nx += 13\n");
   ok(p);
-  const tx_binop ops[] = {BINOP_SUB,    BINOP_FLOORDIV, BINOP_MATMUL, BINOP_POW, BINOP_RSHIFT,
-                          BINOP_LSHIFT, BINOP_BITXOR,   BINOP_BITOR,  BINOP_BITAND,
-                          BINOP_MOD,    BINOP_DIV,      BINOP_MUL,    BINOP_ADD};
+  const tx_binop ops[] = {BINOP_SUB,    BINOP_FLOORDIV, BINOP_MATMUL, BINOP_POW,    BINOP_RSHIFT,
+                          BINOP_LSHIFT, BINOP_BITXOR,   BINOP_BITOR,  BINOP_BITAND, BINOP_MOD,
+                          BINOP_DIV,    BINOP_MUL,      BINOP_ADD};
   for (size_t i = 0; i < 13; i++) {
     const tx_ast *s = stmt(p, i + 1);
     cr_assert_eq(s->kind, AST_AUGASSIGN);
@@ -310,7 +312,8 @@ Test(precedence, chained_comparison) {
   cr_assert_eq(e->kind, AST_COMPARE);
   cr_assert_eq(e->u.compare.comparators.len, 5);
   const tx_cmpop want[] = {CMP_LT, CMP_LE, CMP_IS_NOT, CMP_NOT_IN, CMP_EQ};
-  for (size_t i = 0; i < 5; i++) cr_expect_eq(e->u.compare.ops[i], want[i]);
+  for (size_t i = 0; i < 5; i++)
+    cr_expect_eq(e->u.compare.ops[i], want[i]);
   e = expr(p, 1);
   cr_expect_eq(e->u.compare.left->kind, AST_COMPARE);
   cr_expect_eq(e->u.compare.comparators.len, 1);
@@ -394,8 +397,8 @@ Test(primaries, atoms) {
   parsed *p = parse("None\nTrue\nFalse\n...\n()\n(x,)\n(x)\n[]\n[1, 2,]\n{}\n{1: 2, **d}\n"
                     "x.y.z\n");
   ok(p);
-  const tx_ast_kind kinds[] = {AST_NONE,  AST_TRUE, AST_FALSE, AST_ELLIPSIS, AST_TUPLE, AST_TUPLE,
-                               AST_NAME,  AST_LIST, AST_LIST,  AST_DICT,     AST_DICT,  AST_ATTR};
+  const tx_ast_kind kinds[] = {AST_NONE, AST_TRUE, AST_FALSE, AST_ELLIPSIS, AST_TUPLE, AST_TUPLE,
+                               AST_NAME, AST_LIST, AST_LIST,  AST_DICT,     AST_DICT,  AST_ATTR};
   for (size_t i = 0; i < 12; i++)
     cr_expect_eq(expr(p, i)->kind, kinds[i], "atom %zu is %s", i,
                  tx_ast_kind_name(expr(p, i)->kind));
@@ -440,10 +443,11 @@ Test(statements, simple_statements) {
   parsed *p = parse("return\nreturn a, b\npass; break; continue;\nassert x, 'm'\nassert y\n"
                     "del a, b[0]\nglobal g, h\n");
   ok(p);
-  const tx_ast_kind kinds[] = {AST_RETURN, AST_RETURN,   AST_PASS,   AST_BREAK, AST_CONTINUE,
-                               AST_ASSERT, AST_ASSERT,   AST_DEL,    AST_GLOBAL};
+  const tx_ast_kind kinds[] = {AST_RETURN, AST_RETURN, AST_PASS, AST_BREAK, AST_CONTINUE,
+                               AST_ASSERT, AST_ASSERT, AST_DEL,  AST_GLOBAL};
   cr_assert_eq(p->stmts.len, 9);
-  for (size_t i = 0; i < 9; i++) cr_expect_eq(stmt(p, i)->kind, kinds[i], "statement %zu", i);
+  for (size_t i = 0; i < 9; i++)
+    cr_expect_eq(stmt(p, i)->kind, kinds[i], "statement %zu", i);
   cr_expect_null(stmt(p, 0)->u.ret.value);
   cr_expect_eq(stmt(p, 1)->u.ret.value->kind, AST_TUPLE);
   cr_expect_eq(stmt(p, 5)->u.assert_.msg->kind, AST_STR);
@@ -534,9 +538,10 @@ Test(statements, function_definitions) {
   cr_expect_eq(f->u.funcdef.decorators.items[1]->kind, AST_ATTR);
   const tx_ast_list ps = f->u.funcdef.params;
   cr_assert_eq(ps.len, 7);
-  const tx_param_kind kinds[] = {PARAM_NORMAL, PARAM_NORMAL,  PARAM_SLASH, PARAM_NORMAL,
+  const tx_param_kind kinds[] = {PARAM_NORMAL,  PARAM_NORMAL, PARAM_SLASH, PARAM_NORMAL,
                                  PARAM_VARARGS, PARAM_NORMAL, PARAM_KWARGS};
-  for (size_t i = 0; i < 7; i++) cr_expect_eq(ps.items[i]->u.param.kind, kinds[i], "param %zu", i);
+  for (size_t i = 0; i < 7; i++)
+    cr_expect_eq(ps.items[i]->u.param.kind, kinds[i], "param %zu", i);
   cr_expect_eq(ps.items[0]->u.param.annotation->kind, AST_ATTR);
   cr_expect_eq(ps.items[1]->u.param.default_value->kind, AST_INT);
   cr_expect_str_eq(ps.items[6]->u.param.name, "kw");
@@ -580,7 +585,7 @@ Test(spans, parenthesized_and_multiline) {
   parsed *p = parse("y = (a +\n     b)\nz = (1, 2)\n");
   ok(p);
   span_is(stmt(p, 0), 1, 1, 2, 8);
-  span_is(stmt(p, 0)->u.assign.value, 1, 6, 2, 7); /* the parentheses only group */
+  span_is(stmt(p, 0)->u.assign.value, 1, 6, 2, 7);  /* the parentheses only group */
   span_is(stmt(p, 1)->u.assign.value, 3, 5, 3, 11); /* a tuple includes them */
   release(p);
 }
