@@ -385,7 +385,12 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
   if (ann->kind == AST_CALL && bld_buffer_ctor_of(b, ann) == CTOR_BUFFER) {
     tx_buffer *nb = bld_buffer(b, CTOR_BUFFER, ann, p->u.param.name, p->span);
     if (!nb) return 0;
-    var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_PARAM, p->span);
+    /* The parameter is the buffer's data pointer: it prints as `A.data`. */
+    var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_BUFFER_DATA, p->span);
+    if (var) {
+      var->u.var.pointee = nb->dtype;
+      var->u.var.has_pointee = 1;
+    }
     buf = nb;
   } else {
     tx_dtype dt;
