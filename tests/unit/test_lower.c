@@ -366,6 +366,7 @@ Test(lower, simplify_idempotent) {
                         "        A[(i * 8 + n) % 8 + 3 - 1] = (i + 4) // 2 * 2 + (i + 4) % 2\n";
   char *once = strdup(run(src, P_SIMPLIFY));
   free(result);
+  free(errors);
   tirx_ctx_destroy(ctx);
   cr_assert_eq(tirx_ctx_create(&ctx), TIRX_OK);
   const char *twice = run(once, P_SIMPLIFY);
