@@ -1,0 +1,618 @@
+/*
+ * flatten_buffer.c - the flatten-buffer pass: every buffer access becomes a
+ * one-dimensional access at its physical element offset.
+ *
+ * Requires: lower-tirx has run (no scalar sugar; tile primitives were
+ * rejected there, so EXPR_REGION only survives in calls this pass does not
+ * interpret).
+ * Guarantees (docs/lowering.md, "After flatten-buffer"):
+ *  - every EXPR_LOAD / STMT_STORE (and the index list of A.vload / A.vstore
+ *    / A.ptr_to) has exactly one index, into a buffer with ndim 1, no
+ *    strides, no elem_offset and no layout; the index is the physical
+ *    element offset: row-major order, explicit strides, elem_offset,
+ *    TileLayout iterators on the memory axis m (other axes are per-thread
+ *    and do not address memory) and ComposeLayout / SwizzleLayout swizzles
+ *    (as T.bitwise_xor of index arithmetic);
+ *  - each STMT_ALLOC/STMT_DECL defines the flat buffer (same name, data
+ *    variable, dtype, scope and align; shape = physical extent). Permute and
+ *    reshape views (A.permute, A.view) read through their source, so their
+ *    declarations are dropped;
+ *  - parameter buffers keep their logical shape in param_bufs (the host
+ *    needs it); when one needs flattening the body declares
+ *    `A_flat = T.decl_buffer((extent,), data=A.data)` right after the device
+ *    entry (at the top of the body when the host part uses A) and accesses
+ *    go through it;
+ *  - a vector index (a Ramp in the last dimension) stays a Ramp on the flat
+ *    index; EXPR_REGION and EXPR_BUFFER operands are left as they are;
+ *    buffers in "tmem" are left as they are (their axes are not memory).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/equal.h"
+#include "passes/lower_common.h"
+#include "passes/pass.h"
+
+static const char PASS[] = "flatten-buffer";
+static const tirx_span NOSPAN = {0};
+
+typedef struct fb_state {
+  tx_pass_ctx *pc;
+  tx_ir *ir;
+  const tx_buffer **orig, **flat;
+  uint32_t nmap, capmap;
+  tx_lc_names names;
+  int error, oom;
+} fb_state;
+
+static int is_tmem(const tx_buffer *b) {
+  return b->scope && strcmp(b->scope, "tmem") == 0;
+}
+
+static int needs_flatten(const tx_buffer *b) {
+  if (is_tmem(b)) return 0;
+  return b->ndim != 1 || b->nstrides || b->elem_offset || b->layout || b->form == BUF_VIEW ||
+         b->form == BUF_DECL_SCALAR;
+}
+
+/* A view whose accesses are rewritten onto its source (and is then dead). */
+static const tx_buffer *view_source(const tx_buffer *b, const char **method) {
+  if (b->form != BUF_VIEW || !b->origin || b->origin->kind != EXPR_CALL || !b->origin->nops ||
+      b->origin->ops[0]->kind != EXPR_BUFFER)
+    return NULL;
+  const tx_buffer *src = b->origin->ops[0]->u.buffer;
+  const char *op = b->origin->u.call.op;
+  if (strcmp(op, ".permute") == 0) {
+    *method = op;
+    return src;
+  }
+  if (strcmp(op, ".view") == 0 && !b->layout && tx_dtype_eq(b->dtype, src->dtype)) {
+    *method = op;
+    return src;
+  }
+  return NULL;
+}
+
+static const tx_expr *shape_product(fb_state *st, const tx_buffer *b, uint32_t from) {
+  const tx_expr *p = tx_lc_int(st->ir, TX_INT32, 1);
+  for (uint32_t i = from; i < b->ndim; i++) p = tx_lc_mul(st->ir, p, b->shape[i]);
+  return p;
+}
+
+/* Row-major linear index of idx over shape dims [0, n). */
+static const tx_expr *row_major(fb_state *st, const tx_expr *const *shape, const tx_expr *const *idx,
+                                uint32_t n) {
+  if (n == 0) return tx_lc_int(st->ir, TX_INT32, 0);
+  const tx_expr *l = idx[0];
+  for (uint32_t i = 1; i < n; i++) l = tx_lc_add(st->ir, tx_lc_mul(st->ir, l, shape[i]), idx[i]);
+  return l;
+}
+
+static int same_extent(const tx_expr *a, const tx_expr *b) {
+  int64_t x, y;
+  if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
+  return tx_expr_equal(a, b);
+}
+
+/* Coordinates of the logical index along the shard iterators of a tile
+ * layout. Matches dimensions to iterators where the extents line up (equal,
+ * one dimension split over several iterators, several dimensions merged into
+ * one), which keeps the arithmetic direct; otherwise splits the row-major
+ * linear index. */
+static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *shape,
+                        const tx_expr *const *idx, uint32_t ndim, const tx_expr **coord) {
+  int64_t ie = (int64_t)ndim - 1, ke = (int64_t)l->nshard - 1;
+  int ok = 1;
+  while (ok && (ie >= 0 || ke >= 0)) {
+    int64_t se, ee;
+    if (ke >= 0 && tx_lc_const(l->shard[ke].extent, &ee) && ee == 1) {
+      coord[ke--] = tx_lc_int(st->ir, TX_INT32, 0);
+      continue;
+    }
+    if (ie >= 0 && tx_lc_const(shape[ie], &se) && se == 1) {
+      ie--;
+      continue;
+    }
+    if (ie < 0 || ke < 0) {
+      ok = 0;
+      break;
+    }
+    if (same_extent(shape[ie], l->shard[ke].extent)) {
+      coord[ke--] = idx[ie--];
+      continue;
+    }
+    if (!tx_lc_const(shape[ie], &se) || !tx_lc_const(l->shard[ke].extent, &ee)) {
+      ok = 0;
+      break;
+    }
+    if (se > ee) { /* split dimension ie over iterators ke, ke-1, ... */
+      int64_t prod = 1, k = ke;
+      while (k >= 0 && prod < se && tx_lc_const(l->shard[k].extent, &ee) && se % (prod * ee) == 0)
+        prod *= ee, k--;
+      if (prod != se) {
+        ok = 0;
+        break;
+      }
+      int64_t inner = 1;
+      for (int64_t j = ke; j > k; j--) {
+        tx_lc_const(l->shard[j].extent, &ee);
+        const tx_expr *c = tx_lc_divi(st->ir, idx[ie], inner);
+        coord[j] = j == k + 1 ? c : tx_lc_modi(st->ir, c, ee);
+        inner *= ee;
+      }
+      ke = k;
+      ie--;
+    } else { /* merge dimensions ie, ie-1, ... into iterator ke */
+      int64_t prod = 1, i = ie;
+      while (i >= 0 && prod < ee && tx_lc_const(shape[i], &se) && ee % (prod * se) == 0)
+        prod *= se, i--;
+      if (prod != ee) {
+        ok = 0;
+        break;
+      }
+      coord[ke--] = row_major(st, shape + i + 1, idx + i + 1, (uint32_t)(ie - i));
+      ie = i;
+    }
+  }
+  if (ok) return 1;
+  /* General case: split the row-major linear index, innermost last. */
+  const tx_expr *lin = row_major(st, shape, idx, ndim);
+  const tx_expr *inner = tx_lc_int(st->ir, TX_INT32, 1);
+  for (int64_t k = (int64_t)l->nshard - 1; k >= 0; k--) {
+    const tx_expr *c = tx_lc_bin(st->ir, EXPR_FLOORDIV, lin, inner);
+    coord[k] = k == 0 ? c : tx_lc_bin(st->ir, EXPR_FLOORMOD, c, l->shard[k].extent);
+    inner = tx_lc_mul(st->ir, inner, l->shard[k].extent);
+  }
+  return 1;
+}
+
+static const tx_expr *tile_address(fb_state *st, const tx_layout *l, const tx_expr *const *shape,
+                                   const tx_expr *const *idx, uint32_t ndim) {
+  const tx_expr **coord = calloc(l->nshard ? l->nshard : 1, sizeof *coord);
+  if (!coord) return NULL;
+  const tx_expr *a = tx_lc_int(st->ir, TX_INT32, 0);
+  if (shard_coords(st, l, shape, idx, ndim, coord)) {
+    /* Terms in decreasing constant stride (then source order), so that a
+     * column-major layout reads j * 4 + i like the row-major i * 8 + j. */
+    for (uint32_t k = 0; k < l->nshard; k++) {
+      uint32_t best = l->nshard;
+      int64_t bs = 0, s;
+      for (uint32_t j = 0; j < l->nshard; j++) {
+        if (l->shard[j].axis || !coord[j]) continue;
+        int64_t sj = tx_lc_const(l->shard[j].stride, &s) ? s : INT64_MAX;
+        if (best == l->nshard || sj > bs) best = j, bs = sj;
+      }
+      if (best == l->nshard) break;
+      a = tx_lc_add(st->ir, a, tx_lc_mul(st->ir, coord[best], l->shard[best].stride));
+      coord[best] = NULL;
+    }
+  } else {
+    a = NULL;
+  }
+  for (uint32_t k = 0; a && k < l->noffset; k++)
+    if (!l->offset[k].axis) a = tx_lc_add(st->ir, a, l->offset[k].stride);
+  free(coord);
+  return a;
+}
+
+/* addr ^ ((addr >> (M + S)) & (2^B - 1)) << M, written with floordiv,
+ * floormod and a multiply so that the simplifier can reason about it. */
+static const tx_expr *swizzle(fb_state *st, const tx_layout *l, const tx_expr *a) {
+  if (!a || l->swizzle_len == 0) return a;
+  const tx_expr *bits = tx_lc_muli(st->ir,
+                                   tx_lc_modi(st->ir, tx_lc_divi(st->ir, a, INT64_C(1) << (l->per_element + l->atom_len)),
+                                              INT64_C(1) << l->swizzle_len),
+                                   INT64_C(1) << l->per_element);
+  const tx_expr *args[2] = {a, bits};
+  return tx_lc_call(st->ir, "T.bitwise_xor", a->dtype, args, 2);
+}
+
+/* Physical offset of idx in b's own storage (b is not a redirected view). */
+static const tx_expr *physical(fb_state *st, const tx_buffer *b, const tx_expr *const *idx) {
+  const tx_expr *a;
+  if (b->nstrides) {
+    a = tx_lc_int(st->ir, TX_INT32, 0);
+    for (uint32_t i = 0; i < b->ndim; i++) a = tx_lc_add(st->ir, a, tx_lc_mul(st->ir, idx[i], b->strides[i]));
+  } else if (b->layout && b->layout->kind == LAYOUT_TILE) {
+    a = tile_address(st, b->layout, b->shape, idx, b->ndim);
+  } else if (b->layout && b->layout->kind == LAYOUT_COMPOSE && b->layout->tile) {
+    a = swizzle(st, b->layout, tile_address(st, b->layout->tile, b->shape, idx, b->ndim));
+  } else if (b->layout) { /* LAYOUT_SWIZZLE over row-major */
+    a = swizzle(st, b->layout, row_major(st, b->shape, idx, b->ndim));
+  } else {
+    a = row_major(st, b->shape, idx, b->ndim);
+  }
+  if (a && b->elem_offset) a = tx_lc_add(st->ir, a, tx_lc_cast(st->ir, a->dtype, b->elem_offset));
+  return a;
+}
+
+static const tx_expr *layout_extent(fb_state *st, const tx_layout *l) {
+  const tx_expr *e = tx_lc_int(st->ir, TX_INT32, 1);
+  for (uint32_t k = 0; k < l->nshard; k++)
+    if (!l->shard[k].axis)
+      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->shard[k].extent, -1), l->shard[k].stride));
+  for (uint32_t k = 0; k < l->nreplica; k++)
+    if (!l->replica[k].axis)
+      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->replica[k].extent, -1), l->replica[k].stride));
+  for (uint32_t k = 0; k < l->noffset; k++)
+    if (!l->offset[k].axis) e = tx_lc_add(st->ir, e, l->offset[k].stride);
+  return e;
+}
+
+static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b) {
+  if (b->nstrides) {
+    const tx_expr *e = tx_lc_int(st->ir, TX_INT32, 1);
+    for (uint32_t i = 0; i < b->ndim; i++)
+      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, b->shape[i], -1), b->strides[i]));
+    return e;
+  }
+  if (b->layout && b->layout->kind == LAYOUT_TILE) return layout_extent(st, b->layout);
+  if (b->layout && b->layout->kind == LAYOUT_COMPOSE && b->layout->tile)
+    return layout_extent(st, b->layout->tile);
+  return shape_product(st, b, 0);
+}
+
+/* ---- the buffer map ------------------------------------------------------------ */
+
+static const tx_buffer *lookup(fb_state *st, const tx_buffer *b) {
+  for (uint32_t i = 0; i < st->nmap; i++)
+    if (st->orig[i] == b) return st->flat[i];
+  return NULL;
+}
+
+static const tx_buffer *make_flat(fb_state *st, const tx_buffer *b, const char *name,
+                                  tx_buffer_form form, const tx_expr *data) {
+  tx_buffer *f = tx_arena_alloc(st->ir->arena, sizeof *f);
+  const tx_expr *ext = physical_extent(st, b);
+  if (!f || !ext) return st->oom = 1, NULL;
+  *f = *b;
+  f->name = name;
+  f->form = form;
+  f->data = data;
+  f->ndim = 1;
+  f->shape = TX_DUP(st->ir, tx_expr, &ext, 1);
+  f->nstrides = 0;
+  f->strides = NULL;
+  f->elem_offset = NULL;
+  f->layout = NULL;
+  f->origin = NULL;
+  f->offset_factor = 0;
+  if (!f->shape) return st->oom = 1, NULL;
+  if (st->nmap == st->capmap) {
+    uint32_t cap = st->capmap ? st->capmap * 2 : 16;
+    const tx_buffer **o = realloc((void *)st->orig, cap * sizeof *o);
+    if (o) st->orig = o;
+    const tx_buffer **n = o ? realloc((void *)st->flat, cap * sizeof *n) : NULL;
+    if (!n) return st->oom = 1, NULL;
+    st->flat = n;
+    st->capmap = cap;
+  }
+  st->orig[st->nmap] = b;
+  st->flat[st->nmap++] = f;
+  return f;
+}
+
+/* The flat buffer and offset for an access b[idx] (n indices). */
+static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *const *idx,
+                              uint32_t n, const tx_buffer **flat, tirx_span span, int depth) {
+  if (n != b->ndim && !(b->ndim == 0 && n == 1)) {
+    tx_internal_error(st->pc->diags, PASS, "%s accessed with %u indices but has %u dimensions",
+                      b->name ? b->name : "?", n, b->ndim);
+    st->error = 1;
+    return NULL;
+  }
+  const char *method = NULL;
+  const tx_buffer *src = depth < 16 ? view_source(b, &method) : NULL;
+  if (src) {
+    const tx_expr **sidx = calloc(src->ndim ? src->ndim : 1, sizeof *sidx);
+    if (!sidx) return st->oom = 1, NULL;
+    if (strcmp(method, ".permute") == 0) {
+      const tx_expr *o = b->origin;
+      for (uint32_t i = 0; i + 1 < o->u.call.kw.npos && i < n; i++) {
+        int64_t ax;
+        if (tx_lc_const(o->ops[i + 1], &ax) && ax >= 0 && ax < (int64_t)src->ndim) sidx[ax] = idx[i];
+      }
+    } else { /* .view: same linear index, re-split over the source shape */
+      const tx_expr *lin = row_major(st, b->shape, idx, b->ndim);
+      for (uint32_t i = 0; i < src->ndim; i++) {
+        const tx_expr *c = tx_lc_bin(st->ir, EXPR_FLOORDIV, lin, shape_product(st, src, i + 1));
+        sidx[i] = i == 0 ? c : tx_lc_bin(st->ir, EXPR_FLOORMOD, c, src->shape[i]);
+      }
+    }
+    for (uint32_t i = 0; i < src->ndim; i++)
+      if (!sidx[i]) {
+        free(sidx);
+        return st->oom = 1, NULL;
+      }
+    const tx_expr *r = address(st, src, sidx, src->ndim, flat, span, depth + 1);
+    free(sidx);
+    return r;
+  }
+  if (!needs_flatten(b)) {
+    *flat = b;
+    return n ? idx[0] : NULL;
+  }
+  const tx_buffer *f = lookup(st, b);
+  if (!f) {
+    tx_internal_error(st->pc->diags, PASS, "buffer %s used before its definition",
+                      b->name ? b->name : "?");
+    st->error = 1;
+    return NULL;
+  }
+  *flat = f;
+  if (b->ndim == 0) {
+    const tx_expr *zero = tx_lc_int(st->ir, TX_INT32, 0);
+    return physical(st, b, &zero);
+  }
+  return physical(st, b, idx);
+}
+
+/* Rewrite an index list; a Ramp in the last dimension stays a Ramp. */
+static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr *const *idx,
+                                 uint32_t n, const tx_buffer **flat, tirx_span span) {
+  const tx_expr *last = n ? idx[n - 1] : NULL;
+  if (!last || last->kind != EXPR_RAMP) return address(st, b, idx, n, flat, span, 0);
+  const tx_expr **tmp = calloc(n, sizeof *tmp);
+  if (!tmp) return st->oom = 1, NULL;
+  memcpy(tmp, idx, n * sizeof *tmp);
+  tmp[n - 1] = last->ops[0];
+  const tx_expr *a0 = address(st, b, tmp, n, flat, span, 0);
+  tmp[n - 1] = tx_lc_add(st->ir, last->ops[0], last->ops[1]);
+  const tx_buffer *f1;
+  const tx_expr *a1 = tmp[n - 1] ? address(st, b, tmp, n, &f1, span, 0) : NULL;
+  free(tmp);
+  if (!a0 || !a1) return NULL;
+  /* The flat stride is a1 - a0; it must fold to a constant (or be the
+   * Ramp's own stride on a unit-stride dimension). */
+  const tx_expr *d = tx_lc_bin(st->ir, EXPR_SUB, a1, a0);
+  int64_t dv;
+  if (!d) return st->oom = 1, NULL;
+  if (!tx_lc_const(d, &dv)) {
+    if (tx_expr_equal(a1, tx_lc_add(st->ir, a0, last->ops[1]))) d = last->ops[1];
+    else {
+      tx_error(st->pc->diags, span,
+               "vector access to %s: the layout does not map the vector lanes to a constant "
+               "stride", b->name ? b->name : "buffer");
+      st->error = 1;
+      return NULL;
+    }
+  }
+  const tx_expr *ops[2] = {a0, d};
+  return tx_expr_new(st->ir, EXPR_RAMP, last->dtype, ops, 2, last->span);
+}
+
+/* ---- the rewrite ------------------------------------------------------------------ */
+
+static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
+  fb_state *st = m->user;
+  if (e->kind == EXPR_LOAD) {
+    const tx_expr *const *ops = e->ops;
+    uint32_t n = e->nops;
+    const tx_expr **idx = calloc(n ? n : 1, sizeof *idx);
+    if (!idx) return m->failed = 1, e;
+    for (uint32_t i = 0; i < n; i++) idx[i] = tx_mutate_expr(m, ops[i]);
+    const tx_buffer *f = e->u.buffer;
+    const tx_expr *a = (n == 1 && !needs_flatten(e->u.buffer)) ? idx[0]
+                                                              : flat_index(st, e->u.buffer, idx, n, &f, e->span);
+    int same = n == 1 && a == ops[0] && f == e->u.buffer;
+    free(idx);
+    if (!a) return st->oom = !st->error, e;
+    if (same) return e;
+    tx_expr *r = tx_expr_new(st->ir, EXPR_LOAD, e->dtype, &a, 1, e->span);
+    if (!r) return m->failed = 1, e;
+    r->u.buffer = f;
+    return r;
+  }
+  if (e->kind == EXPR_CALL && e->nops >= 2 && e->ops[0]->kind == EXPR_BUFFER &&
+      e->ops[1]->kind == EXPR_TUPLE &&
+      (strcmp(e->u.call.op, ".vload") == 0 || strcmp(e->u.call.op, ".vstore") == 0 ||
+       strcmp(e->u.call.op, ".ptr_to") == 0)) {
+    tx_expr *r = (tx_expr *)tx_mutate_expr_children(m, e);
+    const tx_buffer *b = e->ops[0]->u.buffer, *f = b;
+    const tx_expr *tup = r->ops[1];
+    if (!needs_flatten(b) && tup->nops == 1) return r;
+    const tx_expr *a = flat_index(st, b, tup->ops, tup->nops, &f, e->span);
+    if (!a) return st->oom = !st->error, e;
+    tx_expr *ref = tx_expr_new(st->ir, EXPR_BUFFER, e->ops[0]->dtype, NULL, 0, e->ops[0]->span);
+    tx_expr *nt = tx_expr_new(st->ir, EXPR_TUPLE, tup->dtype, &a, 1, tup->span);
+    tx_expr *c = ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, r->ops, r->nops, e->span) : NULL;
+    if (!c) return m->failed = 1, e;
+    ref->u.buffer = f;
+    nt->u.is_list = tup->u.is_list;
+    c->u = e->u;
+    ((const tx_expr **)c->ops)[0] = ref;
+    ((const tx_expr **)c->ops)[1] = nt;
+    return c;
+  }
+  return NULL;
+}
+
+static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
+  fb_state *st = m->user;
+  switch ((tx_stmt_kind)s->kind) {
+  case STMT_SEQ: return tx_lc_mutate_seq(m, s);
+  case STMT_ALLOC:
+  case STMT_DECL: {
+    const tx_buffer *b = s->buffer;
+    const char *method;
+    if (!b || !needs_flatten(b)) return NULL;
+    if (view_source(b, &method)) return tx_lc_empty(st->ir); /* reads through its source */
+    tx_buffer_form form = b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
+    const tx_buffer *f = make_flat(st, b, b->name, form, b->data);
+    if (!f) return m->failed = 1, s;
+    tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts, s->nstmts, s->span);
+    if (!r) return m->failed = 1, s;
+    r->kind = b->form == BUF_VIEW ? STMT_DECL : s->kind;
+    r->buffer = f;
+    return tx_mutate_stmt_children(m, r);
+  }
+  case STMT_STORE: {
+    const tx_stmt *c = tx_mutate_stmt_children(m, s);
+    uint32_t n = c->nexprs - 1;
+    const tx_buffer *f = s->buffer;
+    if (n == 1 && !needs_flatten(s->buffer)) return c;
+    const tx_expr *a = flat_index(st, s->buffer, c->exprs + 1, n, &f, s->span);
+    if (!a) return st->oom = !st->error, s;
+    const tx_expr *ops[2] = {c->exprs[0], a};
+    tx_stmt *r = tx_stmt_new(st->ir, STMT_STORE, ops, 2, NULL, 0, s->span);
+    if (!r) return m->failed = 1, s;
+    r->buffer = f;
+    return r;
+  }
+  case STMT_BIND:
+  case STMT_ASSIGN:
+  case STMT_ATTR:
+  case STMT_ASSERT:
+  case STMT_EVAL:
+  case STMT_IF:
+  case STMT_FOR:
+  case STMT_WHILE:
+  case STMT_BREAK:
+  case STMT_CONTINUE:
+  case STMT_RETURN:
+  case STMT_SCOPE_ID:
+  case STMT_DEVICE_ENTRY:
+  case STMT_WITH:
+  case STMT_TILE_OP:
+  case TX_STMT_KIND_COUNT: break;
+  }
+  return NULL;
+}
+
+/* ---- parameters ------------------------------------------------------------------ */
+
+typedef struct use_query {
+  const tx_buffer *b;
+} use_query;
+
+static int uses_pre_expr(tx_visitor *v, const tx_expr *e) {
+  const use_query *q = v->user;
+  if ((e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER) && e->u.buffer == q->b) v->stop = 1;
+  return 1;
+}
+static int uses_pre_stmt(tx_visitor *v, const tx_stmt *s) {
+  const use_query *q = v->user;
+  if (s->kind == STMT_STORE && s->buffer == q->b) v->stop = 1;
+  return 1;
+}
+static int stmt_uses(const tx_stmt *s, const tx_buffer *b) {
+  use_query q = {b};
+  tx_visitor v = {.user = &q, .pre_expr = uses_pre_expr, .pre_stmt = uses_pre_stmt};
+  tx_visit_stmt(&v, s);
+  return v.stop;
+}
+
+static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
+  st->nmap = 0;
+  tx_lc_names_free(&st->names);
+  tx_lc_names_collect(&st->names, f);
+  const tx_stmt *body = f->body;
+  /* Where the parameter declarations go: after the device entry when the
+   * host part does not touch the buffer. */
+  int64_t entry = -1;
+  if (body && body->kind == STMT_SEQ)
+    for (uint32_t i = 0; i < body->nstmts && entry < 0; i++)
+      if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = i;
+  const tx_stmt **top = calloc(f->nparams + 1, sizeof *top), **after = calloc(f->nparams + 1, sizeof *after);
+  uint32_t ntop = 0, nafter = 0;
+  if (!top || !after) {
+    free(top);
+    free(after);
+    st->oom = 1;
+    return f;
+  }
+  for (uint32_t i = 0; i < f->nparams && !st->oom; i++) {
+    const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
+    if (!b || !needs_flatten(b) || !stmt_uses(body, b)) continue;
+    tx_strbuf sb = {0};
+    tx_sb_printf(&sb, "%s_flat", b->name ? b->name : "buf");
+    const char *name = tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
+    tx_sb_free(&sb);
+    const tx_expr *data = b->data ? b->data : b->origin;
+    const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data) : NULL;
+    tx_stmt *decl = flat ? tx_stmt_new(st->ir, STMT_DECL, NULL, 0, NULL, 0, b->span) : NULL;
+    if (!decl) {
+      st->oom = 1;
+      break;
+    }
+    decl->buffer = flat;
+    int host_use = 0;
+    for (int64_t k = 0; k < entry && !host_use; k++) host_use = stmt_uses(body->stmts[k], b);
+    if (entry >= 0 && !host_use) after[nafter++] = decl;
+    else top[ntop++] = decl;
+  }
+  const tx_func *r = f;
+  if (!st->oom) {
+    tx_mutator m = {.ir = st->ir, .user = st, .expr = fb_expr, .stmt = fb_stmt};
+    const tx_stmt *nb = tx_mutate_stmt(&m, body);
+    if (m.failed) st->oom = 1;
+    if (!st->oom && (ntop || nafter)) {
+      /* nb keeps the top-level shape: the device entry is still at `entry`
+       * unless statements before it were dropped, so find it again. */
+      uint32_t n = nb->kind == STMT_SEQ ? nb->nstmts : 1;
+      const tx_stmt *const *items = nb->kind == STMT_SEQ ? nb->stmts : &nb;
+      const tx_stmt **all = calloc(n + ntop + nafter, sizeof *all);
+      if (!all) st->oom = 1;
+      uint32_t k = 0;
+      for (uint32_t i = 0; all && i < ntop; i++) all[k++] = top[i];
+      int placed = nafter == 0;
+      for (uint32_t i = 0; all && i < n; i++) {
+        all[k++] = items[i];
+        if (!placed && items[i]->kind == STMT_DEVICE_ENTRY) {
+          for (uint32_t j = 0; j < nafter; j++) all[k++] = after[j];
+          placed = 1;
+        }
+      }
+      if (all && !placed) {
+        tx_internal_error(st->pc->diags, PASS, "lost the device entry of %s", f->name ? f->name : "?");
+        st->error = 1;
+      }
+      if (all && !st->error) nb = tx_lc_seq(st->ir, all, k, nb->span);
+      if (!nb) st->oom = 1;
+      free(all);
+    }
+    if (!st->oom && !st->error && nb != body) {
+      tx_func *c = tx_arena_alloc(st->ir->arena, sizeof *c);
+      if (!c) st->oom = 1;
+      else {
+        *c = *f;
+        c->body = nb;
+        r = c;
+      }
+    }
+  }
+  free(top);
+  free(after);
+  return r;
+}
+
+tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
+  fb_state st = {.pc = pc, .ir = pc->ir};
+  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
+  int changed = 0;
+  for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
+    funcs[i] = flatten_func(&st, in->funcs[i]);
+    changed |= funcs[i] != in->funcs[i];
+  }
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM
+                       : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
+                                  : TIRX_OK;
+  *out = in;
+  if (status == TIRX_OK && changed) {
+    tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
+    const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
+    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    else {
+      *mod = *in;
+      mod->funcs = fs;
+      *out = mod;
+    }
+  }
+  free(funcs);
+  free((void *)st.orig);
+  free((void *)st.flat);
+  tx_lc_names_free(&st.names);
+  (void)NOSPAN;
+  return status;
+}

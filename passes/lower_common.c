@@ -1,0 +1,263 @@
+/*
+ * lower_common.c - constant-folding expression builders, sequence splicing
+ * and fresh names for the lowering passes (see lower_common.h).
+ *
+ * Folding here is deliberately shallow (literals and unit/zero operands) so
+ * that address arithmetic built by the passes reads well even with the
+ * simplifier disabled; the simplifier does the rest.
+ */
+#include "passes/lower_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/strbuf.h"
+
+static const tirx_span NOSPAN = {0};
+
+int tx_lc_const(const tx_expr *e, int64_t *out) {
+  if (!e || e->kind != EXPR_INT || e->dtype.lanes != 1) return 0;
+  *out = e->u.ival;
+  return 1;
+}
+
+int64_t tx_lc_wrap(tx_dtype t, int64_t v) {
+  if (t.code == DT_BOOL) return v != 0;
+  if (t.bits == 0 || t.bits >= 64) return v;
+  uint64_t mask = (UINT64_C(1) << t.bits) - 1, u = (uint64_t)v & mask;
+  if (t.code == DT_UINT) return (int64_t)u;
+  if (u >> (t.bits - 1)) u |= ~mask; /* sign-extend */
+  return (int64_t)u;
+}
+
+const tx_expr *tx_lc_int(tx_ir *ir, tx_dtype t, int64_t v) {
+  return tx_int(ir, t, tx_lc_wrap(t, v), NOSPAN);
+}
+
+/* Floor division and modulo of int64 (b != 0), rounding toward -inf. */
+static int64_t floordiv64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+static int64_t floormod64(int64_t a, int64_t b) {
+  return a - floordiv64(a, b) * b;
+}
+
+const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
+  if (!a || !b) return NULL;
+  int64_t x = 0, y = 0;
+  int ca = tx_lc_const(a, &x), cb = tx_lc_const(b, &y);
+  tx_dtype t = a->dtype;
+  int is_int = tx_dtype_is_int(t) && tx_dtype_is_int(b->dtype);
+  if (is_int && ca && cb) {
+    /* Only the ops the passes build; the simplifier folds the rest. */
+    if (k == EXPR_ADD) return tx_lc_int(ir, t, (int64_t)((uint64_t)x + (uint64_t)y));
+    if (k == EXPR_SUB) return tx_lc_int(ir, t, (int64_t)((uint64_t)x - (uint64_t)y));
+    if (k == EXPR_MUL) return tx_lc_int(ir, t, (int64_t)((uint64_t)x * (uint64_t)y));
+    if (k == EXPR_FLOORDIV && y != 0 && !(y == -1 && x == INT64_MIN))
+      return tx_lc_int(ir, t, floordiv64(x, y));
+    if (k == EXPR_FLOORMOD && y != 0 && y != -1) return tx_lc_int(ir, t, floormod64(x, y));
+  }
+  if (is_int) {
+    if (cb && !ca && (k == EXPR_ADD || k == EXPR_SUB) && y == 0) return a;
+    if (ca && !cb && k == EXPR_ADD && x == 0) return b;
+    if (cb && k == EXPR_MUL && y == 1) return a;
+    if (ca && k == EXPR_MUL && x == 1) return b;
+    if ((cb && k == EXPR_MUL && y == 0) || (ca && k == EXPR_MUL && x == 0))
+      return tx_lc_int(ir, tx_binary_result_type(k, a->dtype, b->dtype), 0);
+    if (cb && k == EXPR_FLOORDIV && y == 1) return a;
+    if (cb && k == EXPR_FLOORMOD && y == 1) return tx_lc_int(ir, t, 0);
+    /* (x + c1) + c2 -> x + (c1 + c2); (x * c1) * c2 -> x * (c1 * c2) */
+    int64_t z;
+    if (cb && (k == EXPR_ADD || k == EXPR_MUL) && a->kind == k && tx_lc_const(a->ops[1], &z))
+      return tx_lc_bin(ir, k, a->ops[0], tx_lc_bin(ir, k, a->ops[1], b));
+    if (ca && !cb && (k == EXPR_ADD || k == EXPR_MUL)) return tx_lc_bin(ir, k, b, a);
+  }
+  tx_expr *r = tx_binary(ir, k, a, b, NOSPAN);
+  return r;
+}
+
+const tx_expr *tx_lc_add(tx_ir *ir, const tx_expr *a, const tx_expr *b) {
+  return tx_lc_bin(ir, EXPR_ADD, a, b);
+}
+const tx_expr *tx_lc_mul(tx_ir *ir, const tx_expr *a, const tx_expr *b) {
+  return tx_lc_bin(ir, EXPR_MUL, a, b);
+}
+const tx_expr *tx_lc_addi(tx_ir *ir, const tx_expr *a, int64_t v) {
+  return a ? tx_lc_bin(ir, EXPR_ADD, a, tx_lc_int(ir, tx_dtype_elem(a->dtype), v)) : NULL;
+}
+const tx_expr *tx_lc_muli(tx_ir *ir, const tx_expr *a, int64_t v) {
+  return a ? tx_lc_bin(ir, EXPR_MUL, a, tx_lc_int(ir, tx_dtype_elem(a->dtype), v)) : NULL;
+}
+const tx_expr *tx_lc_divi(tx_ir *ir, const tx_expr *a, int64_t v) {
+  return a ? tx_lc_bin(ir, EXPR_FLOORDIV, a, tx_lc_int(ir, tx_dtype_elem(a->dtype), v)) : NULL;
+}
+const tx_expr *tx_lc_modi(tx_ir *ir, const tx_expr *a, int64_t v) {
+  return a ? tx_lc_bin(ir, EXPR_FLOORMOD, a, tx_lc_int(ir, tx_dtype_elem(a->dtype), v)) : NULL;
+}
+
+const tx_expr *tx_lc_cast(tx_ir *ir, tx_dtype t, const tx_expr *e) {
+  if (!e || tx_dtype_eq(e->dtype, t)) return e;
+  int64_t v;
+  if (tx_lc_const(e, &v) && tx_dtype_is_int(t)) return tx_lc_int(ir, t, v);
+  return tx_expr_new(ir, EXPR_CAST, t, &e, 1, NOSPAN);
+}
+
+const tx_expr *tx_lc_call(tx_ir *ir, const char *op, tx_dtype t, const tx_expr *const *args,
+                          uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  tx_expr *e = tx_expr_new(ir, EXPR_CALL, t, args, n, NOSPAN);
+  if (!e) return NULL;
+  e->u.call.op = tx_intern(ir->strings, op);
+  e->u.call.kw.npos = n;
+  return e->u.call.op ? e : NULL;
+}
+
+/* ---- sequences ---------------------------------------------------------------- */
+
+const tx_stmt *tx_lc_empty(tx_ir *ir) {
+  return tx_stmt_new(ir, STMT_SEQ, NULL, 0, NULL, 0, NOSPAN);
+}
+
+typedef struct stmt_vec {
+  const tx_stmt **items;
+  uint32_t len, cap;
+  int failed;
+} stmt_vec;
+
+static void sv_push(stmt_vec *v, const tx_stmt *s) {
+  if (v->failed) return;
+  if (s->kind == STMT_SEQ) { /* splice */
+    for (uint32_t i = 0; i < s->nstmts; i++) sv_push(v, s->stmts[i]);
+    return;
+  }
+  if (v->len == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 16;
+    const tx_stmt **n = realloc(v->items, cap * sizeof *n);
+    if (!n) {
+      v->failed = 1;
+      return;
+    }
+    v->items = n;
+    v->cap = cap;
+  }
+  v->items[v->len++] = s;
+}
+
+static const tx_stmt *sv_finish(tx_ir *ir, stmt_vec *v, tirx_span span) {
+  const tx_stmt *r = NULL;
+  if (!v->failed) {
+    if (v->len == 0) {
+      const tx_expr *zero = tx_int(ir, TX_INT32, 0, span);
+      r = zero ? tx_stmt_new(ir, STMT_EVAL, &zero, 1, NULL, 0, span) : NULL;
+    } else if (v->len == 1) {
+      r = v->items[0];
+    } else {
+      r = tx_stmt_new(ir, STMT_SEQ, NULL, 0, v->items, v->len, span);
+    }
+  }
+  free(v->items);
+  return r;
+}
+
+const tx_stmt *tx_lc_seq(tx_ir *ir, const tx_stmt *const *items, uint32_t n, tirx_span span) {
+  stmt_vec v = {0};
+  for (uint32_t i = 0; i < n; i++) {
+    if (!items[i]) {
+      free(v.items);
+      return NULL;
+    }
+    sv_push(&v, items[i]);
+  }
+  if (v.failed) {
+    free(v.items);
+    return NULL;
+  }
+  /* Keep an empty result empty so that an enclosing sequence can drop it. */
+  if (v.len == 0) {
+    free(v.items);
+    return tx_lc_empty(ir);
+  }
+  return sv_finish(ir, &v, span);
+}
+
+const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s) {
+  stmt_vec v = {0};
+  int changed = 0;
+  for (uint32_t i = 0; i < s->nstmts && !m->failed; i++) {
+    const tx_stmt *r = tx_mutate_stmt(m, s->stmts[i]);
+    if (r != s->stmts[i]) changed = 1;
+    if (r) sv_push(&v, r);
+  }
+  if (m->failed || v.failed) {
+    m->failed = 1;
+    free(v.items);
+    return s;
+  }
+  if (!changed) {
+    free(v.items);
+    return s;
+  }
+  const tx_stmt *r = sv_finish(m->ir, &v, s->span);
+  if (!r) {
+    m->failed = 1;
+    return s;
+  }
+  return r;
+}
+
+/* ---- names ------------------------------------------------------------------- */
+
+static void names_add(tx_lc_names *n, const char *name) {
+  if (!name || n->failed) return;
+  for (uint32_t i = 0; i < n->len; i++)
+    if (n->items[i] == name) return;
+  if (n->len == n->cap) {
+    uint32_t cap = n->cap ? n->cap * 2 : 32;
+    const char **p = realloc(n->items, cap * sizeof *p);
+    if (!p) {
+      n->failed = 1;
+      return;
+    }
+    n->items = p;
+    n->cap = cap;
+  }
+  n->items[n->len++] = name;
+}
+
+static int collect_expr(tx_visitor *v, const tx_expr *e) {
+  if (e->kind == EXPR_VAR) names_add(v->user, e->u.var.name);
+  return 1;
+}
+static int collect_buffer(tx_visitor *v, const tx_buffer *b) {
+  names_add(v->user, b->name);
+  return 1;
+}
+
+void tx_lc_names_collect(tx_lc_names *n, const tx_func *f) {
+  tx_visitor v = {.user = n, .pre_expr = collect_expr, .on_buffer = collect_buffer};
+  tx_visit_func(&v, f);
+}
+
+const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
+  const char *cand = tx_intern(ir->strings, base);
+  tx_strbuf sb = {0};
+  for (int k = 1; cand && k < 100000; k++) {
+    int used = 0;
+    for (uint32_t i = 0; i < n->len && !used; i++) used = n->items[i] == cand;
+    if (!used) break;
+    sb.len = 0;
+    tx_sb_printf(&sb, "%s_%d", base, k);
+    cand = tx_sb_cstr(&sb) ? tx_intern(ir->strings, tx_sb_cstr(&sb)) : NULL;
+  }
+  tx_sb_free(&sb);
+  if (cand) names_add(n, cand);
+  return n->failed ? NULL : cand;
+}
+
+void tx_lc_names_free(tx_lc_names *n) {
+  free(n->items);
+  *n = (tx_lc_names){0};
+}

@@ -1,0 +1,64 @@
+/*
+ * lower_common.h - small helpers shared by the lowering passes
+ * (lower-tirx, flatten-buffer, simplify): integer expression builders that
+ * fold constants as they go, statement-sequence splicing for mutators, and
+ * deterministic fresh names.
+ *
+ * Builders take and return arena nodes; a NULL operand or an allocation
+ * failure gives NULL, so a chain of calls needs one NULL check at the end.
+ */
+#ifndef TIRX_PASSES_LOWER_COMMON_H
+#define TIRX_PASSES_LOWER_COMMON_H
+
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "ir/visit.h"
+
+/* Is e an integer (or bool) literal? Stores its value. */
+int tx_lc_const(const tx_expr *e, int64_t *out);
+/* Wrap v to the width of integer type t (two's complement), as TIRx does. */
+int64_t tx_lc_wrap(tx_dtype t, int64_t v);
+
+const tx_expr *tx_lc_int(tx_ir *ir, tx_dtype t, int64_t v);
+/* Binary integer ops folding literal operands and the identities x+0, x*1,
+ * x*0, x//1, x%1; a literal moves to the right of + and *. */
+const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_expr *b);
+const tx_expr *tx_lc_add(tx_ir *ir, const tx_expr *a, const tx_expr *b);
+const tx_expr *tx_lc_mul(tx_ir *ir, const tx_expr *a, const tx_expr *b);
+/* a + v, a * v, a // v, a % v with a literal v of a's type. */
+const tx_expr *tx_lc_addi(tx_ir *ir, const tx_expr *a, int64_t v);
+const tx_expr *tx_lc_muli(tx_ir *ir, const tx_expr *a, int64_t v);
+const tx_expr *tx_lc_divi(tx_ir *ir, const tx_expr *a, int64_t v);
+const tx_expr *tx_lc_modi(tx_ir *ir, const tx_expr *a, int64_t v);
+/* e converted to type t (no node when it already has it). */
+const tx_expr *tx_lc_cast(tx_ir *ir, tx_dtype t, const tx_expr *e);
+/* A call `op(args...)` (op is interned here) with the given result type. */
+const tx_expr *tx_lc_call(tx_ir *ir, const char *op, tx_dtype t, const tx_expr *const *args,
+                          uint32_t n);
+
+/* The statement that stands for "nothing": an empty sequence. Parent
+ * sequences rebuilt with tx_lc_mutate_seq drop it. */
+const tx_stmt *tx_lc_empty(tx_ir *ir);
+/* A sequence of items (NULL on OOM); items that are sequences are spliced in. */
+const tx_stmt *tx_lc_seq(tx_ir *ir, const tx_stmt *const *items, uint32_t n, tirx_span span);
+/* Mutate each item of STMT_SEQ `s`, splicing items that come back as
+ * sequences into `s` (binding statements scope over the rest of their
+ * sequence, so a lowering that expands one statement into several must put
+ * them at the same level). Same pointer when nothing changed. An empty result
+ * is T.evaluate(0); a single item is returned alone. */
+const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s);
+
+/* Deterministic fresh names: every variable and buffer name used in `f`. */
+typedef struct tx_lc_names {
+  const char **items;
+  uint32_t len, cap;
+  int failed;
+} tx_lc_names;
+void tx_lc_names_collect(tx_lc_names *n, const tx_func *f);
+/* `base` if unused, else base_1, base_2, ...; the result is interned and
+ * recorded as used. NULL on OOM. */
+const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
+void tx_lc_names_free(tx_lc_names *n);
+
+#endif

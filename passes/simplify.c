@@ -1,0 +1,585 @@
+/*
+ * simplify.c - the simplify pass: constant folding, algebraic identities and
+ * range-based floordiv/floormod rules on integer index arithmetic.
+ *
+ * Requires: nothing beyond a well-formed module (it runs after
+ * flatten-buffer in the pipeline, but any stage's output is fine).
+ * Guarantees:
+ *  - integer and bool operations on literals are folded with TIRx semantics
+ *    (floordiv/floormod round toward -inf, T.truncdiv/T.truncmod toward
+ *    zero, results wrap to the type's width); a division by zero is left;
+ *  - identities x+0, x-0, x*1, x*0 (integers only), x//1, x%1, min/max of
+ *    equal operands, and/or/not/select with literal operands; a literal
+ *    operand of a commutative op goes right; (x+c1)+c2 and (x*c1)*c2 combine;
+ *  - with the ranges of loop variables (literal bounds), launch_thread
+ *    bindings ([0, extent)) and plain bindings of integer expressions:
+ *    x // c -> 0 and x % c -> x for 0 <= x < c, (x*c + y) // c -> x + y // c,
+ *    (x*c) % c -> 0, (x*c + y) % c -> y % c (c > 0), comparisons decided by
+ *    the ranges fold, and an `if` on a literal condition keeps one arm;
+ *  - float +, -, * of two literals of the same dtype fold;
+ *  - idempotent: simplifying its own output changes nothing.
+ * Variables are identities, so a range is recorded once per variable for
+ * the whole function and needs no scoping.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/equal.h"
+#include "passes/lower_common.h"
+#include "passes/pass.h"
+
+static const tirx_span NOSPAN = {0};
+
+typedef struct range {
+  int known;
+  int64_t lo, hi;
+} range;
+
+typedef struct sp_state {
+  tx_pass_ctx *pc;
+  tx_ir *ir;
+  const tx_expr **vars;
+  range *ranges;
+  uint32_t n, cap;
+  int oom;
+} sp_state;
+
+static void set_range(sp_state *st, const tx_expr *v, range r) {
+  if (!r.known) return;
+  if (st->n == st->cap) {
+    uint32_t cap = st->cap ? st->cap * 2 : 32;
+    const tx_expr **nv = realloc((void *)st->vars, cap * sizeof *nv);
+    if (nv) st->vars = nv;
+    range *nr = nv ? realloc(st->ranges, cap * sizeof *nr) : NULL;
+    if (!nr) {
+      st->oom = 1;
+      return;
+    }
+    st->ranges = nr;
+    st->cap = cap;
+  }
+  st->vars[st->n] = v;
+  st->ranges[st->n++] = r;
+}
+
+static const range UNKNOWN = {0, 0, 0};
+
+static range rconst(int64_t v) {
+  return (range){1, v, v};
+}
+
+/* Keep ranges far from int64 overflow: beyond 2^40 they are not useful. */
+static range checked(range r) {
+  const int64_t lim = INT64_C(1) << 40;
+  if (!r.known || r.lo < -lim || r.hi > lim || r.lo > r.hi) return UNKNOWN;
+  return r;
+}
+
+static int64_t fdiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+static int64_t fmod_(int64_t a, int64_t b) {
+  return a - fdiv(a, b) * b;
+}
+
+static range range_of(sp_state *st, const tx_expr *e);
+
+static range range_bin(sp_state *st, const tx_expr *e) {
+  range a = range_of(st, e->ops[0]), b = range_of(st, e->ops[1]);
+  int64_t c;
+  int cb = tx_lc_const(e->ops[1], &c);
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_ADD:
+    return a.known && b.known ? checked((range){1, a.lo + b.lo, a.hi + b.hi}) : UNKNOWN;
+  case EXPR_SUB:
+    return a.known && b.known ? checked((range){1, a.lo - b.hi, a.hi - b.lo}) : UNKNOWN;
+  case EXPR_MUL:
+    if (a.known && b.known) {
+      int64_t p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+      range r = {1, p[0], p[0]};
+      for (int i = 1; i < 4; i++) {
+        if (p[i] < r.lo) r.lo = p[i];
+        if (p[i] > r.hi) r.hi = p[i];
+      }
+      return checked(r);
+    }
+    return UNKNOWN;
+  case EXPR_FLOORDIV:
+    if (cb && c > 0 && a.known) return (range){1, fdiv(a.lo, c), fdiv(a.hi, c)};
+    return UNKNOWN;
+  case EXPR_FLOORMOD:
+    if (cb && c > 0) {
+      if (a.known && a.lo >= 0 && a.hi < c) return a;
+      return (range){1, 0, c - 1};
+    }
+    return UNKNOWN;
+  case EXPR_MIN:
+    if (a.known && b.known) return (range){1, a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi};
+    return UNKNOWN;
+  case EXPR_MAX:
+    if (a.known && b.known) return (range){1, a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
+    return UNKNOWN;
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT: break;
+  }
+  return UNKNOWN;
+}
+
+static range range_of(sp_state *st, const tx_expr *e) {
+  int64_t v;
+  if (!e || !tx_dtype_is_int(e->dtype) || e->dtype.lanes != 1) return UNKNOWN;
+  if (tx_lc_const(e, &v)) return rconst(v);
+  if (e->kind == EXPR_VAR) {
+    for (uint32_t i = 0; i < st->n; i++)
+      if (st->vars[i] == e) return st->ranges[i];
+    return UNKNOWN;
+  }
+  if (e->kind == EXPR_CAST && e->nops == 1 && tx_dtype_is_int(e->ops[0]->dtype)) {
+    /* A cast keeps the range when every value fits the target type. */
+    range r = range_of(st, e->ops[0]);
+    int64_t lim = e->dtype.bits >= 64 ? INT64_MAX : (INT64_C(1) << (e->dtype.bits - 1)) - 1;
+    return r.known && r.lo >= 0 && r.hi <= lim ? r : UNKNOWN;
+  }
+  if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2) return range_bin(st, e);
+  return UNKNOWN;
+}
+
+/* ---- rewriting one node ---------------------------------------------------------- */
+
+static const tx_expr *simp(sp_state *st, const tx_expr *e);
+
+static const tx_expr *mk_int(sp_state *st, tx_dtype t, int64_t v) {
+  return tx_lc_int(st->ir, t, v);
+}
+
+static const tx_expr *mk_bin(sp_state *st, tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
+  if (!a || !b) return NULL;
+  return simp(st, tx_binary(st->ir, k, a, b, NOSPAN));
+}
+
+static const tx_expr *mk_bool(sp_state *st, const tx_expr *like, int v) {
+  return tx_lc_int(st->ir, tx_dt(DT_BOOL, 1, like->dtype.lanes), v);
+}
+
+static int is_commutative(tx_expr_kind k) {
+  return k == EXPR_ADD || k == EXPR_MUL || k == EXPR_MIN || k == EXPR_MAX || k == EXPR_EQ ||
+         k == EXPR_NE || k == EXPR_AND || k == EXPR_OR;
+}
+
+/* x == k * q for a literal multiplier q of x: returns the other factor. */
+static const tx_expr *multiple_of(const tx_expr *x, int64_t c, int64_t *q) {
+  int64_t m;
+  if (x->kind == EXPR_MUL && tx_lc_const(x->ops[1], &m) && m % c == 0) {
+    *q = m / c;
+    return x->ops[0];
+  }
+  return NULL;
+}
+
+static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int64_t y) {
+  tx_dtype t = e->ops[0]->dtype;
+  uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
+  int is_uint = t.code == DT_UINT && t.bits == 64;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_ADD: return mk_int(st, e->dtype, (int64_t)(ux + uy));
+  case EXPR_SUB: return mk_int(st, e->dtype, (int64_t)(ux - uy));
+  case EXPR_MUL: return mk_int(st, e->dtype, (int64_t)(ux * uy));
+  case EXPR_DIV:
+    if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
+    return mk_int(st, e->dtype, x / y);
+  case EXPR_MOD:
+    if (y == 0 || y == -1 || is_uint) return e;
+    return mk_int(st, e->dtype, x % y);
+  case EXPR_FLOORDIV:
+    if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
+    return mk_int(st, e->dtype, fdiv(x, y));
+  case EXPR_FLOORMOD:
+    if (y == 0 || y == -1 || is_uint) return e;
+    return mk_int(st, e->dtype, fmod_(x, y));
+  case EXPR_MIN: return mk_int(st, e->dtype, x < y ? x : y);
+  case EXPR_MAX: return mk_int(st, e->dtype, x > y ? x : y);
+  case EXPR_EQ: return mk_bool(st, e, x == y);
+  case EXPR_NE: return mk_bool(st, e, x != y);
+  case EXPR_LT: return mk_bool(st, e, is_uint ? ux < uy : x < y);
+  case EXPR_LE: return mk_bool(st, e, is_uint ? ux <= uy : x <= y);
+  case EXPR_GT: return mk_bool(st, e, is_uint ? ux > uy : x > y);
+  case EXPR_GE: return mk_bool(st, e, is_uint ? ux >= uy : x >= y);
+  case EXPR_AND: return mk_bool(st, e, x && y);
+  case EXPR_OR: return mk_bool(st, e, x || y);
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT: break;
+  }
+  return e;
+}
+
+/* Decide a comparison from operand ranges: 1 true, 0 false, -1 unknown. */
+static int decide(tx_expr_kind k, range a, range b) {
+  if (!a.known || !b.known) return -1;
+  if (k == EXPR_LT) return a.hi < b.lo ? 1 : a.lo >= b.hi ? 0 : -1;
+  if (k == EXPR_LE) return a.hi <= b.lo ? 1 : a.lo > b.hi ? 0 : -1;
+  if (k == EXPR_GT) return a.lo > b.hi ? 1 : a.hi <= b.lo ? 0 : -1;
+  if (k == EXPR_GE) return a.lo >= b.hi ? 1 : a.hi < b.lo ? 0 : -1;
+  if (k == EXPR_EQ) return (a.hi < b.lo || b.hi < a.lo) ? 0 : -1;
+  if (k == EXPR_NE) return (a.hi < b.lo || b.hi < a.lo) ? 1 : -1;
+  return -1;
+}
+
+static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  const tx_expr *a = e->ops[0], *b = e->ops[1];
+  int64_t x = 0, y = 0;
+  int ca = tx_lc_const(a, &x), cb = tx_lc_const(b, &y);
+  int ints = tx_dtype_is_int(a->dtype) && tx_dtype_is_int(b->dtype);
+  int bools = tx_dtype_is_bool(a->dtype) && tx_dtype_is_bool(b->dtype);
+  if ((ints || bools) && ca && cb) return fold_consts(st, e, x, y);
+  if (a->kind == EXPR_FLOAT && b->kind == EXPR_FLOAT && tx_dtype_eq(a->dtype, b->dtype) &&
+      a->dtype.lanes == 1 && (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL)) {
+    double r = k == EXPR_ADD ? a->u.fval + b->u.fval : k == EXPR_SUB ? a->u.fval - b->u.fval
+                                                                      : a->u.fval * b->u.fval;
+    if (a->dtype.bits == 32) r = (double)(float)r;
+    return tx_float(st->ir, a->dtype, r, e->span);
+  }
+  if (bools) {
+    if (k == EXPR_AND && (ca || cb)) return (ca ? x : y) ? (ca ? b : a) : mk_bool(st, e, 0);
+    if (k == EXPR_OR && (ca || cb)) return (ca ? x : y) ? mk_bool(st, e, 1) : (ca ? b : a);
+  }
+  if (!ints) return e;
+  if (ca && !cb && is_commutative(k)) return mk_bin(st, k, b, a);
+  if ((k == EXPR_MIN || k == EXPR_MAX) && tx_expr_equal(a, b)) return a;
+  if (k == EXPR_SUB && tx_expr_equal(a, b)) return mk_int(st, e->dtype, 0);
+  range ra = range_of(st, a), rb = range_of(st, b);
+  if (tx_expr_is_compare(k)) {
+    int d = decide(k, ra, rb);
+    return d < 0 ? e : mk_bool(st, e, d);
+  }
+  if (k == EXPR_MIN || k == EXPR_MAX) {
+    if (ra.known && rb.known && (k == EXPR_MIN ? ra.hi <= rb.lo : ra.lo >= rb.hi)) return a;
+    if (ra.known && rb.known && (k == EXPR_MIN ? rb.hi <= ra.lo : rb.lo >= ra.hi)) return b;
+    return e;
+  }
+  /* (x // c) * c + x % c -> x */
+  if (k == EXPR_ADD && b->kind == EXPR_FLOORMOD && a->kind == EXPR_MUL &&
+      a->ops[0]->kind == EXPR_FLOORDIV && tx_expr_equal(a->ops[1], b->ops[1]) &&
+      tx_expr_equal(a->ops[0]->ops[1], b->ops[1]) && tx_expr_equal(a->ops[0]->ops[0], b->ops[0]))
+    return b->ops[0];
+  if (!cb) return e;
+  int64_t z;
+  switch (k) {
+  case EXPR_ADD:
+  case EXPR_SUB: {
+    if (y == 0) return a;
+    int64_t add = k == EXPR_ADD ? y : -y;
+    /* (x + c1) + c2 -> x + (c1 + c2) */
+    if (a->kind == EXPR_ADD && tx_lc_const(a->ops[1], &z))
+      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, z + add));
+    if (a->kind == EXPR_SUB && tx_lc_const(a->ops[1], &z))
+      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, add - z));
+    if (k == EXPR_SUB && y < 0 && y != INT64_MIN) return mk_bin(st, EXPR_ADD, a, mk_int(st, e->dtype, -y));
+    if (k == EXPR_ADD && y < 0 && y != INT64_MIN) return mk_bin(st, EXPR_SUB, a, mk_int(st, e->dtype, -y));
+    return e;
+  }
+  case EXPR_MUL:
+    if (y == 1) return a;
+    if (y == 0) return mk_int(st, e->dtype, 0);
+    if (a->kind == EXPR_MUL && tx_lc_const(a->ops[1], &z))
+      return mk_bin(st, EXPR_MUL, a->ops[0], mk_int(st, e->dtype, z * y));
+    return e;
+  case EXPR_DIV:
+  case EXPR_MOD:
+    if (y == 1) return k == EXPR_DIV ? a : mk_int(st, e->dtype, 0);
+    /* Truncation equals flooring for non-negative operands. */
+    if (y > 0 && ra.known && ra.lo >= 0)
+      return mk_bin(st, k == EXPR_DIV ? EXPR_FLOORDIV : EXPR_FLOORMOD, a, b);
+    return e;
+  case EXPR_FLOORDIV: {
+    if (y == 1) return a;
+    if (y <= 0) return e;
+    if (ra.known && fdiv(ra.lo, y) == fdiv(ra.hi, y)) return mk_int(st, e->dtype, fdiv(ra.lo, y));
+    int64_t q;
+    const tx_expr *f;
+    if ((f = multiple_of(a, y, &q))) return mk_bin(st, EXPR_MUL, f, mk_int(st, e->dtype, q));
+    if (a->kind == EXPR_ADD) {
+      if ((f = multiple_of(a->ops[0], y, &q)))
+        return mk_bin(st, EXPR_ADD, mk_bin(st, EXPR_MUL, f, mk_int(st, e->dtype, q)),
+                      mk_bin(st, EXPR_FLOORDIV, a->ops[1], b));
+      if ((f = multiple_of(a->ops[1], y, &q)))
+        return mk_bin(st, EXPR_ADD, mk_bin(st, EXPR_MUL, f, mk_int(st, e->dtype, q)),
+                      mk_bin(st, EXPR_FLOORDIV, a->ops[0], b));
+    }
+    /* (x // c1) // c2 -> x // (c1 * c2) */
+    if (a->kind == EXPR_FLOORDIV && tx_lc_const(a->ops[1], &z) && z > 0 && z < (INT64_C(1) << 31) &&
+        y < (INT64_C(1) << 31))
+      return mk_bin(st, EXPR_FLOORDIV, a->ops[0], mk_int(st, e->dtype, z * y));
+    return e;
+  }
+  case EXPR_FLOORMOD: {
+    if (y == 1) return mk_int(st, e->dtype, 0);
+    if (y <= 0) return e;
+    if (ra.known && ra.lo >= 0 && ra.hi < y) return a;
+    int64_t q;
+    if (multiple_of(a, y, &q)) return mk_int(st, e->dtype, 0);
+    if (a->kind == EXPR_ADD) {
+      if (multiple_of(a->ops[0], y, &q)) return mk_bin(st, EXPR_FLOORMOD, a->ops[1], b);
+      if (multiple_of(a->ops[1], y, &q)) return mk_bin(st, EXPR_FLOORMOD, a->ops[0], b);
+    }
+    /* (x % c1) % c2 -> x % c2 when c2 divides c1 */
+    if (a->kind == EXPR_FLOORMOD && tx_lc_const(a->ops[1], &z) && z > 0 && z % y == 0)
+      return mk_bin(st, EXPR_FLOORMOD, a->ops[0], b);
+    return e;
+  }
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT: break;
+  }
+  return e;
+}
+
+/* Simplify one node whose operands are already simple. */
+static const tx_expr *simp(sp_state *st, const tx_expr *e) {
+  if (!e) {
+    st->oom = 1;
+    return NULL;
+  }
+  int64_t x;
+  if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2 && e->dtype.lanes == 1) {
+    const tx_expr *r = simp_binary(st, e);
+    if (!r) st->oom = 1;
+    return r ? r : e;
+  }
+  if (e->kind == EXPR_NOT && e->nops == 1) {
+    if (tx_lc_const(e->ops[0], &x)) return mk_bool(st, e, !x);
+    if (e->ops[0]->kind == EXPR_NOT) return e->ops[0]->ops[0];
+  }
+  if (e->kind == EXPR_SELECT && e->nops == 3 && tx_lc_const(e->ops[0], &x))
+    return x ? e->ops[1] : e->ops[2];
+  if (e->kind == EXPR_CAST && e->nops == 1 && tx_lc_const(e->ops[0], &x) &&
+      tx_dtype_is_int(e->dtype) && e->dtype.lanes == 1 && tx_dtype_is_int(e->ops[0]->dtype))
+    return mk_int(st, e->dtype, x);
+  return e;
+}
+
+static const tx_expr *sp_expr(tx_mutator *m, const tx_expr *e) {
+  sp_state *st = m->user;
+  const tx_expr *c = tx_mutate_expr_children(m, e);
+  if (m->failed) return e;
+  const tx_expr *r = simp(st, c);
+  if (st->oom) m->failed = 1;
+  return r;
+}
+
+static void record_bind(sp_state *st, const tx_stmt *s) {
+  if (!s->nvars || !s->nexprs || s->flag != BIND_PLAIN) return;
+  const tx_expr *v = s->vars[0], *val = s->exprs[0];
+  int64_t ext;
+  if (val->kind == EXPR_CALL && val->u.call.op && strcmp(val->u.call.op, "T.launch_thread") == 0 &&
+      val->nops == 2 && tx_lc_const(val->ops[1], &ext) && ext > 0) {
+    set_range(st, v, (range){1, 0, ext - 1});
+    return;
+  }
+  if (val->kind == EXPR_CAST && val->nops == 1) {
+    const tx_expr *in = val->ops[0];
+    if (in->kind == EXPR_CALL && in->u.call.op && strcmp(in->u.call.op, "T.launch_thread") == 0 &&
+        in->nops == 2 && tx_lc_const(in->ops[1], &ext) && ext > 0) {
+      set_range(st, v, (range){1, 0, ext - 1});
+      return;
+    }
+  }
+  set_range(st, v, range_of(st, val));
+}
+
+static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
+  sp_state *st = m->user;
+  switch ((tx_stmt_kind)s->kind) {
+  case STMT_SEQ: return tx_lc_mutate_seq(m, s);
+  case STMT_FOR: {
+    /* exprs: begin, end [, step]: record the loop variable's range first */
+    const tx_expr *b = tx_mutate_expr(m, s->exprs[0]), *en = tx_mutate_expr(m, s->exprs[1]);
+    int64_t lo, hi, step = 1;
+    int has_step = s->kw.npos == 3;
+    if (has_step && !tx_lc_const(tx_mutate_expr(m, s->exprs[2]), &step)) step = 0;
+    if (s->nvars && tx_lc_const(b, &lo) && tx_lc_const(en, &hi) && hi > lo && step > 0)
+      set_range(st, s->vars[0], (range){1, lo, hi - 1});
+    return NULL;
+  }
+  case STMT_BIND: {
+    const tx_stmt *r = tx_mutate_stmt_children(m, s);
+    record_bind(st, r);
+    return r;
+  }
+  case STMT_IF: {
+    const tx_stmt *r = tx_mutate_stmt_children(m, s);
+    int64_t c;
+    if (m->failed || !tx_lc_const(r->exprs[0], &c)) return r;
+    if (c) return r->stmts[0];
+    return r->nstmts > 1 ? r->stmts[1] : tx_lc_empty(st->ir);
+  }
+  case STMT_STORE:
+  case STMT_ASSIGN:
+  case STMT_ATTR:
+  case STMT_ASSERT:
+  case STMT_EVAL:
+  case STMT_WHILE:
+  case STMT_BREAK:
+  case STMT_CONTINUE:
+  case STMT_RETURN:
+  case STMT_ALLOC:
+  case STMT_DECL:
+  case STMT_SCOPE_ID:
+  case STMT_DEVICE_ENTRY:
+  case STMT_WITH:
+  case STMT_TILE_OP:
+  case TX_STMT_KIND_COUNT: break;
+  }
+  return NULL;
+}
+
+/* An arm dropped by a pruned `if` can leave an empty sequence as the body
+ * of a loop or branch; a statement must stay. */
+static const tx_stmt *fix_empty(tx_mutator *m, const tx_stmt *s) {
+  if (s->kind == STMT_SEQ && s->nstmts == 0) {
+    const tx_expr *zero = tx_lc_int(m->ir, TX_INT32, 0);
+    tx_stmt *r = zero ? tx_stmt_new(m->ir, STMT_EVAL, &zero, 1, NULL, 0, s->span) : NULL;
+    if (!r) m->failed = 1;
+    return r ? r : s;
+  }
+  return NULL;
+}
+
+static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
+  const tx_stmt *r = sp_stmt(m, s);
+  if (!r && s->nstmts && s->kind != STMT_SEQ) {
+    r = tx_mutate_stmt_children(m, s);
+    /* bodies of compound statements: never an empty sequence */
+    for (uint32_t i = 0; i < r->nstmts && !m->failed; i++) {
+      const tx_stmt *f = fix_empty(m, r->stmts[i]);
+      if (f && f != r->stmts[i]) {
+        tx_stmt *copy = tx_stmt_new(m->ir, (tx_stmt_kind)r->kind, r->exprs, r->nexprs, r->stmts, r->nstmts, r->span);
+        if (!copy) return m->failed = 1, s;
+        const tx_stmt **ss = (const tx_stmt **)copy->stmts;
+        ss[i] = f;
+        copy->flag = r->flag;
+        copy->vars = r->vars;
+        copy->nvars = r->nvars;
+        copy->buffer = r->buffer;
+        copy->name = r->name;
+        copy->kw = r->kw;
+        r = copy;
+      }
+    }
+  }
+  return r;
+}
+
+tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
+  sp_state st = {.pc = pc, .ir = pc->ir};
+  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
+  int changed = 0;
+  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
+    st.n = 0;
+    tx_mutator m = {.ir = pc->ir, .user = &st, .expr = sp_expr, .stmt = sp_stmt_outer};
+    const tx_func *f = in->funcs[i];
+    funcs[i] = tx_mutate_func(&m, f);
+    if (m.failed) st.oom = 1;
+    /* A whole body that became empty is T.evaluate(0). */
+    if (!st.oom && funcs[i]->body && funcs[i]->body->kind == STMT_SEQ && funcs[i]->body->nstmts == 0) {
+      tx_func *c = tx_arena_alloc(pc->ir->arena, sizeof *c);
+      const tx_stmt *b = fix_empty(&m, funcs[i]->body);
+      if (!c || m.failed) st.oom = 1;
+      else {
+        *c = *funcs[i];
+        c->body = b;
+        funcs[i] = c;
+      }
+    }
+    changed |= funcs[i] != f;
+  }
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
+  *out = in;
+  if (status == TIRX_OK && changed) {
+    tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
+    const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
+    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    else {
+      *mod = *in;
+      mod->funcs = fs;
+      *out = mod;
+    }
+  }
+  free(funcs);
+  free((void *)st.vars);
+  free(st.ranges);
+  return status;
+}
