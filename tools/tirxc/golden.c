@@ -434,6 +434,8 @@ static void check_output(runner *r, const char *path, const blob *actual, const 
   int err;
   if (r->update) {
     update_file(r, path, actual);
+  } else if (!is_regular(path)) {
+    fail(r, "no %s (create it with 'tirxc golden --update')", path);
   } else if ((err = read_file(path, &expected)) != 0) {
     fail(r, "cannot read '%s': %s", path, strerror(err));
   } else if (!blob_eq(&expected, actual)) {
@@ -502,8 +504,8 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
 
   /* Lowering first: in a .lowering directory its input errors make this an
    * error case, and the round trip below clears the diagnostics. */
-  int want_low = cf.has_low || (r->update && lowering_dir);
-  int want_cu = cf.has_cu || (r->update && lowering_dir);
+  int want_low = cf.has_low || lowering_dir;
+  int want_cu = cf.has_cu || lowering_dir;
   if (want_low || want_cu) {
     const char *stage = "--emit=lowered";
     st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, &low) : TIRX_OK;
