@@ -67,7 +67,7 @@ static const char HELP[] =
     "\n"
     "other:\n"
     "  --time            print the time spent in each stage to standard error\n"
-    "  -v                print each stage, its time, the pass list and the NVRTC\n"
+    "  -v, --verbose     print each stage, its time, the pass list and the NVRTC\n"
     "                    options to standard error\n"
     "  --help, -h        show this help and exit\n"
     "  --version         show the version and exit\n"
