@@ -13,6 +13,13 @@
  * depend on where the checkout lives. --update writes the expectations from
  * the current compiler instead of comparing (the properties are still
  * checked). The last line on stdout is always `N passed, M failed`.
+ *
+ * Lowering expectations: NAME.expected.lowered.tirx is compared with
+ * `--emit=lowered` and NAME.expected.cu with `--emit=cuda` (target sm_90a,
+ * -O2, whatever GPU the machine has) when they exist. In a directory holding
+ * a `.lowering` marker file both are always expected (--update creates them),
+ * and a case whose lowering fails with input errors is an error case
+ * compared with NAME.expected.err.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +30,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/context.h"
+#include "passes/compile.h"
 #include "tirx/tirx.h"
 
 int tirxc_golden_main(int argc, char **argv);
@@ -36,12 +45,18 @@ static const char GOLDEN_HELP[] =
     "    diagnostics (the file is named just NAME.tirx in them);\n"
     "  - otherwise: the canonical print must equal NAME.expected.tirx, printing\n"
     "    must be a fixed point, and re-parsing the print must give a\n"
-    "    structurally equal module.\n"
+    "    structurally equal module;\n"
+    "  - NAME.expected.lowered.tirx, if present, must equal --emit=lowered and\n"
+    "    NAME.expected.cu, if present, --emit=cuda (sm_90a, -O2). In a DIR that\n"
+    "    contains a file named .lowering, both are always expected, and a case\n"
+    "    whose lowering fails must match NAME.expected.err.\n"
     "\n"
     "options:\n"
     "  --update   write NAME.expected.tirx (when NAME.tirx compiles) or\n"
     "             NAME.expected.err (when it does not) from the current\n"
-    "             compiler, removing the other one; review the result with git diff\n"
+    "             compiler, removing the other one; also rewrite the lowered and\n"
+    "             CUDA expectations that exist (in a .lowering DIR: create them);\n"
+    "             review the result with git diff\n"
     "  --quiet    print only failures and the summary\n"
     "\n"
     "The last line is 'N passed, M failed'. Exit status: 0 when every case\n"
@@ -159,6 +174,25 @@ static tirx_status render_blob(const tirx_ctx *ctx, blob *out) {
   st = tirx_diag_render(ctx, out->data, len + 1, NULL);
   out->len = len;
   return st;
+}
+
+/* --emit=lowered / --emit=cuda output of a parsed module, with the default
+ * target so expectations do not depend on the machine's GPU. */
+static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind kind, blob *out) {
+  *out = (blob){0};
+  tx_compile_request req;
+  tx_compile_request_init(&req);
+  req.emit = kind;
+  tx_strbuf sb = {0};
+  tirx_status st = tx_compile_module(ctx, m->mod, &req, NULL, &sb);
+  if (st == TIRX_OK && sb.failed) st = TIRX_ERR_NOMEM;
+  if (st != TIRX_OK) {
+    tx_sb_free(&sb);
+    return st;
+  }
+  out->data = sb.data; /* malloc'ed by the strbuf: the blob takes it over */
+  out->len = sb.len;
+  return TIRX_OK;
 }
 
 /* ---- Line diff ---------------------------------------------------------------- */
@@ -356,38 +390,99 @@ static void check_round_trip(runner *r, tirx_ctx *ctx, const char *name, const t
     fail(r, "hash: parse(print(m)) equals m but hashes differently");
 }
 
-static void run_case(runner *r, const char *dir, const char *name) {
+/* The expectation files of one case. */
+typedef struct case_files {
+  char *stem, *src, *exp_tirx, *exp_err, *exp_low, *exp_cu;
+  int has_tirx, has_err, has_low, has_cu;
+} case_files;
+
+static char *with_suffix(const char *dir, const char *stem, const char *suffix) {
+  char *base = concat3(dir, "/", stem);
+  char *s = base ? concat3(base, suffix, "") : NULL;
+  free(base);
+  return s;
+}
+
+/* The case failed to compile with input errors (while parsing, or while
+ * lowering in a .lowering directory): compare or write NAME.expected.err. */
+static void check_errors(runner *r, tirx_ctx *ctx, const case_files *cf) {
+  blob actual = {0}, expected = {0};
+  int err;
+  if (render_blob(ctx, &actual) != TIRX_OK) {
+    fail(r, "out of memory rendering diagnostics");
+  } else if (r->update) {
+    update_file(r, cf->exp_err, &actual);
+    drop_file(r, cf->exp_tirx);
+    drop_file(r, cf->exp_low);
+    drop_file(r, cf->exp_cu);
+  } else if (!cf->has_err) {
+    fail(r, "expected to compile (%s.expected.tirx), but it failed:", cf->stem);
+    show(&actual);
+  } else if ((err = read_file(cf->exp_err, &expected)) != 0) {
+    fail(r, "cannot read '%s': %s", cf->exp_err, strerror(err));
+  } else if (!blob_eq(&expected, &actual)) {
+    fail(r, "diagnostics differ from %s.expected.err:", cf->stem);
+    print_diff(stderr, cf->exp_err, &expected, "actual diagnostics", &actual);
+  }
+  free(actual.data);
+  free(expected.data);
+}
+
+/* Compare `actual` with the expectation at path (or write it with --update). */
+static void check_output(runner *r, const char *path, const blob *actual, const char *what) {
+  blob expected = {0};
+  int err;
+  if (r->update) {
+    update_file(r, path, actual);
+  } else if (!is_regular(path)) {
+    fail(r, "no %s (create it with 'tirxc golden --update')", path);
+  } else if ((err = read_file(path, &expected)) != 0) {
+    fail(r, "cannot read '%s': %s", path, strerror(err));
+  } else if (!blob_eq(&expected, actual)) {
+    fail(r, "%s differs from %s:", what, path);
+    print_diff(stderr, path, &expected, what, actual);
+  }
+  free(expected.data);
+}
+
+static void run_case(runner *r, const char *dir, const char *name, int lowering_dir) {
   size_t stem_len = strlen(name) - strlen(".tirx");
-  char *stem = malloc(stem_len + 1);
-  char *src = concat3(dir, "/", name);
-  char *exp_tirx = NULL, *exp_err = NULL;
-  if (stem) {
-    memcpy(stem, name, stem_len);
-    stem[stem_len] = '\0';
-    char *base = concat3(dir, "/", stem);
-    exp_tirx = base ? concat3(base, ".expected.tirx", "") : NULL;
-    exp_err = base ? concat3(base, ".expected.err", "") : NULL;
-    free(base);
+  case_files cf = {0};
+  cf.stem = malloc(stem_len + 1);
+  cf.src = concat3(dir, "/", name);
+  if (cf.stem) {
+    memcpy(cf.stem, name, stem_len);
+    cf.stem[stem_len] = '\0';
+    cf.exp_tirx = with_suffix(dir, cf.stem, ".expected.tirx");
+    cf.exp_err = with_suffix(dir, cf.stem, ".expected.err");
+    cf.exp_low = with_suffix(dir, cf.stem, ".expected.lowered.tirx");
+    cf.exp_cu = with_suffix(dir, cf.stem, ".expected.cu");
   }
   r->case_failed = 0;
-  r->case_path = src ? src : name;
+  r->case_path = cf.src ? cf.src : name;
   tirx_ctx *ctx = NULL;
-  blob text = {0}, actual = {0}, expected = {0};
-  if (!src || !exp_tirx || !exp_err || tirx_ctx_create(&ctx) != TIRX_OK) {
+  blob text = {0}, actual = {0}, expected = {0}, low = {0}, cu = {0};
+  if (!cf.src || !cf.exp_tirx || !cf.exp_err || !cf.exp_low || !cf.exp_cu ||
+      tirx_ctx_create(&ctx) != TIRX_OK) {
     fail(r, "out of memory");
     goto done;
   }
-  int err = read_file(src, &text);
+  const char *stem = cf.stem;
+  int err = read_file(cf.src, &text);
   if (err) {
-    fail(r, "cannot read '%s': %s", src, strerror(err));
+    fail(r, "cannot read '%s': %s", cf.src, strerror(err));
     goto done;
   }
-  int has_tirx = is_regular(exp_tirx), has_err = is_regular(exp_err);
-  if (!r->update && has_tirx && has_err) {
-    fail(r, "both %s.expected.tirx and %s.expected.err exist; remove one", stem, stem);
+  cf.has_tirx = is_regular(cf.exp_tirx);
+  cf.has_err = is_regular(cf.exp_err);
+  cf.has_low = is_regular(cf.exp_low);
+  cf.has_cu = is_regular(cf.exp_cu);
+  if (!r->update && cf.has_err && (cf.has_tirx || cf.has_low || cf.has_cu)) {
+    fail(r, "both %s.expected.err and an output expectation (%s.expected.tirx, .lowered.tirx or "
+            ".cu) exist; remove one", stem, stem);
     goto done;
   }
-  if (!r->update && !has_tirx && !has_err) {
+  if (!r->update && !cf.has_tirx && !cf.has_err) {
     fail(r, "no %s.expected.tirx or %s.expected.err (create one with 'tirxc golden --update')",
          stem, stem);
     goto done;
@@ -403,21 +498,30 @@ static void run_case(runner *r, const char *dir, const char *name) {
     goto done;
   }
   if (st == TIRX_ERR_INPUT) {
-    if (render_blob(ctx, &actual) != TIRX_OK) {
-      fail(r, "out of memory rendering diagnostics");
-    } else if (r->update) {
-      update_file(r, exp_err, &actual);
-      drop_file(r, exp_tirx);
-    } else if (!has_err) {
-      fail(r, "expected to compile (%s.expected.tirx), but it failed:", stem);
-      show(&actual);
-    } else if ((err = read_file(exp_err, &expected)) != 0) {
-      fail(r, "cannot read '%s': %s", exp_err, strerror(err));
-    } else if (!blob_eq(&expected, &actual)) {
-      fail(r, "diagnostics differ from %s.expected.err:", stem);
-      print_diff(stderr, exp_err, &expected, "actual diagnostics", &actual);
-    }
+    check_errors(r, ctx, &cf);
     goto done;
+  }
+
+  /* Lowering first: in a .lowering directory its input errors make this an
+   * error case, and the round trip below clears the diagnostics. */
+  int want_low = cf.has_low || lowering_dir;
+  int want_cu = cf.has_cu || lowering_dir;
+  if (want_low || want_cu) {
+    const char *stage = "--emit=lowered";
+    st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, &low) : TIRX_OK;
+    if (st == TIRX_OK && want_cu) {
+      stage = "--emit=cuda";
+      st = emit_blob(ctx, m, TX_EMIT_CUDA, &cu);
+    }
+    if (st == TIRX_ERR_INPUT && lowering_dir) {
+      check_errors(r, ctx, &cf);
+      goto done;
+    }
+    if (st != TIRX_OK) {
+      fail(r, "%s failed with %s:", stage, tirx_status_name(st));
+      if (render_blob(ctx, &actual) == TIRX_OK) show(&actual);
+      goto done;
+    }
   }
 
   st = print_blob(m, &actual);
@@ -426,16 +530,18 @@ static void run_case(runner *r, const char *dir, const char *name) {
     goto done;
   }
   if (r->update) {
-    update_file(r, exp_tirx, &actual);
-    drop_file(r, exp_err);
-  } else if (has_err) {
+    update_file(r, cf.exp_tirx, &actual);
+    drop_file(r, cf.exp_err);
+  } else if (cf.has_err) {
     fail(r, "expected to fail (%s.expected.err), but it compiled", stem);
-  } else if ((err = read_file(exp_tirx, &expected)) != 0) {
-    fail(r, "cannot read '%s': %s", exp_tirx, strerror(err));
+  } else if ((err = read_file(cf.exp_tirx, &expected)) != 0) {
+    fail(r, "cannot read '%s': %s", cf.exp_tirx, strerror(err));
   } else if (!blob_eq(&expected, &actual)) {
     fail(r, "canonical print differs from %s.expected.tirx:", stem);
-    print_diff(stderr, exp_tirx, &expected, "actual print", &actual);
+    print_diff(stderr, cf.exp_tirx, &expected, "actual print", &actual);
   }
+  if (want_low) check_output(r, cf.exp_low, &low, "lowered module (--emit=lowered)");
+  if (want_cu) check_output(r, cf.exp_cu, &cu, "CUDA (--emit=cuda)");
   check_round_trip(r, ctx, name, m, &actual);
 
 done:
@@ -449,10 +555,14 @@ done:
   free(text.data);
   free(actual.data);
   free(expected.data);
-  free(stem);
-  free(src);
-  free(exp_tirx);
-  free(exp_err);
+  free(low.data);
+  free(cu.data);
+  free(cf.stem);
+  free(cf.src);
+  free(cf.exp_tirx);
+  free(cf.exp_err);
+  free(cf.exp_low);
+  free(cf.exp_cu);
 }
 
 static int has_suffix(const char *s, const char *suffix) {
@@ -476,7 +586,8 @@ static int run_dir(runner *r, const char *dir) {
   int rc = 0;
   for (struct dirent *ent; (ent = readdir(d)) != NULL;) {
     const char *nm = ent->d_name;
-    if (nm[0] == '.' || !has_suffix(nm, ".tirx") || has_suffix(nm, ".expected.tirx")) continue;
+    /* Expectations (NAME.expected.tirx, NAME.expected.lowered.tirx) are not cases. */
+    if (nm[0] == '.' || !has_suffix(nm, ".tirx") || strstr(nm, ".expected.")) continue;
     if (n == cap) {
       cap = cap ? cap * 2 : 64;
       char **p = realloc(names, cap * sizeof *p);
@@ -493,12 +604,15 @@ static int run_dir(runner *r, const char *dir) {
     n++;
   }
   closedir(d);
+  char *marker = concat3(dir, "/", ".lowering");
+  int lowering_dir = marker && is_regular(marker);
+  free(marker);
   if (rc == 0) {
     /* readdir order is the file system's; sorting makes runs reproducible. */
     if (n) qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
       char *path = concat3(dir, "/", names[i]);
-      if (path && is_regular(path)) run_case(r, dir, names[i]);
+      if (path && is_regular(path)) run_case(r, dir, names[i], lowering_dir);
       free(path);
     }
   } else {

@@ -1,47 +1,86 @@
 /*
- * main.c - the tirxc command line: compile one TIRx file to canonical TVMScript.
+ * main.c - the tirxc command line: compile one TIRx file to canonical
+ * TVMScript, lowered TIRx, CUDA C, PTX or a cubin.
  *
- *   tirxc FILE [-o OUT] [--emit=tirx] [--time]
+ *   tirxc FILE [-o OUT] [--emit=KIND] [--target=cuda] [--arch=sm_XX] [-O0..3] ...
  *   tirxc golden [--update] [--quiet] DIR...      (see golden.c)
  *
  * Exit codes are the library's status codes (tirx.h): 0 ok, 1 errors in the
  * input, 2 bad usage, 3 internal error, 4 out of memory, 5 I/O error. Output
  * to a file goes through OUT.tmp and a rename, so a failed run never leaves a
- * half-written OUT behind.
+ * half-written OUT behind. The compiling itself is tx_compile_module
+ * (passes/compile.h); this file only parses options, probes the GPU for a
+ * default --arch, and prints.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ir/context.h"
+#include "passes/compile.h"
 #include "tirx/tirx.h"
-
 /* Defined in golden.c (there is no header: the two files are one program). */
 int tirxc_golden_main(int argc, char **argv);
 
 static const char HELP[] =
-    "usage: tirxc FILE [-o OUT] [--emit=tirx] [--time]\n"
+    "usage: tirxc FILE [-o OUT] [--emit=KIND] [options]\n"
+    "       tirxc --list-passes\n"
     "       tirxc golden [--update] [--quiet] DIR...\n"
     "       tirxc --help | --version\n"
     "\n"
-    "Parse and check a TIRx kernel written in TVMScript and print it back in\n"
-    "canonical form. FILE '-' reads standard input.\n"
+    "Compile a TIRx kernel written in TVMScript. By default it is checked and\n"
+    "printed back in canonical form. FILE '-' reads standard input.\n"
     "\n"
-    "options:\n"
-    "  -o OUT        write the output to OUT instead of standard output ('-' is\n"
-    "                standard output); OUT is only replaced when compiling succeeds\n"
-    "  --emit=tirx   what to emit: 'tirx' (canonical TVMScript) is the only kind\n"
-    "  --time        print the time spent in each stage to standard error\n"
-    "  --help        show this help and exit\n"
-    "  --version     show the version and exit\n"
-    "  --            end of options (for a FILE that starts with '-')\n"
+    "output:\n"
+    "  -o OUT            write the output to OUT instead of standard output ('-' is\n"
+    "                    standard output); OUT is only replaced when compiling succeeds\n"
+    "  --emit=KIND       what to emit (default tirx):\n"
+    "                      tirx     canonical TVMScript of the input (no lowering)\n"
+    "                      lowered  TVMScript after the lowering pipeline\n"
+    "                      cuda     CUDA C of the device functions\n"
+    "                      ptx      PTX, compiled with NVRTC\n"
+    "                      cubin    a cubin, compiled with NVRTC (binary: needs -o OUT\n"
+    "                               or a standard output that is not a terminal)\n"
+    "\n"
+    "target:\n"
+    "  --target=cuda     the target; cuda is the only one (and the default)\n"
+    "  --arch=ARCH       the GPU architecture: sm_80 sm_86 sm_89 sm_90 sm_90a sm_100\n"
+    "                    sm_100a sm_101a sm_103a sm_120 sm_120a. Default: the GPU of\n"
+    "                    this machine if there is one, else sm_90a\n"
+    "  -O0 -O1 -O2 -O3   optimization level (default -O2); -O0 skips 'simplify'\n"
+    "  --cuda-path=DIR   the CUDA toolkit NVRTC is loaded from (default $CUDA_HOME,\n"
+    "                    then /usr/local/cuda)\n"
+    "\n"
+    "pipeline (with --emit=lowered, cuda, ptx or cubin):\n"
+    "  --list-passes         list the passes in pipeline order and exit\n"
+    "  --disable-pass=NAME   do not run pass NAME (repeatable)\n"
+    "  --print-after=NAME    print the module after pass NAME to standard error\n"
+    "                        (repeatable)\n"
+    "  --print-after-all     print the module after every pass to standard error\n"
+    "  --verify-each         check the IR after every pass, not only the input\n"
+    "  --time-passes         print a table of the time spent in each pass and in\n"
+    "                        verification to standard error\n"
+    "\n"
+    "other:\n"
+    "  --time            print the time spent in each stage to standard error\n"
+    "  -v, --verbose     print each stage, its time, the pass list and the NVRTC\n"
+    "                    options to standard error\n"
+    "  --help, -h        show this help and exit\n"
+    "  --version         show the version and exit\n"
+    "  --                end of options (for a FILE that starts with '-')\n"
+    "\n"
+    "Options and FILE may come in any order; options taking a value accept\n"
+    "--opt=VALUE or --opt VALUE.\n"
     "\n"
     "golden:\n"
     "  Run the golden-file tests in each DIR: NAME.tirx must print as\n"
-    "  NAME.expected.tirx, or fail with the diagnostics in NAME.expected.err.\n"
-    "  --update writes the expectations instead; see 'tirxc golden --help'.\n"
+    "  NAME.expected.tirx, or fail with the diagnostics in NAME.expected.err;\n"
+    "  NAME.expected.lowered.tirx and NAME.expected.cu, when present, are\n"
+    "  compared with --emit=lowered and --emit=cuda. See 'tirxc golden --help'.\n"
     "\n"
     "exit status: 0 ok, 1 errors in the input, 2 bad usage, 3 internal error,\n"
     "4 out of memory, 5 I/O error. Diagnostics go to standard error.\n";
@@ -59,12 +98,39 @@ static int usage_error(const char *fmt, ...) {
 
 typedef struct options {
   const char *input, *output;
-  int time;
+  int time, verbose, list_passes;
+  tx_emit_kind emit;
+  const char *arch; /* --arch, or NULL: probe the GPU */
+  int opt_level;
+  const char *cuda_path;
+  uint8_t disabled[TX_PASS_COUNT], print_after[TX_PASS_COUNT];
+  int print_after_all, verify_each, time_passes;
+  const char *pipeline_flag; /* the first pipeline-only option given, for the tirx check */
 } options;
+
+/* `--name=VALUE` or `--name VALUE`: 1 and *value (NULL when missing) if argv[*i]
+ * is option `name`, else 0. */
+static int take_value(int argc, char **argv, int *i, const char *name, const char **value) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0 || (a[n] != '=' && a[n] != '\0')) return 0;
+  *value = a[n] == '=' ? a + n + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+  return 1;
+}
+
+static int pass_names_error(const char *opt, const char *name) {
+  char list[256] = "";
+  for (int k = 0; k < TX_PASS_COUNT; k++) {
+    if (k) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, tx_pass_name((tx_pass_id)k), sizeof list - strlen(list) - 1);
+  }
+  return usage_error("unknown pass '%s' in %s (passes: %s)", name, opt, list);
+}
 
 /* Returns -1 to go on, or the exit code (help, version, usage errors). */
 static int parse_args(int argc, char **argv, options *o) {
   int only_files = 0;
+  const char *v = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -80,21 +146,68 @@ static int parse_args(int argc, char **argv, options *o) {
       return fflush(stdout) == 0 ? TIRX_OK : TIRX_ERR_IO;
     } else if (strcmp(a, "--time") == 0) {
       o->time = 1;
-    } else if (strncmp(a, "-o", 2) == 0) {
-      const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+      o->verbose = 1;
+    } else if (strcmp(a, "--list-passes") == 0) {
+      o->list_passes = 1;
+    } else if (strcmp(a, "--print-after-all") == 0) {
+      o->print_after_all = 1;
+      if (!o->pipeline_flag) o->pipeline_flag = a;
+    } else if (strcmp(a, "--verify-each") == 0) {
+      o->verify_each = 1;
+      if (!o->pipeline_flag) o->pipeline_flag = a;
+    } else if (strcmp(a, "--time-passes") == 0) {
+      o->time_passes = 1;
+      if (!o->pipeline_flag) o->pipeline_flag = a;
+    } else if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == '\0') {
+      o->opt_level = a[2] - '0';
+    } else if (a[1] == 'O') {
+      return usage_error("unknown optimization level '%s' (use -O0, -O1, -O2 or -O3)", a);
+    } else if (strncmp(a, "-o", 2) == 0 && strncmp(a, "--", 2) != 0) {
+      v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || !*v) return usage_error("option '-o' needs a file name");
       if (o->output) return usage_error("option '-o' given twice");
       o->output = v;
-    } else if (strncmp(a, "--emit", 6) == 0 && (a[6] == '=' || a[6] == '\0')) {
-      const char *v = a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+    } else if (take_value(argc, argv, &i, "--emit", &v)) {
       if (!v) return usage_error("option '--emit' needs a value");
-      if (strcmp(v, "tirx") != 0)
-        return usage_error("unknown --emit kind '%s' (the only kind is 'tirx')", v);
+      int k = tx_emit_lookup(v);
+      if (k < 0)
+        return usage_error("unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin)", v);
+      o->emit = (tx_emit_kind)k;
+    } else if (take_value(argc, argv, &i, "--target", &v)) {
+      if (!v) return usage_error("option '--target' needs a value");
+      if (strcmp(v, "cuda") != 0)
+        return usage_error("unknown --target '%s' (the only target is 'cuda')", v);
+    } else if (take_value(argc, argv, &i, "--arch", &v)) {
+      tx_target t;
+      if (!v) return usage_error("option '--arch' needs a value");
+      if (!tx_target_from_arch(v, &t))
+        return usage_error("unsupported --arch '%s' (supported: %s)", v, tx_target_arch_list());
+      o->arch = t.arch;
+    } else if (take_value(argc, argv, &i, "--cuda-path", &v)) {
+      if (!v || !*v) return usage_error("option '--cuda-path' needs a directory");
+      o->cuda_path = v;
+    } else if (take_value(argc, argv, &i, "--print-after", &v) ||
+               take_value(argc, argv, &i, "--disable-pass", &v)) {
+      int print = strncmp(a, "--print-after", 13) == 0;
+      const char *opt = print ? "--print-after" : "--disable-pass";
+      if (!v || !*v) return usage_error("option '%s' needs a pass name", opt);
+      int id = tx_pass_lookup(v);
+      if (id < 0) return pass_names_error(opt, v);
+      (print ? o->print_after : o->disabled)[id] = 1;
+      if (!o->pipeline_flag) o->pipeline_flag = opt;
     } else {
       return usage_error("unknown option '%s'", a);
     }
   }
+  if (o->list_passes) return -1;
   if (!o->input) return usage_error("no input file");
+  if (o->emit == TX_EMIT_TIRX && o->pipeline_flag)
+    return usage_error("%s needs --emit=lowered, cuda, ptx or cubin (--emit=tirx runs no passes)",
+                       o->pipeline_flag);
+  if (o->emit == TX_EMIT_CUBIN && (!o->output || strcmp(o->output, "-") == 0) &&
+      isatty(STDOUT_FILENO))
+    return usage_error("--emit=cubin writes binary data: use -o FILE or redirect standard output");
   return -1;
 }
 
@@ -133,47 +246,155 @@ static int write_output(const char *path, const char *data, size_t len) {
   return ok ? TIRX_OK : TIRX_ERR_IO;
 }
 
+static int list_passes(void) {
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    printf("%-20s %s\n", tx_pass_name((tx_pass_id)i), tx_pass_doc((tx_pass_id)i));
+  return fflush(stdout) == 0 ? TIRX_OK : TIRX_ERR_IO;
+}
+
+/* The compute capability of GPU 0 through the driver API, loaded at run time
+ * so that tirxc needs no CUDA to build or run. NULL when there is no usable
+ * GPU (no driver, no device, an unsupported one): then the default applies.
+ * The library stays loaded: unloading the driver after cuInit is unsafe. */
+static const char *detect_gpu_arch(int *major, int *minor) {
+  typedef int (*cu_init_fn)(unsigned);
+  typedef int (*cu_device_get_fn)(int *, int);
+  typedef int (*cu_attribute_fn)(int *, int, int);
+  enum { CC_MAJOR = 75, CC_MINOR = 76 }; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_* */
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return NULL;
+  cu_init_fn init;
+  cu_device_get_fn device_get;
+  cu_attribute_fn attribute;
+  void *p;
+  /* Copied, not cast: ISO C has no conversion from void * to a function pointer. */
+  p = dlsym(lib, "cuInit");
+  memcpy(&init, &p, sizeof p);
+  p = dlsym(lib, "cuDeviceGet");
+  memcpy(&device_get, &p, sizeof p);
+  p = dlsym(lib, "cuDeviceGetAttribute");
+  memcpy(&attribute, &p, sizeof p);
+  int dev = 0;
+  if (!init || !device_get || !attribute || init(0) != 0 || device_get(&dev, 0) != 0 ||
+      attribute(major, CC_MAJOR, dev) != 0 || attribute(minor, CC_MINOR, dev) != 0)
+    return NULL;
+  return tx_target_arch_for_cc(*major, *minor);
+}
+
+static void print_pass_table(const tx_compile_stats *s) {
+  double total = s->pass_ms[TX_PASS_COUNT];
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    if (s->pass_ran[i]) total += s->pass_ms[i];
+  double pct = total > 0 ? 100.0 / total : 0;
+  fprintf(stderr, "tirxc: pass timings\n  %-20s %10s %7s\n", "pass", "ms", "%");
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    if (s->pass_ran[i])
+      fprintf(stderr, "  %-20s %10.3f %6.1f%%\n", tx_pass_name((tx_pass_id)i), s->pass_ms[i],
+              s->pass_ms[i] * pct);
+  fprintf(stderr, "  %-20s %10.3f %6.1f%%\n", "(verification)", s->pass_ms[TX_PASS_COUNT],
+          s->pass_ms[TX_PASS_COUNT] * pct);
+  fprintf(stderr, "  %-20s %10.3f %6.1f%%\n", "total", total, total > 0 ? 100.0 : 0.0);
+}
+
 static int compile(const options *o) {
   tirx_ctx *ctx = NULL;
   if (tirx_ctx_create(&ctx) != TIRX_OK) {
     fputs("tirxc: error: out of memory\n", stderr);
     return TIRX_ERR_NOMEM;
   }
+  tx_compile_request req;
+  tx_compile_request_init(&req);
+  req.emit = o->emit;
+  req.target.opt_level = o->opt_level;
+  req.cuda_path = o->cuda_path;
+  req.verbose = o->verbose;
+  const char *arch_origin = "--arch";
+  if (o->arch) {
+    tx_target_from_arch(o->arch, &req.target);
+  } else if (o->emit != TX_EMIT_TIRX) {
+    /* Only probed when it matters: starting the driver costs ~100 ms. */
+    int major = 0, minor = 0;
+    const char *gpu = detect_gpu_arch(&major, &minor);
+    if (gpu) tx_target_from_arch(gpu, &req.target);
+    arch_origin = gpu ? "this machine's GPU" : "default: no supported GPU found";
+  }
+  tx_strbuf printed = {0}, log = {0}, out = {0};
+  memcpy(req.pipeline.disabled, o->disabled, sizeof o->disabled);
+  memcpy(req.pipeline.print_after, o->print_after, sizeof o->print_after);
+  req.pipeline.print_after_all = o->print_after_all;
+  req.pipeline.verify_each = o->verify_each;
+  req.pipeline.time_passes = o->time_passes;
+  req.pipeline.print_out = &printed;
+  tx_compile_stats stats = {.log = &log};
+
   tirx_module *mod = NULL;
   tirx_status st = tirx_parse_file(ctx, o->input, &mod);
   tx_timings t;
   tx_ctx_last_timings(ctx, &t);
+  if (o->verbose) {
+    fprintf(stderr, "tirxc: read %.2f ms\ntirxc: parse %.2f ms\ntirxc: build %.2f ms\n",
+            t.read_ms, t.parse_ms, t.build_ms);
+    if (st == TIRX_OK && o->emit != TX_EMIT_TIRX) {
+      fprintf(stderr, "tirxc: target cuda, arch %s (%s), -O%d\ntirxc: passes:", req.target.arch,
+              arch_origin, req.target.opt_level);
+      for (int i = 0; i < TX_PASS_COUNT; i++)
+        fprintf(stderr, " %s%s", tx_pass_name((tx_pass_id)i),
+                o->disabled[i] ? " (disabled)"
+                : i == PASS_SIMPLIFY && req.target.opt_level == 0 ? " (off at -O0)"
+                                                                   : "");
+      fputc('\n', stderr);
+    }
+  }
+  if (st == TIRX_OK) st = tx_compile_module(ctx, mod->mod, &req, &stats, &out);
+  /* What the passes printed comes first: the diagnostics are about the end. */
+  if (printed.len) fwrite(printed.data, 1, printed.len, stderr);
   /* Warnings are worth showing even when compiling succeeded. */
   tirx_diag_render_file(ctx, stderr);
-
-  double print_ms = 0;
-  char *text = NULL;
-  size_t len = 0;
-  if (st == TIRX_OK) {
-    double t0 = tx_now_ms();
-    st = tirx_module_print(mod, NULL, 0, &len);
-    if (st == TIRX_ERR_TRUNCATED) {
-      text = malloc(len + 1);
-      st = text ? tirx_module_print(mod, text, len + 1, NULL) : TIRX_ERR_NOMEM;
+  if (o->verbose && mod) {
+    if (o->emit != TX_EMIT_TIRX) {
+      for (int i = 0; i < TX_PASS_COUNT; i++)
+        if (stats.pass_ran[i])
+          fprintf(stderr, "tirxc: pass %s %.2f ms\n", tx_pass_name((tx_pass_id)i),
+                  stats.pass_ms[i]);
+      fprintf(stderr, "tirxc: verify %.2f ms\n", stats.pass_ms[TX_PASS_COUNT]);
     }
-    print_ms = tx_now_ms() - t0;
-    if (st != TIRX_OK)
-      fprintf(stderr, "tirxc: error: printing failed: %s\n", tirx_status_name(st));
-    else
-      st = (tirx_status)write_output(o->output, text, len);
+    if (o->emit == TX_EMIT_CUDA || o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN)
+      fprintf(stderr, "tirxc: codegen %.2f ms\n", stats.codegen_ms);
+    if (o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN) {
+      fprintf(stderr, "tirxc: nvrtc %.2f ms\n", stats.nvrtc_ms);
+      if (log.len) fprintf(stderr, "tirxc: nvrtc log:\n%.*s%s", (int)log.len, log.data,
+                           log.data[log.len - 1] == '\n' ? "" : "\n");
+    }
+    if (o->emit == TX_EMIT_TIRX || o->emit == TX_EMIT_LOWERED)
+      fprintf(stderr, "tirxc: print %.2f ms\n", stats.print_ms);
   }
-  if (o->time)
-    fprintf(stderr, "tirxc: read %.2f ms, parse %.2f ms, build %.2f ms, print %.2f ms\n",
-            t.read_ms, t.parse_ms, t.build_ms, print_ms);
-  free(text);
+  if (o->time_passes && mod) print_pass_table(&stats);
+  if (st == TIRX_ERR_NOMEM || printed.failed) {
+    fputs("tirxc: error: out of memory\n", stderr);
+    st = TIRX_ERR_NOMEM;
+  } else if (st == TIRX_OK) {
+    st = (tirx_status)write_output(o->output, out.data ? out.data : "", out.len);
+  }
+  if (o->time) {
+    fprintf(stderr, "tirxc: read %.2f ms, parse %.2f ms, build %.2f ms", t.read_ms, t.parse_ms,
+            t.build_ms);
+    if (o->emit != TX_EMIT_TIRX)
+      fprintf(stderr, ", lower %.2f ms, codegen %.2f ms, nvrtc %.2f ms", stats.pipeline_ms,
+              stats.codegen_ms, stats.nvrtc_ms);
+    fprintf(stderr, ", print %.2f ms\n", stats.print_ms);
+  }
+  tx_sb_free(&printed);
+  tx_sb_free(&log);
+  tx_sb_free(&out);
   tirx_ctx_destroy(ctx);
   return (int)st;
 }
 
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "golden") == 0) return tirxc_golden_main(argc - 1, argv + 1);
-  options o = {0};
+  options o = {.opt_level = 2, .emit = TX_EMIT_TIRX};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;
+  if (o.list_passes) return list_passes();
   return compile(&o);
 }

@@ -1,0 +1,135 @@
+/*
+ * compile.c - tx_compile_module: parsed module -> pipeline -> CUDA codegen
+ * -> NVRTC, stopping at the requested emit kind; plus the tables of emit
+ * kinds and supported GPU architectures.
+ *
+ * Must not print or exit: results and logs go to the caller's strbufs and
+ * problems to the context's diagnostics. No GPU probing here (the CLI does
+ * that): the library compiles for whatever target it is given.
+ */
+#include "passes/compile.h"
+
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "ir/context.h"
+#include "ir/printer.h"
+
+static const char *const EMIT_NAMES[] = {
+    [TX_EMIT_TIRX] = "tirx", [TX_EMIT_LOWERED] = "lowered", [TX_EMIT_CUDA] = "cuda",
+    [TX_EMIT_PTX] = "ptx",   [TX_EMIT_CUBIN] = "cubin",
+};
+
+int tx_emit_lookup(const char *name) {
+  for (int i = 0; name && i < (int)(sizeof EMIT_NAMES / sizeof *EMIT_NAMES); i++)
+    if (strcmp(EMIT_NAMES[i], name) == 0) return i;
+  return -1;
+}
+
+const char *tx_emit_name(tx_emit_kind kind) {
+  return (unsigned)kind < sizeof EMIT_NAMES / sizeof *EMIT_NAMES ? EMIT_NAMES[kind] : "?";
+}
+
+typedef struct arch_info {
+  const char *name;
+  int sm;
+} arch_info;
+
+/* What NVRTC can target and the kernels are written for. */
+static const arch_info ARCHES[] = {
+    {"sm_80", 80},    {"sm_86", 86},   {"sm_89", 89},    {"sm_90", 90},
+    {"sm_90a", 90},   {"sm_100", 100}, {"sm_100a", 100}, {"sm_101a", 101},
+    {"sm_103a", 103}, {"sm_120", 120}, {"sm_120a", 120},
+};
+
+int tx_target_from_arch(const char *arch, tx_target *out) {
+  for (size_t i = 0; arch && i < sizeof ARCHES / sizeof *ARCHES; i++)
+    if (strcmp(ARCHES[i].name, arch) == 0) {
+      out->arch = ARCHES[i].name;
+      out->sm = ARCHES[i].sm;
+      return 1;
+    }
+  return 0;
+}
+
+const char *tx_target_arch_list(void) {
+  return "sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a sm_101a sm_103a sm_120 sm_120a";
+}
+
+const char *tx_target_arch_for_cc(int major, int minor) {
+  /* Hopper and later: the arch-specific ('a') variant, which wgmma, tcgen05
+   * and friends need; a cubin for it runs only on that exact family. */
+  switch (major * 10 + minor) {
+  case 80: return "sm_80";
+  case 86: return "sm_86";
+  case 89: return "sm_89";
+  case 90: return "sm_90a";
+  case 100: return "sm_100a";
+  case 101: return "sm_101a";
+  case 103: return "sm_103a";
+  case 120: return "sm_120a";
+  default: return NULL;
+  }
+}
+
+void tx_compile_request_init(tx_compile_request *req) {
+  *req = (tx_compile_request){.emit = TX_EMIT_TIRX};
+  tx_target_from_arch("sm_90a", &req->target);
+  req->target.opt_level = 2;
+}
+
+tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
+                              tx_compile_stats *stats, tx_strbuf *out) {
+  tx_compile_stats scratch = {0};
+  if (!stats) stats = &scratch;
+  if (!ctx || !m || !req || !out || !req->target.arch) return TIRX_ERR_USAGE;
+  if (req->emit == TX_EMIT_TIRX) {
+    double t0 = tx_now_ms();
+    tx_print_module(m, out);
+    stats->print_ms = tx_now_ms() - t0;
+    return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
+  }
+
+  tx_pass_ctx pc = {.ir = &ctx->ir, .diags = ctx->diags, .target = &req->target};
+  tx_pipeline_options po = req->pipeline; /* a copy: the timings are written into it */
+  const tx_module *lowered = NULL;
+  double t0 = tx_now_ms();
+  tirx_status st = tx_run_pipeline(&pc, &po, m, &lowered);
+  stats->pipeline_ms = tx_now_ms() - t0;
+  memcpy(stats->pass_ms, po.timings_ms, sizeof stats->pass_ms);
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    stats->pass_ran[i] = !po.disabled[i] && !(i == PASS_SIMPLIFY && req->target.opt_level == 0);
+  if (st != TIRX_OK) return st;
+
+  if (req->emit == TX_EMIT_LOWERED) {
+    t0 = tx_now_ms();
+    tx_print_module(lowered, out);
+    stats->print_ms = tx_now_ms() - t0;
+    return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
+  }
+
+  int to_nvrtc = req->emit == TX_EMIT_PTX || req->emit == TX_EMIT_CUBIN;
+  tx_strbuf cuda = {0};
+  tx_line_map map = {0};
+  t0 = tx_now_ms();
+  st = tx_codegen_cuda(ctx->diags, lowered, &req->target, to_nvrtc ? &cuda : out,
+                       to_nvrtc ? &map : NULL);
+  stats->codegen_ms = tx_now_ms() - t0;
+  if (st == TIRX_OK && (to_nvrtc ? cuda.failed : out->failed)) st = TIRX_ERR_NOMEM;
+  if (st == TIRX_OK && to_nvrtc) {
+    tx_nvrtc_options no = {
+        .cuda_path = req->cuda_path,
+        .target = &req->target,
+        .output = req->emit == TX_EMIT_CUBIN ? NVRTC_CUBIN : NVRTC_PTX,
+        .verbose = req->verbose,
+    };
+    t0 = tx_now_ms();
+    st = tx_nvrtc_compile(ctx->diags, cuda.data ? cuda.data : "", cuda.len, &map, &no, out,
+                          stats->log);
+    stats->nvrtc_ms = tx_now_ms() - t0;
+    if (st == TIRX_OK && out->failed) st = TIRX_ERR_NOMEM;
+  }
+  tx_sb_free(&cuda);
+  tx_line_map_free(&map);
+  return st;
+}

@@ -1,0 +1,66 @@
+/*
+ * compile.h - one call from a parsed module to what `tirxc --emit=KIND`
+ * writes: canonical TIRx, lowered TIRx, CUDA C, PTX or a cubin. Shared by the
+ * CLI, the golden runner and the tests so that they all drive the pipeline
+ * and the code generators the same way.
+ */
+#ifndef TIRX_PASSES_COMPILE_H
+#define TIRX_PASSES_COMPILE_H
+
+#include "ir/strbuf.h"
+#include "passes/pass.h"
+#include "tirx/tirx.h"
+
+typedef enum tx_emit_kind {
+  TX_EMIT_TIRX,    /* canonical TVMScript of the input; no pipeline */
+  TX_EMIT_LOWERED, /* the module after the pipeline, as TVMScript */
+  TX_EMIT_CUDA,    /* CUDA C of the device functions */
+  TX_EMIT_PTX,     /* PTX text through NVRTC */
+  TX_EMIT_CUBIN,   /* cubin bytes through NVRTC */
+} tx_emit_kind;
+
+/* "tirx" -> TX_EMIT_TIRX ...; -1 for an unknown name. */
+int tx_emit_lookup(const char *name);
+const char *tx_emit_name(tx_emit_kind kind);
+
+/* Fill *out for a supported architecture name ("sm_90a": sm 90). Returns 0
+ * for an unknown one. The supported names, space-separated, come from
+ * tx_target_arch_list(). out->opt_level is left as it is. */
+int tx_target_from_arch(const char *arch, tx_target *out);
+const char *tx_target_arch_list(void);
+/* The architecture to use for a device of compute capability major.minor
+ * ("sm_90a" for 9.0, whose arch-specific features the kernels use), or
+ * NULL when tirx-c does not support it. */
+const char *tx_target_arch_for_cc(int major, int minor);
+
+typedef struct tx_compile_request {
+  tx_emit_kind emit;
+  tx_target target;
+  /* Pass selection, printing and verification (timings_ms is ignored here;
+   * the results come back in tx_compile_stats). */
+  tx_pipeline_options pipeline;
+  const char *cuda_path; /* for NVRTC; NULL: $CUDA_HOME, then /usr/local/cuda */
+  int verbose;           /* ask NVRTC to record its options into stats->log */
+} tx_compile_request;
+
+typedef struct tx_compile_stats {
+  double pipeline_ms;                      /* the whole pipeline, verification included */
+  double pass_ms[TX_PASS_COUNT + 1];       /* per pass; [TX_PASS_COUNT] = verification */
+  uint8_t pass_ran[TX_PASS_COUNT];         /* enabled passes (all ran unless the pipeline stopped) */
+  double codegen_ms, nvrtc_ms, print_ms;
+  tx_strbuf *log; /* in: where the NVRTC log goes (may be NULL) */
+} tx_compile_stats;
+
+/* Compile m (which lives in ctx) as the request says and append the result
+ * to out. Diagnostics go to ctx's sink; returns TIRX_ERR_INPUT after located
+ * errors, TIRX_ERR_INTERNAL for a compiler bug (a diagnostic names the
+ * stage), TIRX_ERR_NOMEM, or TIRX_ERR_USAGE for a bad request. stats may be
+ * NULL. The text printed by print_after/print_after_all goes to
+ * req->pipeline.print_out. */
+tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
+                              tx_compile_stats *stats, tx_strbuf *out);
+
+/* Defaults: --emit=tirx, sm_90a, -O2, every pass enabled. */
+void tx_compile_request_init(tx_compile_request *req);
+
+#endif

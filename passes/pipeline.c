@@ -1,0 +1,126 @@
+/*
+ * pipeline.c - the pass manager: the pass table (names, docs, lookup) and
+ * tx_run_pipeline, which verifies the input, runs each enabled pass in
+ * TX_PASSES order, optionally verifies and prints after each one, times
+ * everything, and finally rejects tile primitives that nothing lowered.
+ *
+ * Must not print, exit or keep state between calls: printed IR goes to the
+ * caller's strbuf, problems go to the diagnostics sink.
+ */
+#include <string.h>
+
+#include "ir/context.h"
+#include "ir/printer.h"
+#include "ir/visit.h"
+#include "passes/pass.h"
+
+typedef struct pass_info {
+  const char *name, *doc;
+  tx_pass_fn fn;
+} pass_info;
+
+static const pass_info PASSES[TX_PASS_COUNT] = {
+#define X(id, name, fn, doc) [id] = {name, doc, fn},
+    TX_PASSES(X)
+#undef X
+};
+
+const char *tx_pass_name(tx_pass_id id) {
+  return (unsigned)id < TX_PASS_COUNT ? PASSES[id].name : NULL;
+}
+
+const char *tx_pass_doc(tx_pass_id id) {
+  return (unsigned)id < TX_PASS_COUNT ? PASSES[id].doc : NULL;
+}
+
+int tx_pass_lookup(const char *name) {
+  for (int i = 0; name && i < TX_PASS_COUNT; i++)
+    if (strcmp(PASSES[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* ---- Tile primitives that survived ------------------------------------------- */
+
+typedef struct tile_finder {
+  tx_visitor v;
+  tx_diag_sink *diags;
+  int found;
+} tile_finder;
+
+static int find_tile_op(tx_visitor *v, const tx_stmt *s) {
+  tile_finder *tf = (tile_finder *)v;
+  if (s->kind != STMT_TILE_OP) return 1;
+  tf->found++;
+  tx_error(tf->diags, s->span,
+           "tile primitive %s is not lowered yet (tile-primitive dispatch is not implemented)",
+           s->name ? s->name : "?");
+  if (tx_diag_saturated(tf->diags)) v->stop = 1;
+  return 0;
+}
+
+/* Every surviving STMT_TILE_OP is a located error naming the op. */
+static tirx_status reject_tile_ops(tx_pass_ctx *pc, const tx_module *m) {
+  tile_finder tf = {.diags = pc->diags};
+  tf.v.user = &tf;
+  tf.v.pre_stmt = find_tile_op;
+  tx_visit_module(&tf.v, m);
+  return tf.found ? TIRX_ERR_INPUT : TIRX_OK;
+}
+
+/* ---- The pipeline ---------------------------------------------------------------- */
+
+/* -O0 keeps the IR as the passes that must run leave it: no simplification. */
+static int pass_enabled(const tx_pass_ctx *pc, const tx_pipeline_options *o, tx_pass_id id) {
+  if (o->disabled[id]) return 0;
+  if (id == PASS_SIMPLIFY && pc->target && pc->target->opt_level == 0) return 0;
+  return 1;
+}
+
+static tirx_status timed_verify(tx_pass_ctx *pc, tx_pipeline_options *o, const tx_module *m,
+                                const char *after) {
+  double t0 = tx_now_ms();
+  tirx_status st = tx_verify_module(pc, m, after);
+  o->timings_ms[TX_PASS_COUNT] += tx_now_ms() - t0;
+  return st;
+}
+
+tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module *in,
+                            const tx_module **out) {
+  *out = NULL;
+  for (int i = 0; i <= TX_PASS_COUNT; i++) opts->timings_ms[i] = 0;
+  tirx_status st = timed_verify(pc, opts, in, NULL);
+  if (st != TIRX_OK) return st;
+
+  const tx_module *cur = in;
+  for (int i = 0; i < TX_PASS_COUNT; i++) {
+    tx_pass_id id = (tx_pass_id)i;
+    if (!pass_enabled(pc, opts, id)) continue;
+    const char *name = PASSES[id].name;
+    const tx_module *next = NULL;
+    size_t errors_before = tx_diag_errors(pc->diags);
+    double t0 = tx_now_ms();
+    st = PASSES[id].fn(pc, cur, &next);
+    opts->timings_ms[id] = tx_now_ms() - t0;
+    if (st == TIRX_OK && !next) {
+      tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
+      st = TIRX_ERR_INTERNAL;
+    }
+    /* An input error must say what is wrong; a silent one is the pass's bug. */
+    if (st == TIRX_ERR_INPUT && tx_diag_errors(pc->diags) == errors_before) {
+      tx_internal_error(pc->diags, name, "the pass failed without reporting an error");
+      st = TIRX_ERR_INTERNAL;
+    }
+    if (st != TIRX_OK) return st;
+    cur = next;
+    if (opts->print_out && (opts->print_after_all || opts->print_after[id])) {
+      tx_sb_printf(opts->print_out, "# after %s\n", name);
+      tx_print_module(cur, opts->print_out);
+      if (opts->print_out->failed) return TIRX_ERR_NOMEM;
+    }
+    if (opts->verify_each && (st = timed_verify(pc, opts, cur, name)) != TIRX_OK) return st;
+  }
+  st = reject_tile_ops(pc, cur);
+  if (st != TIRX_OK) return st;
+  *out = cur;
+  return TIRX_OK;
+}

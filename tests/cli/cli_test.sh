@@ -1,0 +1,134 @@
+#!/bin/sh
+# cli_test.sh TIRXC SRCDIR - end-to-end checks of the tirxc command line:
+# exit codes, option parsing, --list-passes, --emit=lowered and the pipeline
+# options, and lowered expectations in the golden runner. Run by ctest.
+# Checks only behaviour that holds whatever the passes do to scale.tirx
+# (a kernel without tile primitives) and to tile_copy_layout.tirx (one with).
+set -u
+TIRXC=$1
+SRC=$2
+SCALE=$SRC/examples/scale.tirx
+TILE=$SRC/examples/tile_copy_layout.tirx
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# expect CODE DESCRIPTION -- COMMAND...: run it, keep stdout/stderr in $TMP/out, $TMP/err.
+expect() {
+  code=$1
+  what=$2
+  shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  if [ "$rc" != "$code" ]; then
+    fail "$what: exit $rc, expected $code"
+    sed 's/^/    /' "$TMP/err" >&2
+  fi
+}
+
+# has FILE TEXT DESCRIPTION: FILE contains the fixed string TEXT.
+has() {
+  grep -qF -- "$2" "$1" || { fail "$3: no '$2' in $(basename "$1")"; sed 's/^/    /' "$1" >&2; }
+}
+
+# ---- help, version, list ----------------------------------------------------------
+expect 0 "--help" -- "$TIRXC" --help
+for opt in --emit=KIND lowered cuda ptx cubin --target=cuda --arch=ARCH sm_90a sm_120a -O0 \
+    --cuda-path=DIR --list-passes --disable-pass=NAME --print-after=NAME --print-after-all \
+    --verify-each --time-passes --time -v --version golden; do
+  has "$TMP/out" "$opt" "--help mentions $opt"
+done
+expect 0 "--version" -- "$TIRXC" --version
+has "$TMP/out" "tirxc " "--version"
+
+expect 0 "--list-passes" -- "$TIRXC" --list-passes
+[ "$(wc -l <"$TMP/out")" -eq 4 ] || fail "--list-passes: expected 4 lines"
+[ "$(head -n1 "$TMP/out" | cut -d' ' -f1)" = lower-tirx ] || fail "--list-passes: first is lower-tirx"
+for p in lower-tirx flatten-buffer simplify split-host-device; do
+  has "$TMP/out" "$p " "--list-passes lists $p"
+done
+
+# ---- usage errors: exit 2 --------------------------------------------------------
+expect 2 "no input" -- "$TIRXC"
+has "$TMP/err" "no input file" "no input"
+expect 2 "bad --arch" -- "$TIRXC" "$SCALE" --arch=sm_75
+has "$TMP/err" "unsupported --arch 'sm_75'" "bad --arch"
+has "$TMP/err" "sm_90a" "bad --arch lists the supported ones"
+expect 2 "--arch without value" -- "$TIRXC" "$SCALE" --arch
+expect 2 "bad --print-after" -- "$TIRXC" "$SCALE" --emit=lowered --print-after=nope
+has "$TMP/err" "unknown pass 'nope'" "bad --print-after"
+has "$TMP/err" "lower-tirx, flatten-buffer, simplify, split-host-device" "valid pass names"
+expect 2 "bad --disable-pass" -- "$TIRXC" "$SCALE" --emit=lowered --disable-pass=inline
+expect 2 "bad --emit" -- "$TIRXC" "$SCALE" --emit=llvm
+has "$TMP/err" "unknown --emit kind 'llvm'" "bad --emit"
+expect 2 "bad --target" -- "$TIRXC" "$SCALE" --target=rocm
+has "$TMP/err" "only target is 'cuda'" "bad --target"
+expect 2 "bad -O" -- "$TIRXC" "$SCALE" -O4
+expect 2 "pipeline option with --emit=tirx" -- "$TIRXC" "$SCALE" --print-after-all
+has "$TMP/err" "needs --emit=lowered" "pipeline option with --emit=tirx"
+expect 2 "unknown option" -- "$TIRXC" "$SCALE" --frobnicate
+expect 2 "two inputs" -- "$TIRXC" "$SCALE" "$TILE"
+
+# ---- compiling: exit 0 and 1 ---------------------------------------------------------
+expect 0 "tirx" -- "$TIRXC" "$SCALE"
+has "$TMP/out" "def scale(" "--emit=tirx prints the module"
+expect 0 "--emit=lowered" -- "$TIRXC" --emit=lowered "$SCALE" --target=cuda --arch=sm_100a
+has "$TMP/out" "def scale" "--emit=lowered prints the module"
+expect 0 "--emit lowered with options in any order" -- \
+  "$TIRXC" --verify-each -O1 --emit lowered --print-after=simplify "$SCALE" --print-after lower-tirx
+has "$TMP/err" "# after lower-tirx" "--print-after=lower-tirx"
+has "$TMP/err" "# after simplify" "--print-after=simplify"
+grep -qF "# after flatten-buffer" "$TMP/err" && fail "--print-after prints only the passes named"
+expect 0 "--print-after-all with a disabled pass" -- \
+  "$TIRXC" "$SCALE" --emit=lowered --print-after-all --disable-pass=flatten-buffer
+[ "$(grep -c '^# after ' "$TMP/err")" -eq 3 ] || fail "--print-after-all: 3 passes ran"
+expect 0 "--time-passes" -- "$TIRXC" "$SCALE" --emit=lowered --time-passes
+has "$TMP/err" "(verification)" "--time-passes table"
+has "$TMP/err" "total" "--time-passes table"
+expect 0 "-v -O0" -- "$TIRXC" "$SCALE" --emit=lowered -v -O0 --arch=sm_90
+has "$TMP/err" "tirxc: parse " "-v stages"
+has "$TMP/err" "arch sm_90 (--arch), -O0" "-v target"
+has "$TMP/err" "simplify (off at -O0)" "-v pass list"
+expect 0 "--time" -- "$TIRXC" "$SCALE" --emit=lowered --time
+has "$TMP/err" ", lower " "--time with the pipeline"
+
+expect 1 "tile primitive" -- "$TIRXC" "$TILE" --emit=lowered
+has "$TMP/err" "tile_copy_layout.tirx:15:5: error: tile primitive T.cta.copy is not lowered yet" \
+  "surviving tile primitive"
+printf 'from tvm.script import tirx as T\n@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    A[0] = C[0]\n' >"$TMP/bad.tirx"
+expect 1 "input error" -- "$TIRXC" "$TMP/bad.tirx" --emit=lowered -o "$TMP/bad.out"
+[ -e "$TMP/bad.out" ] && fail "a failed compile must not create -o's file"
+expect 0 "-o" -- "$TIRXC" "$SCALE" --emit=lowered -o "$TMP/scale.low"
+[ -s "$TMP/scale.low" ] || fail "-o wrote nothing"
+expect 5 "missing file" -- "$TIRXC" "$TMP/nope.tirx"
+
+# ---- golden runner with lowered expectations ------------------------------------------
+mkdir "$TMP/g"
+cp "$SCALE" "$TMP/g/"
+expect 0 "golden --update" -- "$TIRXC" golden --update "$TMP/g"
+[ -e "$TMP/g/scale.expected.lowered.tirx" ] && fail "lowered expectation created without marker"
+"$TIRXC" "$SCALE" --emit=lowered >"$TMP/g/scale.expected.lowered.tirx"
+expect 0 "golden with a lowered expectation" -- "$TIRXC" golden "$TMP/g"
+has "$TMP/out" "1 passed, 0 failed" "golden with a lowered expectation"
+echo "# stale" >>"$TMP/g/scale.expected.lowered.tirx"
+expect 1 "golden with a stale lowered expectation" -- "$TIRXC" golden "$TMP/g"
+has "$TMP/err" "lowered module (--emit=lowered) differs" "stale lowered expectation"
+expect 0 "golden --update rewrites it" -- "$TIRXC" golden --update "$TMP/g"
+expect 0 "golden after the update" -- "$TIRXC" golden "$TMP/g"
+mkdir "$TMP/lg"
+touch "$TMP/lg/.lowering"
+cp "$TILE" "$TMP/lg/"
+expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
+has "$TMP/lg/tile_copy_layout.expected.err" "is not lowered yet" "lowering error expectation"
+expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all CLI checks passed"
