@@ -572,7 +572,7 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   }
   case STMT_TILE_OP:
     tx_error(st->pc->diags, s->span,
-             "tile primitive %s is not supported by the lowering pipeline yet",
+             "tile primitive %s is not lowered yet (tile-primitive dispatch is not implemented)",
              s->name ? s->name : "?");
     st->error = 1;
     return s;

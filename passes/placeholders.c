@@ -14,24 +14,6 @@
 #include "codegen/codegen.h"
 #include "passes/pass.h"
 
-tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
-  (void)pc;
-  *out = in;
-  return TIRX_OK;
-}
-
-tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
-  (void)pc;
-  *out = in;
-  return TIRX_OK;
-}
-
-tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
-  (void)pc;
-  *out = in;
-  return TIRX_OK;
-}
-
 tirx_status tx_pass_split_host_device(tx_pass_ctx *pc, const tx_module *in,
                                       const tx_module **out) {
   (void)pc;
