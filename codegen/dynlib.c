@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A GNU/BSD extension that every platform we run on has; without it the
+ * library is merely unloaded on close. */
+#ifdef RTLD_NODELETE
+#define TX_RTLD_NODELETE RTLD_NODELETE
+#else
+#define TX_RTLD_NODELETE 0
+#endif
+
 struct tx_dynlib {
   void *handle;
   char name[]; /* a copy: candidate strings are often temporaries */
@@ -30,8 +38,12 @@ tx_dynlib *tx_dynlib_open(const char *const *candidates, size_t n, char *why, si
     if (!candidates[i]) continue;
     /* RTLD_LOCAL keeps the library's symbols out of the global namespace,
      * so two versions loaded by different contexts cannot clash; RTLD_NOW
-     * makes a broken install fail here rather than at the first call. */
-    void *h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+     * makes a broken install fail here rather than at the first call.
+     * RTLD_NODELETE: the CUDA libraries are not safe to unload (libnvrtc's
+     * static initializers allocate on every load and never free, libcuda
+     * registers atexit handlers), so dlclose only drops our reference and a
+     * later dlopen reuses the resident copy. */
+    void *h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL | TX_RTLD_NODELETE);
     if (!h) {
       set_why(why, cap, "", dlerror());
       continue;

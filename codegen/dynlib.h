@@ -31,7 +31,8 @@ const char *tx_dynlib_name(const tx_dynlib *lib);
 /* The address of `name`, or NULL with the loader's reason in `why`. */
 tx_dynlib_fn tx_dynlib_sym(tx_dynlib *lib, const char *name, char *why, size_t cap);
 
-/* Unload; NULL is ignored. */
+/* Release the handle; NULL is ignored. Libraries are opened with
+ * RTLD_NODELETE (see dynlib.c), so the code stays mapped for reuse. */
 void tx_dynlib_close(tx_dynlib *lib);
 
 #endif
