@@ -29,15 +29,6 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   return TIRX_ERR_INTERNAL;
 }
 
-tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t len,
-                             const tx_line_map *map, const tx_nvrtc_options *opts, tx_strbuf *out,
-                             tx_strbuf *log) {
-  (void)cuda_src, (void)len, (void)map, (void)opts, (void)out, (void)log;
-  tx_internal_error(diags, "nvrtc", "NVRTC compilation is not implemented yet "
-                                    "(placeholder in passes/placeholders.c)");
-  return TIRX_ERR_INTERNAL;
-}
-
 void tx_line_map_free(tx_line_map *map) {
   if (!map) return;
   free(map->lines);
