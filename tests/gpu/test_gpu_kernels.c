@@ -35,6 +35,8 @@
 
 #include "codegen/codegen.h"
 #include "gpu_harness.h"
+#include "ir/context.h"
+#include "passes/compile.h"
 #include "ir/arena.h"
 #include "ir/diag.h"
 
@@ -56,9 +58,10 @@ typedef int (*case_run)(case_env *e); /* GPU_OK, GPU_FAIL or GPU_SKIP; e->msg sa
 typedef struct gpu_case {
   const char *name;  /* also DIR/NAME.cu with --cuda-dir */
   const char *entry; /* the __global__ function to launch */
-  const char *cuda;  /* built-in CUDA source */
+  const char *cuda;  /* built-in CUDA source (NULL for a TIRx case) */
   int min_cc;        /* compute capability * 10 needed (0: any) */
   case_run run;
+  const char *tirx;  /* TIRx source compiled by the whole tirx-c pipeline */
 } gpu_case;
 
 static int fail(case_env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -388,13 +391,16 @@ static int run_cluster(case_env *e) {
   return GPU_OK;
 }
 
+#include "pipeline_cases.inc"
+
 static const gpu_case CASES[] = {
-    {"scale", "scale", SCALE_CU, 0, run_scale},
-    {"floordiv_floormod", "floordiv_floormod", FLOORDIV_CU, 0, run_floordiv},
-    {"half_roundtrip", "half_roundtrip", HALF_CU, 0, run_half},
-    {"warp_allreduce", "warp_allreduce", WARP_CU, 0, run_warp},
-    {"block_sum", "block_sum", BLOCK_SUM_CU, 0, run_block_sum},
-    {"cluster_rank", "cluster_rank", CLUSTER_CU, 90, run_cluster},
+    {"scale", "scale", SCALE_CU, 0, run_scale, NULL},
+    {"floordiv_floormod", "floordiv_floormod", FLOORDIV_CU, 0, run_floordiv, NULL},
+    {"half_roundtrip", "half_roundtrip", HALF_CU, 0, run_half, NULL},
+    {"warp_allreduce", "warp_allreduce", WARP_CU, 0, run_warp, NULL},
+    {"block_sum", "block_sum", BLOCK_SUM_CU, 0, run_block_sum, NULL},
+    {"cluster_rank", "cluster_rank", CLUSTER_CU, 90, run_cluster, NULL},
+    PIPELINE_CASES
 };
 enum { N_CASES = sizeof CASES / sizeof CASES[0] };
 
@@ -411,6 +417,44 @@ static char *read_file(const char *path, size_t *len) {
   if (!tx_sb_cstr(&sb)) return NULL;
   *len = sb.len;
   return sb.data;
+}
+
+/* The CUDA of a TIRx case: parse, run the lowering pipeline and the CUDA
+ * code generator, exactly as `tirxc --emit=cuda` does. NULL after an error
+ * (msg says which). The caller frees the result. */
+static char *pipeline_cuda(const gpu_case *c, const char *arch, size_t *len, char *msg,
+                           size_t cap) {
+  tirx_ctx *ctx = NULL;
+  tirx_module *mod = NULL;
+  char *result = NULL;
+  if (tirx_ctx_create(&ctx) != TIRX_OK) {
+    snprintf(msg, cap, "out of memory");
+    return NULL;
+  }
+  tirx_status st = tirx_parse_string(ctx, c->name, c->tirx, strlen(c->tirx), &mod);
+  tx_strbuf out = {0};
+  if (st == TIRX_OK) {
+    tx_compile_request req;
+    tx_compile_request_init(&req);
+    req.emit = TX_EMIT_CUDA;
+    req.pipeline.verify_each = 1;
+    if (!tx_target_from_arch(arch, &req.target)) st = TIRX_ERR_USAGE;
+    else st = tx_compile_module(ctx, mod->mod, &req, NULL, &out);
+  }
+  if (st == TIRX_OK && tx_sb_cstr(&out)) {
+    *len = out.len;
+    result = out.data;
+    out.data = NULL;
+  } else {
+    tx_strbuf sb = {0};
+    tx_diag_render(ctx->diags, &sb);
+    snprintf(msg, cap, "tirx-c pipeline (%s): %s", tirx_status_name(st),
+             tx_sb_cstr(&sb) ? tx_sb_cstr(&sb) : "");
+    tx_sb_free(&sb);
+  }
+  tx_sb_free(&out);
+  tirx_ctx_destroy(ctx);
+  return result;
 }
 
 /* Compile to PTX or a cubin for the device; GPU_SKIP when NVRTC is missing. */
@@ -454,7 +498,7 @@ static int run_case(const gpu_case *c, const char *cuda_dir, int print_device, c
   }
   int cc = gpu_cc_major(g) * 10 + gpu_cc_minor(g);
   char *file_src = NULL;
-  size_t len = strlen(c->cuda);
+  size_t len = c->cuda ? strlen(c->cuda) : 0;
   const char *src = c->cuda;
   tx_strbuf image = {0};
   gpu_module *m = NULL;
@@ -468,7 +512,13 @@ static int run_case(const gpu_case *c, const char *cuda_dir, int print_device, c
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.cu", cuda_dir, c->name);
     if ((file_src = read_file(path, &len))) src = file_src;
-    else len = strlen(c->cuda);
+  }
+  if (!file_src && c->tirx) {
+    if (!(file_src = pipeline_cuda(c, gpu_arch(g), &len, msg, cap))) {
+      r = GPU_FAIL;
+      goto out;
+    }
+    src = file_src;
   }
   r = compile(src, len, gpu_arch(g), cc, NVRTC_PTX, &image, msg, cap);
   if (r != GPU_OK) goto out;
@@ -586,14 +636,17 @@ static int compile_only(const char *arch, const char *cuda_dir) {
   for (size_t i = 0; i < N_CASES; i++) {
     const gpu_case *c = &CASES[i];
     char path[4096], msg[4096];
-    size_t len = strlen(c->cuda);
+    size_t len = c->cuda ? strlen(c->cuda) : 0;
     char *file_src = NULL;
     if (cuda_dir) {
       snprintf(path, sizeof path, "%s/%s.cu", cuda_dir, c->name);
-      if (!(file_src = read_file(path, &len))) len = strlen(c->cuda);
+      if (!(file_src = read_file(path, &len))) len = c->cuda ? strlen(c->cuda) : 0;
     }
+    if (!file_src && c->tirx) file_src = pipeline_cuda(c, arch, &len, msg, sizeof msg);
     tx_strbuf ptx = {0};
-    int r = compile(file_src ? file_src : c->cuda, len, arch, sm, NVRTC_PTX, &ptx, msg, sizeof msg);
+    int r = GPU_FAIL;
+    if (file_src || c->cuda)
+      r = compile(file_src ? file_src : c->cuda, len, arch, sm, NVRTC_PTX, &ptx, msg, sizeof msg);
     if (r == GPU_OK && !strstr(tx_sb_cstr(&ptx) ? tx_sb_cstr(&ptx) : "", c->entry)) {
       snprintf(msg, sizeof msg, "entry '%s' not in the PTX", c->entry);
       r = GPU_FAIL;
@@ -612,10 +665,22 @@ static int compile_only(const char *arch, const char *cuda_dir) {
  * and as the starting point of a --cuda-dir replacement). */
 static int dump_cuda(const char *dir) {
   for (size_t i = 0; i < N_CASES; i++) {
-    char path[4096];
+    char path[4096], msg[4096];
+    size_t len = 0;
+    /* TIRx cases are written as the pipeline generates them (for sm_90a). */
+    char *generated = CASES[i].tirx ? pipeline_cuda(&CASES[i], "sm_90a", &len, msg, sizeof msg)
+                                    : NULL;
+    const char *text = CASES[i].tirx ? generated : CASES[i].cuda;
+    if (!text) {
+      fprintf(stderr, "test_gpu_kernels: %s: %s\n", CASES[i].name, msg);
+      return 1;
+    }
     snprintf(path, sizeof path, "%s/%s.cu", dir, CASES[i].name);
     FILE *f = fopen(path, "wb");
-    if (!f || fputs(CASES[i].cuda, f) == EOF || fclose(f) != 0) {
+    int bad = !f || fputs(text, f) == EOF;
+    if (f && fclose(f) != 0) bad = 1;
+    free(generated);
+    if (bad) {
       fprintf(stderr, "test_gpu_kernels: cannot write %s: %s\n", path, strerror(errno));
       return 1;
     }
