@@ -31,8 +31,8 @@ extern "C" __global__ void __launch_bounds__(128) cluster_kernel(float* __restri
   __shared__ alignas(8) unsigned long long bar_ptr[2];
   __shared__ alignas(128) float sm_ptr[128];
   if (tx == 0) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(tx_smem_addr((&bar_ptr[0]))), "r"(1) : "memory");
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(tx_smem_addr(bar_ptr)), "r"(128) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(tx_smem_addr(bar_ptr)), "r"(1) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(tx_smem_addr((&bar_ptr[1]))), "r"(128) : "memory");
   }
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
