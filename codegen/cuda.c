@@ -870,7 +870,8 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
 
 static void emit_for(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *v = s->vars[0];
-  uint32_t npos = s->kw.names ? s->kw.npos : s->nexprs;
+  /* exprs: begin, end [, step], then keyword annotations (kw.npos counts the first). */
+  uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
   const tx_expr *begin = s->exprs[0], *end = npos > 1 ? s->exprs[1] : NULL, *step = npos > 2 ? s->exprs[2] : NULL;
   if (!end) {
     end = begin;
@@ -1114,7 +1115,13 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
   tx_strbuf head = {0};
   tx_sb_puts(&head, "extern \"C\" __global__ void ");
-  if (threads > 0) {
+  const tx_expr *maxreg = attr(f, "tirx.max_registers");
+  if (maxreg && maxreg->kind == EXPR_INT) {
+    /* nvcc rejects __launch_bounds__ together with __maxnreg__: a register
+     * cap replaces the launch bounds. */
+    if (minb) cuda_error(g, f->span, "tirx.min_blocks_per_sm and tirx.max_registers cannot both be set");
+    tx_sb_printf(&head, "__maxnreg__(%" PRId64 ") ", maxreg->u.ival);
+  } else if (threads > 0) {
     tx_sb_printf(&head, "__launch_bounds__(%" PRId64, threads);
     if (minb && minb->kind == EXPR_INT) tx_sb_printf(&head, ", %" PRId64, minb->u.ival);
     tx_sb_puts(&head, ") ");

@@ -133,7 +133,7 @@ static void run_golden(const char *name) {
 #define GOLDEN_CASES(X)                                                                            \
   X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum)              \
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv)         \
-  X(cluster) X(module) X(lowp)
+  X(cluster) X(module) X(lowp) X(host_prelude)
 
 #define X(name)                                                                                    \
   Test(cuda_golden, name) { run_golden(#name); }
@@ -280,4 +280,37 @@ Test(errors, tile_ops_must_be_lowered) {
 
 Test(errors, global_alloc_in_kernel) {
   expect_error("    G = T.alloc_buffer((4,), \"float32\")\n    G[0] = A[0]\n", "scope \"global\"");
+}
+
+/* ---- line map -------------------------------------------------------------------- */
+
+/* The 1-based CUDA line that contains `needle`, or 0. */
+static size_t line_of(const char *text, const char *needle) {
+  const char *hit = strstr(text, needle);
+  if (!hit) return 0;
+  size_t line = 1;
+  for (const char *p = text; p < hit; p++) line += *p == '\n';
+  return line;
+}
+
+Test(line_map, statements_point_at_their_source) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def s(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float32\")):\n"
+                    "    T.device_entry(grid=(1, 1, 1), block=(256, 1, 1))\n"
+                    "    tx = T.launch_thread(\"threadIdx.x\", 256)\n"
+                    "    if tx < 100:\n"
+                    "        B[tx] = A[tx] * T.float32(2.0)\n";
+  compiled c;
+  compile_text(&c, "s.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  size_t l_bind = line_of(c.cu.data, "int tx ="), l_if = line_of(c.cu.data, "if (tx < 100)"),
+         l_store = line_of(c.cu.data, "B_ptr[tx] =");
+  cr_assert(l_bind && l_if && l_store, "%s", c.cu.data);
+  cr_expect_eq(c.map.lines[l_bind - 1].line, 6);
+  cr_expect_eq(c.map.lines[l_if - 1].line, 7);
+  cr_expect_eq(c.map.lines[l_store - 1].line, 8);
+  cr_expect_str_eq(c.map.lines[l_store - 1].file, "s.tirx");
+  /* the preamble has no source */
+  cr_expect_eq(c.map.lines[0].line, 0);
+  compiled_free(&c);
 }
