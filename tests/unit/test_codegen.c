@@ -314,3 +314,47 @@ Test(line_map, statements_point_at_their_source) {
   cr_expect_eq(c.map.lines[0].line, 0);
   compiled_free(&c);
 }
+
+Test(split, with_form_entry) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def w(A: T.Buffer((32,), \"float32\"), n: T.int32):\n"
+                    "    m: T.let[T.int32] = n + 1\n"
+                    "    with T.device_entry(grid=(1, 1, 1), block=(32, 1, 1)):\n"
+                    "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "        A[tx] = T.Cast(\"float32\", m)\n";
+  compiled c;
+  compile_text(&c, "w.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  cr_assert(strstr(c.cu.data, "w_kernel(float* __restrict__ A_ptr, int m)"), "%s", c.cu.data);
+  cr_assert(strstr(c.cu.data, "A_ptr[tx] = ((float)m);"), "%s", c.cu.data);
+  compiled_free(&c);
+}
+
+Test(split, nested_entry_is_an_error) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def nested(A: T.Buffer((32,), \"float32\"), n: T.int32):\n"
+                    "    if n > 0:\n"
+                    "        T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+                    "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "        A[tx] = T.float32(0.0)\n";
+  compiled c;
+  compile_text(&c, "nested.tirx", src, strlen(src));
+  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
+  cr_expect_eq(c.split, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, "nested.tirx:6:"), "%s", c.diags);
+  compiled_free(&c);
+}
+
+Test(errors, maxnreg_with_min_blocks) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def r(A: T.Buffer((32,), \"float32\")):\n"
+                    "    T.func_attr({\"tirx.max_registers\": 64, \"tirx.min_blocks_per_sm\": 2})\n"
+                    "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+                    "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "    A[tx] = T.float32(0.0)\n";
+  compiled c;
+  compile_text(&c, "r.tirx", src, strlen(src));
+  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, "cannot both be set"), "%s", c.diags);
+  compiled_free(&c);
+}
