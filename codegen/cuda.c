@@ -538,6 +538,82 @@ static void emit_lanes(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_putc(sb, ')');
 }
 
+/* Lane i of a vector operand: a Broadcast's value, a Ramp's element, or a
+ * member access on any other vector expression. */
+static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb);
+
+static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
+  static const char comp[] = "xyzw";
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (k == EXPR_BROADCAST) {
+    cuda_emit_expr(g, e->ops[0], sb);
+  } else if (k == EXPR_RAMP) {
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    if (is_one(e->ops[1])) {
+      tx_sb_printf(sb, " + %d)", i);
+    } else {
+      tx_sb_puts(sb, " + (");
+      cuda_emit_expr(g, e->ops[1], sb);
+      tx_sb_printf(sb, " * %d))", i);
+    }
+  } else if (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP &&
+             e->u.buffer->dtype.lanes == 1) {
+    /* Lane i of a contiguous vector load is element base + i. */
+    if (!emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
+    tx_sb_putc(sb, '[');
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_putc(sb, ']');
+  } else if ((infix(k) || k == EXPR_CAST) && e->dtype.lanes > 1) {
+    /* Nested vector arithmetic stays lane-wise (no make_T4 per level). */
+    emit_lane_op(g, e, i, sb);
+  } else {
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e, sb);
+    tx_sb_printf(sb, ").%c", comp[i]);
+  }
+}
+
+/* Element-wise vector arithmetic and casts, lane by lane through make_T4:
+ * CUDA's vector types have no operators. Operands are pure, so repeating
+ * them per lane is correct (nvcc merges the repeated loads). */
+static void emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *mk = make_fn(e->dtype);
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (!mk || (k != EXPR_CAST && !infix(k)) || tx_expr_is_compare(k) || k == EXPR_AND || k == EXPR_OR) {
+    char buf[32];
+    cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
+               tx_dtype_str(e->dtype, buf));
+    return;
+  }
+  if (k == EXPR_CAST && !make_fn(e->ops[0]->dtype) && e->ops[0]->kind != EXPR_BROADCAST &&
+      e->ops[0]->kind != EXPR_RAMP) {
+    cuda_error(g, e->span, "vector cast from this type is not supported by CUDA codegen");
+    return;
+  }
+  tx_sb_printf(sb, "%s(", mk);
+  for (int i = 0; i < e->dtype.lanes; i++) {
+    if (i) tx_sb_puts(sb, ", ");
+    emit_lane_op(g, e, i, sb);
+  }
+  tx_sb_putc(sb, ')');
+}
+
+static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (k == EXPR_CAST) {
+    tx_sb_printf(sb, "((%s)", ctype(g, tx_dtype_elem(e->dtype), e->span));
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  tx_sb_putc(sb, '(');
+  emit_lane(g, e->ops[0], i, sb);
+  tx_sb_printf(sb, " %s ", infix(k));
+  emit_lane(g, e->ops[1], i, sb);
+  tx_sb_putc(sb, ')');
+}
+
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!e) {
     tx_sb_puts(sb, "/*missing*/0");
@@ -587,8 +663,8 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   case EXPR_GE:
   case EXPR_AND:
   case EXPR_OR:
-    if (e->ops[0]->dtype.lanes != 1 || e->ops[1]->dtype.lanes != 1) {
-      cuda_error(g, e->span, "vector arithmetic is not supported by CUDA codegen");
+    if (e->dtype.lanes != 1 || e->ops[0]->dtype.lanes != 1 || e->ops[1]->dtype.lanes != 1) {
+      emit_vector_op(g, e, sb);
       return;
     }
     if (k == EXPR_MOD && tx_dtype_is_float(e->dtype)) {
@@ -625,7 +701,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   case EXPR_CAST:
     if (e->dtype.lanes != 1) {
-      cuda_error(g, e->span, "vector casts are not supported by CUDA codegen");
+      emit_vector_op(g, e, sb);
       return;
     }
     tx_sb_printf(sb, "((%s)", ctype(g, e->dtype, e->span));

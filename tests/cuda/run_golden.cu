@@ -29,6 +29,7 @@ extern "C" __global__ void lb_kernel(float*);
 extern "C" __global__ void cluster_kernel(float*, float*);
 extern "C" __global__ void add_kernel(float*, float*, float*);
 extern "C" __global__ void names_kernel(float*, int);
+extern "C" __global__ void vector_kernel(float*, float*, int*);
 
 static int failures = 0;
 
@@ -268,6 +269,20 @@ int main() {
       near("add", i, C.h[i], frand(i) + i);
       near("names", i, A.h[i], (float)(i + 10 + 1) + 1.0f);
     }
+  }
+  {  // vector: lane-wise float4/int4 arithmetic and casts
+    Buf<float> A(256), B(256);
+    Buf<int> I(128);
+    for (int i = 0; i < 256; i++) A.h[i] = frand(i);
+    for (int i = 0; i < 128; i++) I.h[i] = 3 * i - 100;
+    A.up();
+    I.up();
+    vector_kernel<<<1, 64>>>(A.d, B.d, I.d);
+    sync("vector");
+    B.down();
+    I.down();
+    for (int i = 0; i < 256; i++) near("vector.B", i, B.h[i], i < 128 ? (double)(4 * i - 100) : 3.0 * A.h[i]);
+    for (int i = 0; i < 128; i++) expect(I.h[i] == 4 * i - 100, "vector.I", i, I.h[i], 4 * i - 100);
   }
   printf("run_golden: %s (%d failures)\n", failures ? "FAILED" : "ok", failures);
   return failures ? 1 : 0;

@@ -15,5 +15,5 @@ mkdir -p "$out"
   "$g/smem_demo.expected.cu" "$g/dyn_arena.expected.cu" "$g/block_sum.expected.cu" \
   "$g/warp_reduce.expected.cu" "$g/floordiv.expected.cu" "$g/control.expected.cu" \
   "$g/unroll.expected.cu" "$g/func_call.expected.cu" "$g/launch_bounds.expected.cu" \
-  "$g/cluster.expected.cu" "$g/module.expected.cu"
+  "$g/cluster.expected.cu" "$g/module.expected.cu" "$g/vector.expected.cu"
 exec "$out/run_golden"
