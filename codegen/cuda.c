@@ -1,0 +1,1366 @@
+/*
+ * cuda.c - CUDA C for the device functions (attr "tirx.kernel") of a
+ * lowered module, in the style of TVM's CUDA codegen (docs/codegen.md).
+ *
+ * The translation unit is: a minimal preamble (headers only for the 16-bit
+ * and 8/6/4-bit float types actually used), T.cuda.func_call sources once
+ * each, the device helpers used (exact floor division, PTX wrappers), then
+ * one `extern "C" __global__` function per kernel. Kernels are emitted into
+ * a separate buffer first because only then is it known which headers and
+ * helpers they need.
+ *
+ * Names: every variable gets one C name per kernel, sanitized and made
+ * unique with numeric suffixes in order of appearance, so output depends
+ * only on the IR. Storage (parameters, allocations, the dynamic shared
+ * arena) is looked up by the buffer's data variable, which is what views
+ * share with the buffer they view.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_internal.h"
+#include "ir/visit.h"
+
+/* ---- small tables ---------------------------------------------------------- */
+
+static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t size) {
+  if (len < *cap) return items;
+  uint32_t ncap = *cap ? *cap * 2 : 32;
+  void *p = realloc(items, ncap * size);
+  if (!p) {
+    g->nomem = 1;
+    return NULL;
+  }
+  *cap = ncap;
+  return p;
+}
+
+void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span, fmt, ap);
+  va_end(ap);
+  g->failed = 1;
+}
+
+/* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
+ * built-ins, types and the names the generator itself emits. */
+static const char *const RESERVED[] = {
+    "asm", "auto", "bool", "break", "case", "char", "class", "const", "continue", "default",
+    "delete", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "half",
+    "if", "inline", "int", "long", "max", "min", "namespace", "new", "operator", "register",
+    "restrict", "return", "short", "signed", "sizeof", "smem", "static", "struct", "switch",
+    "template", "this", "threadIdx", "blockIdx", "blockDim", "gridDim", "true", "typedef", "union",
+    "unsigned", "using", "void", "volatile", "warpSize", "while", "nv_bfloat16", "printf",
+};
+
+static int name_taken(const cuda_cg *g, const char *s) {
+  for (size_t i = 0; i < sizeof RESERVED / sizeof *RESERVED; i++)
+    if (strcmp(RESERVED[i], s) == 0) return 1;
+  for (uint32_t i = 0; i < g->ntaken; i++)
+    if (strcmp(g->taken[i], s) == 0) return 1;
+  return 0;
+}
+
+/* A valid, unused C identifier derived from `base` (+ `suffix`). */
+static const char *unique_name(cuda_cg *g, const char *base, const char *suffix) {
+  char buf[160];
+  size_t n = 0;
+  if (!base || !*base) base = "v";
+  if (base[0] >= '0' && base[0] <= '9') buf[n++] = '_';
+  for (const char *p = base; *p && n < 100; p++) {
+    char c = *p;
+    int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    buf[n++] = ok ? c : '_';
+  }
+  buf[n] = 0;
+  if (suffix) strncat(buf, suffix, sizeof buf - n - 12);
+  size_t len = strlen(buf);
+  for (int k = 1; name_taken(g, buf); k++) snprintf(buf + len, sizeof buf - len, "_%d", k);
+  const char *s = tx_intern(g->ir.strings, buf);
+  g->taken = grow(g, g->taken, &g->captaken, g->ntaken, sizeof *g->taken);
+  if (!s || !g->taken) {
+    g->nomem = 1;
+    return "_";
+  }
+  g->taken[g->ntaken++] = s;
+  return s;
+}
+
+static const char *bind_name(cuda_cg *g, const tx_expr *v, const char *suffix) {
+  const char *c = unique_name(g, v->u.var.name, suffix);
+  g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
+  if (!g->names) return c;
+  g->names[g->nnames++] = (cuda_name){v, c};
+  return c;
+}
+
+static const char *lookup_name(const cuda_cg *g, const tx_expr *v) {
+  for (uint32_t i = g->nnames; i-- > 0;)
+    if (g->names[i].key == v) return g->names[i].cname;
+  return NULL;
+}
+
+static void add_storage(cuda_cg *g, cuda_storage s) {
+  g->stor = grow(g, g->stor, &g->capstor, g->nstor, sizeof *g->stor);
+  if (g->stor) g->stor[g->nstor++] = s;
+}
+
+const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data) {
+  for (uint32_t i = 0; i < g->nstor; i++)
+    if (g->stor[i].data == data) return &g->stor[i];
+  return NULL;
+}
+
+static void mark_nonneg(cuda_cg *g, const tx_expr *v) {
+  g->nonneg = grow(g, g->nonneg, &g->capnonneg, g->nnonneg, sizeof *g->nonneg);
+  if (g->nonneg) g->nonneg[g->nnonneg++] = v;
+}
+
+/* Is e >= 0 for certain? Thread and block ids, loops counting up from a
+ * non-negative start, unsigned values and closed combinations of those.
+ * Used only to drop the exact floor-division form where it is not needed. */
+static int nonneg(const cuda_cg *g, const tx_expr *e) {
+  if (!e) return 0;
+  if (e->dtype.code == DT_UINT || e->dtype.code == DT_BOOL) return 1;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_INT:
+    return e->u.ival >= 0;
+  case EXPR_VAR:
+    for (uint32_t i = 0; i < g->nnonneg; i++)
+      if (g->nonneg[i] == e) return 1;
+    return 0;
+  case EXPR_ADD:
+  case EXPR_MUL:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+    return tx_dtype_is_int(e->dtype) && nonneg(g, e->ops[0]) && nonneg(g, e->ops[1]);
+  case EXPR_MAX:
+    return tx_dtype_is_int(e->dtype) && (nonneg(g, e->ops[0]) || nonneg(g, e->ops[1]));
+  case EXPR_SELECT:
+    return nonneg(g, e->ops[1]) && nonneg(g, e->ops[2]);
+  case EXPR_CAST:
+    return tx_dtype_is_int(e->dtype) && tx_dtype_is_int(e->ops[0]->dtype) &&
+           e->dtype.bits >= e->ops[0]->dtype.bits && nonneg(g, e->ops[0]);
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_SUB:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    return 0;
+  }
+  return 0;
+}
+
+void cuda_need_helper(cuda_cg *g, tx_cuda_helper h) {
+  g->helpers[h] = 1;
+}
+
+void cuda_add_source(cuda_cg *g, const tx_expr *src) {
+  for (uint32_t i = 0; i < g->nsources; i++)
+    if (g->sources[i]->u.str.len == src->u.str.len &&
+        memcmp(g->sources[i]->u.str.data, src->u.str.data, src->u.str.len) == 0)
+      return;
+  g->sources = grow(g, g->sources, &g->capsources, g->nsources, sizeof *g->sources);
+  if (g->sources) g->sources[g->nsources++] = src;
+}
+
+void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n) {
+  tx_sb_putc(sb, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    switch (c) {
+    case '"': tx_sb_puts(sb, "\\\""); break;
+    case '\\': tx_sb_puts(sb, "\\\\"); break;
+    case '\n': tx_sb_puts(sb, "\\n"); break;
+    case '\t': tx_sb_puts(sb, "\\t"); break;
+    case '\r': tx_sb_puts(sb, "\\r"); break;
+    default:
+      if (c < 0x20 || c >= 0x7f) tx_sb_printf(sb, "\\%03o", c);
+      else tx_sb_putc(sb, (char)c);
+    }
+  }
+  tx_sb_putc(sb, '"');
+}
+
+/* ---- types ------------------------------------------------------------------ */
+
+static const char *ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
+  const char *s = tx_cuda_type(t);
+  if (!s) {
+    char buf[32];
+    cuda_error(g, span, "the type %s has no CUDA spelling", tx_dtype_str(t, buf));
+    return "int";
+  }
+  g->features |= tx_cuda_type_features(t);
+  return s;
+}
+
+/* ---- literals ---------------------------------------------------------------- */
+
+static void put_float_text(tx_strbuf *sb, double v, int is_f32) {
+  char buf[64];
+  snprintf(buf, sizeof buf, is_f32 ? "%.9g" : "%.17g", v);
+  tx_sb_puts(sb, buf);
+  if (!strpbrk(buf, ".e")) tx_sb_puts(sb, ".0");
+  if (is_f32) tx_sb_putc(sb, 'f');
+}
+
+static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  double v = e->u.fval;
+  tx_dtype t = e->dtype;
+  if (t.lanes != 1) {
+    cuda_error(g, e->span, "vector float literals are not supported");
+    return;
+  }
+  int f64 = t.code == DT_FLOAT && t.bits == 64;
+  const char *wrap = NULL; /* conversion from a float literal */
+  if (t.code == DT_FLOAT && t.bits == 16) wrap = "__float2half_rn";
+  else if (t.code == DT_BFLOAT) wrap = "__float2bfloat16_rn";
+  else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64))) wrap = ctype(g, t, e->span);
+  g->features |= tx_cuda_type_features(t);
+  if (wrap) tx_sb_printf(sb, "%s(", wrap);
+  if (isnan(v)) {
+    tx_sb_puts(sb, f64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fc00000)");
+  } else if (isinf(v)) {
+    if (f64) tx_sb_puts(sb, v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
+                                  : "__longlong_as_double((long long)0xfff0000000000000ULL)");
+    else tx_sb_puts(sb, v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float((int)0xff800000u)");
+  } else if (v < 0) {
+    tx_sb_puts(sb, "(-");
+    put_float_text(sb, -v, !f64);
+    tx_sb_putc(sb, ')');
+  } else {
+    put_float_text(sb, v, !f64);
+  }
+  if (wrap) tx_sb_putc(sb, ')');
+}
+
+static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  tx_dtype t = e->dtype;
+  int64_t v = e->u.ival;
+  if (t.lanes != 1) {
+    cuda_error(g, e->span, "vector integer literals are not supported");
+    return;
+  }
+  switch ((tx_dtype_code)t.code) {
+  case DT_BOOL:
+    tx_sb_puts(sb, v ? "true" : "false");
+    return;
+  case DT_UINT:
+    if (t.bits == 64) tx_sb_printf(sb, "%" PRIu64 "ULL", (uint64_t)v);
+    else if (t.bits == 32) tx_sb_printf(sb, "%" PRIu64 "U", (uint64_t)v & 0xffffffffu);
+    else tx_sb_printf(sb, "((%s)%" PRIu64 "U)", ctype(g, t, e->span), (uint64_t)v);
+    return;
+  case DT_INT:
+    if (t.bits == 64) {
+      if (v == INT64_MIN) tx_sb_puts(sb, "(-9223372036854775807LL - 1LL)");
+      else if (v < 0) tx_sb_printf(sb, "(%" PRId64 "LL)", v);
+      else tx_sb_printf(sb, "%" PRId64 "LL", v);
+    } else if (t.bits == 32) {
+      if (v == INT32_MIN) tx_sb_puts(sb, "(-2147483647 - 1)");
+      else if (v < 0) tx_sb_printf(sb, "(%" PRId64 ")", v);
+      else tx_sb_printf(sb, "%" PRId64, v);
+    } else {
+      tx_sb_printf(sb, "((%s)%" PRId64 ")", ctype(g, t, e->span), v);
+    }
+    return;
+  case DT_FLOAT:
+  case DT_BFLOAT:
+  case DT_E4M3FN:
+  case DT_E4M3FNUZ:
+  case DT_E5M2:
+  case DT_E5M2FNUZ:
+  case DT_E8M0FNU:
+  case DT_E2M3FN:
+  case DT_E3M2FN:
+  case DT_E2M1FN: {
+    /* An integer literal of float type: convert through a float literal. */
+    tx_expr f = *e;
+    f.kind = EXPR_FLOAT;
+    f.u.fval = (double)v;
+    emit_float(g, &f, sb);
+    return;
+  }
+  case DT_HANDLE:
+    if (v == 0) tx_sb_puts(sb, "((void*)0)");
+    else cuda_error(g, e->span, "a non-null pointer constant cannot be emitted");
+    return;
+  case DT_VOID:
+    cuda_error(g, e->span, "a void constant has no value");
+    return;
+  }
+}
+
+/* ---- buffer access ------------------------------------------------------------- */
+
+/* A pointer to `b`'s elements typed as `elem` (the buffer's dtype), or NULL
+ * (after an error) when the storage is unknown. */
+static int emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb) {
+  const cuda_storage *s = b->data ? cuda_find_storage(g, b->data) : NULL;
+  if (!s) {
+    cuda_error(g, span, "the storage of buffer '%s' is not available in this kernel",
+               b->name ? b->name : "?");
+    return 0;
+  }
+  const char *t = ctype(g, elem, span);
+  if (s->is_dyn) {
+    if (s->byte_offset) tx_sb_printf(sb, "((%s*)(smem + %" PRId64 "))", t, s->byte_offset);
+    else if (elem.code == DT_UINT && elem.bits == 8 && elem.lanes == 1) tx_sb_puts(sb, "smem");
+    else tx_sb_printf(sb, "((%s*)smem)", t);
+  } else if (tx_dtype_eq(s->elem, elem)) {
+    tx_sb_puts(sb, s->cname);
+  } else {
+    tx_sb_printf(sb, "((%s*)%s)", t, s->cname);
+  }
+  return 1;
+}
+
+static int is_one(const tx_expr *e) {
+  return e && e->kind == EXPR_INT && e->u.ival == 1;
+}
+
+/* b[idx] for a load (value == NULL) or the left side of a store. `dtype` is
+ * the accessed type: a vector when idx is a Ramp. */
+static void emit_access(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tx_dtype dtype,
+                        tirx_span span, tx_strbuf *sb) {
+  if (idx && idx->kind == EXPR_RAMP) {
+    if (!is_one(idx->ops[1])) {
+      cuda_error(g, span, "only contiguous (stride 1) vector accesses are supported");
+      return;
+    }
+    const char *vt = ctype(g, dtype, span);
+    tx_sb_printf(sb, "*(%s*)(", vt);
+    if (!emit_ptr(g, b, b->dtype, span, sb)) return;
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, idx->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (!emit_ptr(g, b, b->dtype, span, sb)) return;
+  tx_sb_putc(sb, '[');
+  cuda_emit_expr(g, idx, sb);
+  tx_sb_putc(sb, ']');
+}
+
+static const tx_expr *flat_index(cuda_cg *g, const tx_buffer *b, const tx_expr *const *idx,
+                                 uint32_t n, tirx_span span) {
+  if (n != 1) {
+    cuda_error(g, span, "buffer '%s' is accessed with %u indices; CUDA codegen expects flattened "
+                        "(one-dimensional) accesses",
+               b->name ? b->name : "?", n);
+    return NULL;
+  }
+  return idx[0];
+}
+
+/* ---- expressions ------------------------------------------------------------- */
+
+static const char *infix(tx_expr_kind k) {
+  switch (k) {
+  case EXPR_ADD: return "+";
+  case EXPR_SUB: return "-";
+  case EXPR_MUL: return "*";
+  case EXPR_DIV: return "/";
+  case EXPR_MOD: return "%";
+  case EXPR_EQ: return "==";
+  case EXPR_NE: return "!=";
+  case EXPR_LT: return "<";
+  case EXPR_LE: return "<=";
+  case EXPR_GT: return ">";
+  case EXPR_GE: return ">=";
+  case EXPR_AND: return "&&";
+  case EXPR_OR: return "||";
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    return NULL;
+  }
+  return NULL;
+}
+
+static void emit_fn2(cuda_cg *g, const char *fn, const tx_expr *a, const tx_expr *b, tx_strbuf *sb) {
+  tx_sb_printf(sb, "%s(", fn);
+  cuda_emit_expr(g, a, sb);
+  tx_sb_puts(sb, ", ");
+  cuda_emit_expr(g, b, sb);
+  tx_sb_putc(sb, ')');
+}
+
+static int is_f16(tx_dtype t) {
+  return (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT;
+}
+
+static void emit_floor(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const tx_expr *a = e->ops[0], *b = e->ops[1];
+  int is_div = e->kind == EXPR_FLOORDIV;
+  tx_dtype t = e->dtype;
+  if (tx_dtype_is_float(t)) {
+    const char *fl = t.bits == 64 ? "floor" : "floorf";
+    if (t.bits != 32 && t.bits != 64) {
+      cuda_error(g, e->span, "floor division on %s is not supported", is_div ? "this float type" : "this float type");
+      return;
+    }
+    if (is_div) {
+      tx_sb_printf(sb, "%s(", fl);
+      tx_sb_putc(sb, '(');
+      cuda_emit_expr(g, a, sb);
+      tx_sb_puts(sb, " / ");
+      cuda_emit_expr(g, b, sb);
+      tx_sb_puts(sb, "))");
+    } else {
+      tx_sb_puts(sb, "(");
+      cuda_emit_expr(g, a, sb);
+      tx_sb_printf(sb, " - (%s((", fl);
+      cuda_emit_expr(g, a, sb);
+      tx_sb_puts(sb, " / ");
+      cuda_emit_expr(g, b, sb);
+      tx_sb_puts(sb, ")) * ");
+      cuda_emit_expr(g, b, sb);
+      tx_sb_puts(sb, "))");
+    }
+    return;
+  }
+  if (!tx_dtype_is_int(t) || t.lanes != 1) {
+    cuda_error(g, e->span, "floor division needs scalar integer or float operands");
+    return;
+  }
+  /* Truncation equals flooring when neither side can be negative. */
+  if (t.code == DT_UINT || (nonneg(g, a) && nonneg(g, b))) {
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, a, sb);
+    tx_sb_puts(sb, is_div ? " / " : " % ");
+    cuda_emit_expr(g, b, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  int wide = t.bits == 64;
+  cuda_need_helper(g, wide ? (is_div ? H_FLOORDIV_I64 : H_FLOORMOD_I64)
+                           : (is_div ? H_FLOORDIV_I32 : H_FLOORMOD_I32));
+  const char *fn = wide ? (is_div ? "tx_floordiv_i64" : "tx_floormod_i64")
+                        : (is_div ? "tx_floordiv_i32" : "tx_floormod_i32");
+  if (t.bits < 32) tx_sb_printf(sb, "((%s)", ctype(g, t, e->span));
+  emit_fn2(g, fn, a, b, sb);
+  if (t.bits < 32) tx_sb_putc(sb, ')');
+}
+
+static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  int is_min = e->kind == EXPR_MIN;
+  tx_dtype t = e->dtype;
+  const char *fn = is_min ? "min" : "max";
+  if (t.lanes != 1) {
+    cuda_error(g, e->span, "vector min/max is not supported");
+    return;
+  }
+  if (t.code == DT_FLOAT && t.bits == 32) fn = is_min ? "fminf" : "fmaxf";
+  else if (t.code == DT_FLOAT && t.bits == 64) fn = is_min ? "fmin" : "fmax";
+  else if (is_f16(t)) fn = is_min ? "__hmin" : "__hmax";
+  else if (!tx_dtype_is_int(t)) {
+    cuda_error(g, e->span, "min/max of this type is not supported");
+    return;
+  }
+  emit_fn2(g, fn, e->ops[0], e->ops[1], sb);
+}
+
+static const char *make_fn(tx_dtype t) {
+  if (t.lanes < 2 || t.lanes > 4) return NULL;
+  if (t.code == DT_FLOAT && t.bits == 32) return t.lanes == 2 ? "make_float2" : t.lanes == 3 ? "make_float3" : "make_float4";
+  if (t.code == DT_INT && t.bits == 32) return t.lanes == 2 ? "make_int2" : t.lanes == 3 ? "make_int3" : "make_int4";
+  if (t.code == DT_UINT && t.bits == 32) return t.lanes == 2 ? "make_uint2" : t.lanes == 3 ? "make_uint3" : "make_uint4";
+  return NULL;
+}
+
+static void emit_lanes(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *mk = make_fn(e->dtype);
+  if (!mk) {
+    char buf[32];
+    cuda_error(g, e->span, "a %s of type %s is not supported",
+               e->kind == EXPR_RAMP ? "Ramp value" : "Broadcast", tx_dtype_str(e->dtype, buf));
+    return;
+  }
+  tx_sb_printf(sb, "%s(", mk);
+  for (int i = 0; i < e->dtype.lanes; i++) {
+    if (i) tx_sb_puts(sb, ", ");
+    if (e->kind == EXPR_BROADCAST) {
+      cuda_emit_expr(g, e->ops[0], sb);
+    } else {
+      tx_sb_putc(sb, '(');
+      cuda_emit_expr(g, e->ops[0], sb);
+      tx_sb_puts(sb, " + (");
+      cuda_emit_expr(g, e->ops[1], sb);
+      tx_sb_printf(sb, " * %d))", i);
+    }
+  }
+  tx_sb_putc(sb, ')');
+}
+
+/* Lane i of a vector operand: a Broadcast's value, a Ramp's element, or a
+ * member access on any other vector expression. */
+static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb);
+
+static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
+  static const char comp[] = "xyzw";
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (k == EXPR_BROADCAST) {
+    cuda_emit_expr(g, e->ops[0], sb);
+  } else if (k == EXPR_RAMP) {
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    if (is_one(e->ops[1])) {
+      tx_sb_printf(sb, " + %d)", i);
+    } else {
+      tx_sb_puts(sb, " + (");
+      cuda_emit_expr(g, e->ops[1], sb);
+      tx_sb_printf(sb, " * %d))", i);
+    }
+  } else if (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP &&
+             e->u.buffer->dtype.lanes == 1) {
+    /* Lane i of a contiguous vector load is element base + i. */
+    if (!emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
+    tx_sb_putc(sb, '[');
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_putc(sb, ']');
+  } else if ((infix(k) || k == EXPR_CAST) && e->dtype.lanes > 1) {
+    /* Nested vector arithmetic stays lane-wise (no make_T4 per level). */
+    emit_lane_op(g, e, i, sb);
+  } else {
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e, sb);
+    tx_sb_printf(sb, ").%c", comp[i]);
+  }
+}
+
+/* Element-wise vector arithmetic and casts, lane by lane through make_T4:
+ * CUDA's vector types have no operators. Operands are pure, so repeating
+ * them per lane is correct (nvcc merges the repeated loads). */
+static void emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *mk = make_fn(e->dtype);
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (!mk || (k != EXPR_CAST && !infix(k)) || tx_expr_is_compare(k) || k == EXPR_AND || k == EXPR_OR) {
+    char buf[32];
+    cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
+               tx_dtype_str(e->dtype, buf));
+    return;
+  }
+  if (k == EXPR_CAST && !make_fn(e->ops[0]->dtype) && e->ops[0]->kind != EXPR_BROADCAST &&
+      e->ops[0]->kind != EXPR_RAMP) {
+    cuda_error(g, e->span, "vector cast from this type is not supported by CUDA codegen");
+    return;
+  }
+  tx_sb_printf(sb, "%s(", mk);
+  for (int i = 0; i < e->dtype.lanes; i++) {
+    if (i) tx_sb_puts(sb, ", ");
+    emit_lane_op(g, e, i, sb);
+  }
+  tx_sb_putc(sb, ')');
+}
+
+static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (k == EXPR_CAST) {
+    tx_sb_printf(sb, "((%s)", ctype(g, tx_dtype_elem(e->dtype), e->span));
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  tx_sb_putc(sb, '(');
+  emit_lane(g, e->ops[0], i, sb);
+  tx_sb_printf(sb, " %s ", infix(k));
+  emit_lane(g, e->ops[1], i, sb);
+  tx_sb_putc(sb, ')');
+}
+
+void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  if (!e) {
+    tx_sb_puts(sb, "/*missing*/0");
+    return;
+  }
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  switch (k) {
+  case EXPR_INT:
+    emit_int(g, e, sb);
+    return;
+  case EXPR_FLOAT:
+    emit_float(g, e, sb);
+    return;
+  case EXPR_STRING:
+    cuda_put_cstring(sb, e->u.str.data, e->u.str.len);
+    return;
+  case EXPR_VAR: {
+    const char *n = lookup_name(g, e);
+    if (n) {
+      tx_sb_puts(sb, n);
+      return;
+    }
+    const cuda_storage *s = cuda_find_storage(g, e);
+    if (s) {
+      if (s->is_dyn) {
+        if (s->byte_offset) tx_sb_printf(sb, "(smem + %" PRId64 ")", s->byte_offset);
+        else tx_sb_puts(sb, "smem");
+      } else {
+        tx_sb_puts(sb, s->cname);
+      }
+      return;
+    }
+    cuda_error(g, e->span, "variable '%s' is not defined in the kernel",
+               e->u.var.name ? e->u.var.name : "?");
+    return;
+  }
+  case EXPR_ADD:
+  case EXPR_SUB:
+  case EXPR_MUL:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+    if (e->dtype.lanes != 1 || e->ops[0]->dtype.lanes != 1 || e->ops[1]->dtype.lanes != 1) {
+      emit_vector_op(g, e, sb);
+      return;
+    }
+    if (k == EXPR_MOD && tx_dtype_is_float(e->dtype)) {
+      emit_fn2(g, e->dtype.bits == 64 ? "fmod" : "fmodf", e->ops[0], e->ops[1], sb);
+      return;
+    }
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_printf(sb, " %s ", infix(k));
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+    emit_floor(g, e, sb);
+    return;
+  case EXPR_MIN:
+  case EXPR_MAX:
+    emit_minmax(g, e, sb);
+    return;
+  case EXPR_NOT:
+    tx_sb_puts(sb, "(!");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  case EXPR_SELECT:
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, " ? ");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, " : ");
+    cuda_emit_expr(g, e->ops[2], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  case EXPR_CAST:
+    if (e->dtype.lanes != 1) {
+      emit_vector_op(g, e, sb);
+      return;
+    }
+    tx_sb_printf(sb, "((%s)", ctype(g, e->dtype, e->span));
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  case EXPR_LOAD: {
+    const tx_expr *idx = flat_index(g, e->u.buffer, e->ops, e->nops, e->span);
+    if (idx) emit_access(g, e->u.buffer, idx, e->dtype, e->span, sb);
+    return;
+  }
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+    emit_lanes(g, e, sb);
+    return;
+  case EXPR_LET: {
+    /* Pure expressions: the binder reads as its (parenthesised) value. */
+    tx_strbuf val = {0};
+    cuda_emit_expr(g, e->ops[0], &val);
+    const char *text = tx_sb_cstr(&val);
+    char *paren = NULL;
+    if (text) {
+      size_t n = strlen(text);
+      paren = tx_arena_alloc(g->ir.arena, n + 3);
+      if (paren) {
+        paren[0] = '(';
+        memcpy(paren + 1, text, n);
+        paren[n + 1] = ')';
+        paren[n + 2] = 0;
+      }
+    }
+    tx_sb_free(&val);
+    if (!paren) {
+      g->nomem = 1;
+      return;
+    }
+    g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
+    if (!g->names) return;
+    g->names[g->nnames++] = (cuda_name){e->u.binder, paren};
+    cuda_emit_expr(g, e->ops[1], sb);
+    return;
+  }
+  case EXPR_CALL:
+    cuda_emit_call(g, e, sb);
+    return;
+  case EXPR_BUFFER:
+    emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb);
+    return;
+  case EXPR_REGION:
+  case EXPR_TUPLE:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    cuda_error(g, e->span, "%s cannot appear in device code here", tx_expr_kind_name(k));
+    return;
+  }
+}
+
+/* ---- statements ------------------------------------------------------------ */
+
+static void line_done(cuda_cg *g, tirx_span span) {
+  tx_sb_putc(g->out, '\n');
+  if (!g->map) return;
+  if (g->map->len == g->map->cap) {
+    size_t cap = g->map->cap ? g->map->cap * 2 : 64;
+    tirx_span *p = realloc(g->map->lines, cap * sizeof *p);
+    if (!p) {
+      g->nomem = 1;
+      return;
+    }
+    g->map->lines = p;
+    g->map->cap = cap;
+  }
+  g->map->lines[g->map->len++] = span;
+}
+
+static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
+  for (int i = 0; i < g->indent; i++) tx_sb_puts(g->out, "  ");
+  va_list ap;
+  va_start(ap, fmt);
+  tx_sb_vprintf(g->out, fmt, ap);
+  va_end(ap);
+  line_done(g, span);
+}
+
+/* `prefix EXPR suffix` on one line. */
+static void expr_line(cuda_cg *g, tirx_span span, const char *prefix, const tx_expr *e,
+                      const char *suffix) {
+  tx_strbuf sb = {0};
+  cuda_emit_expr(g, e, &sb);
+  const char *t = tx_sb_cstr(&sb);
+  if (!t) g->nomem = 1;
+  line(g, span, "%s%s%s", prefix, t ? t : "", suffix);
+  tx_sb_free(&sb);
+}
+
+static void emit_stmt(cuda_cg *g, const tx_stmt *s);
+
+/* `if (x)` rather than `if ((x))`: drop one pair of parentheses when they
+ * enclose the whole condition. */
+static void cond_line(cuda_cg *g, tirx_span span, const char *prefix, const tx_expr *e,
+                      const char *suffix) {
+  tx_strbuf sb = {0};
+  cuda_emit_expr(g, e, &sb);
+  const char *t = tx_sb_cstr(&sb);
+  if (!t) g->nomem = 1;
+  size_t n = t ? strlen(t) : 0, start = 0;
+  if (n >= 2 && t[0] == '(' && t[n - 1] == ')') {
+    int depth = 0, whole = 1;
+    for (size_t i = 0; i < n; i++) {
+      depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
+      if (depth == 0 && i + 1 < n) {
+        whole = 0;
+        break;
+      }
+    }
+    /* String literals never occur in conditions, so counting is exact. */
+    if (whole) {
+      start = 1;
+      n -= 1;
+    }
+  }
+  line(g, span, "%s%.*s%s", prefix, (int)(n - start), t ? t + start : "", suffix);
+  tx_sb_free(&sb);
+}
+
+static void emit_block(cuda_cg *g, const tx_stmt *s);
+
+/* if / else if / else chains keep one level of indentation. */
+static void emit_if(cuda_cg *g, const tx_stmt *s, const char *prefix) {
+  cond_line(g, s->span, prefix, s->exprs[0], ") {");
+  emit_block(g, s->stmts[0]);
+  const tx_stmt *els = s->nstmts > 1 ? s->stmts[1] : NULL;
+  if (els && els->kind == STMT_SEQ && els->nstmts == 1) els = els->stmts[0];
+  if (els && els->kind == STMT_IF) {
+    emit_if(g, els, "} else if (");
+    return;
+  }
+  if (els) {
+    line(g, s->span, "} else {");
+    emit_block(g, els);
+  }
+  line(g, s->span, "}");
+}
+
+static void emit_block(cuda_cg *g, const tx_stmt *s) {
+  g->indent++;
+  emit_stmt(g, s);
+  g->indent--;
+}
+
+static int64_t const_numel(const tx_buffer *b) {
+  int64_t n = 1;
+  for (uint32_t i = 0; i < b->ndim; i++) {
+    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT) return -1;
+    n *= b->shape[i]->u.ival;
+  }
+  return n;
+}
+
+static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
+  const tx_buffer *b = s->buffer;
+  const char *scope = b->scope ? b->scope : "global";
+  if (strcmp(scope, "shared.dyn") == 0) {
+    /* Laid out up front (emit_kernel); nothing to declare here. */
+    if (!cuda_find_storage(g, b->data))
+      tx_internal_error(g->diags, "codegen-cuda", "shared.dyn buffer '%s' missing from the arena",
+                        b->name ? b->name : "?");
+    return;
+  }
+  int shared = strcmp(scope, "shared") == 0;
+  if (!shared && strcmp(scope, "local") != 0) {
+    cuda_error(g, s->span, "cannot allocate buffer '%s' with scope \"%s\" inside a kernel",
+               b->name ? b->name : "?", scope);
+    return;
+  }
+  int64_t n = const_numel(b);
+  if (n < 0) {
+    cuda_error(g, s->span, "%s buffer '%s' needs a constant extent", scope, b->name ? b->name : "?");
+    return;
+  }
+  const char *name = bind_name(g, b->data, "_ptr");
+  const char *t = ctype(g, b->dtype, s->span);
+  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0});
+  if (shared)
+    line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];", b->align ? b->align : 64, t,
+         name, n);
+  else line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
+}
+
+static const char *launch_tag_expr(const char *tag) {
+  static const char *const tags[][2] = {
+      {"threadIdx.x", "((int)threadIdx.x)"}, {"threadIdx.y", "((int)threadIdx.y)"},
+      {"threadIdx.z", "((int)threadIdx.z)"}, {"blockIdx.x", "((int)blockIdx.x)"},
+      {"blockIdx.y", "((int)blockIdx.y)"},   {"blockIdx.z", "((int)blockIdx.z)"},
+  };
+  for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+    if (strcmp(tags[i][0], tag) == 0) return tags[i][1];
+  return NULL;
+}
+
+static int is_used(const cuda_cg *g, const tx_expr *v);
+
+static int is_call(const tx_expr *e, const char *op) {
+  return e && e->kind == EXPR_CALL && strcmp(e->u.call.op, op) == 0;
+}
+
+static void emit_bind(cuda_cg *g, const tx_stmt *s) {
+  const tx_expr *v = s->nvars ? s->vars[0] : NULL;
+  if (!v) return;
+  const tx_expr *val = s->nexprs ? s->exprs[0] : NULL;
+  if (is_call(val, "T.launch_thread")) {
+    if (!is_used(g, v)) return;
+    const tx_expr *tag = val->nops ? val->ops[0] : NULL;
+    const char *c = tag && tag->kind == EXPR_STRING ? launch_tag_expr(tag->u.str.data) : NULL;
+    if (!c) {
+      cuda_error(g, val->span, "T.launch_thread needs a tag threadIdx.{x,y,z} or blockIdx.{x,y,z}");
+      return;
+    }
+    const char *name = bind_name(g, v, NULL);
+    mark_nonneg(g, v);
+    line(g, s->span, "%s %s = %s;", ctype(g, v->dtype, s->span), name, c);
+    return;
+  }
+  if (v->dtype.code == DT_HANDLE) {
+    cuda_error(g, s->span, "binding a pointer variable ('%s') in device code is not supported",
+               v->u.var.name ? v->u.var.name : "?");
+    return;
+  }
+  if (val && nonneg(g, val)) mark_nonneg(g, v);
+  tx_strbuf sb = {0};
+  if (val) cuda_emit_expr(g, val, &sb);
+  const char *t = ctype(g, v->dtype, s->span);
+  const char *name = bind_name(g, v, NULL);
+  const char *txt = tx_sb_cstr(&sb);
+  if (val) line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
+  else line(g, s->span, "%s %s;", t, name);
+  tx_sb_free(&sb);
+}
+
+static void emit_for(cuda_cg *g, const tx_stmt *s) {
+  const tx_expr *v = s->vars[0];
+  /* exprs: begin, end [, step], then keyword annotations (kw.npos counts the first). */
+  uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
+  const tx_expr *begin = s->exprs[0], *end = npos > 1 ? s->exprs[1] : NULL, *step = npos > 2 ? s->exprs[2] : NULL;
+  if (!end) {
+    end = begin;
+    begin = NULL;
+  }
+  if (s->flag == FOR_THREAD_BINDING) {
+    const char *c = s->name ? launch_tag_expr(s->name) : NULL;
+    if (!c) {
+      cuda_error(g, s->span, "thread binding to '%s' is not supported", s->name ? s->name : "?");
+      return;
+    }
+    line(g, s->span, "{");
+    g->indent++;
+    const char *name = bind_name(g, v, NULL);
+    mark_nonneg(g, v);
+    if (begin && !(begin->kind == EXPR_INT && begin->u.ival == 0)) {
+      tx_strbuf sb = {0};
+      cuda_emit_expr(g, begin, &sb);
+      const char *b = tx_sb_cstr(&sb);
+      line(g, s->span, "%s %s = (%s + %s);", ctype(g, v->dtype, s->span), name, c, b ? b : "");
+      tx_sb_free(&sb);
+    } else {
+      line(g, s->span, "%s %s = %s;", ctype(g, v->dtype, s->span), name, c);
+    }
+    emit_stmt(g, s->stmts[0]);
+    g->indent--;
+    line(g, s->span, "}");
+    return;
+  }
+  int step_neg = step && step->kind == EXPR_INT && step->u.ival < 0;
+  if ((!begin || nonneg(g, begin)) && (!step || (step->kind == EXPR_INT && step->u.ival > 0)))
+    mark_nonneg(g, v);
+  const char *name = bind_name(g, v, NULL);
+  tx_strbuf sb = {0};
+  tx_sb_printf(&sb, "for (%s %s = ", ctype(g, v->dtype, s->span), name);
+  if (begin) cuda_emit_expr(g, begin, &sb);
+  else tx_sb_putc(&sb, '0');
+  tx_sb_printf(&sb, "; %s %s ", name, step_neg ? ">" : "<");
+  cuda_emit_expr(g, end, &sb);
+  if (step) {
+    tx_sb_printf(&sb, "; %s += ", name);
+    cuda_emit_expr(g, step, &sb);
+    tx_sb_puts(&sb, ") {");
+  } else {
+    tx_sb_printf(&sb, "; ++%s) {", name);
+  }
+  if (s->flag == FOR_UNROLL) line(g, s->span, "#pragma unroll");
+  const char *t = tx_sb_cstr(&sb);
+  line(g, s->span, "%s", t ? t : "");
+  tx_sb_free(&sb);
+  emit_block(g, s->stmts[0]);
+  line(g, s->span, "}");
+}
+
+static void emit_store(cuda_cg *g, const tx_stmt *s) {
+  const tx_expr *idx = flat_index(g, s->buffer, s->exprs + 1, s->nexprs - 1, s->span);
+  if (!idx) return;
+  tx_strbuf sb = {0};
+  emit_access(g, s->buffer, idx, s->exprs[0]->dtype, s->span, &sb);
+  tx_sb_puts(&sb, " = ");
+  cuda_emit_expr(g, s->exprs[0], &sb);
+  const char *t = tx_sb_cstr(&sb);
+  line(g, s->span, "%s;", t ? t : "");
+  tx_sb_free(&sb);
+}
+
+static void emit_stmt(cuda_cg *g, const tx_stmt *s) {
+  if (!s) return;
+  tx_stmt_kind k = (tx_stmt_kind)s->kind;
+  switch (k) {
+  case STMT_SEQ:
+    for (uint32_t i = 0; i < s->nstmts; i++) emit_stmt(g, s->stmts[i]);
+    return;
+  case STMT_STORE:
+    emit_store(g, s);
+    return;
+  case STMT_BIND:
+    emit_bind(g, s);
+    return;
+  case STMT_ASSIGN: {
+    const char *n = s->nvars ? lookup_name(g, s->vars[0]) : NULL;
+    if (!n) {
+      cuda_error(g, s->span, "assignment to an unknown variable");
+      return;
+    }
+    tx_strbuf pre = {0};
+    tx_sb_printf(&pre, "%s = ", n);
+    const char *p = tx_sb_cstr(&pre);
+    expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
+    tx_sb_free(&pre);
+    return;
+  }
+  case STMT_ATTR:
+    if (s->flag == 1 && s->nstmts) emit_stmt(g, s->stmts[0]);
+    return;
+  case STMT_ASSERT:
+    /* Device code does not check assertions (TVM drops them too). */
+    return;
+  case STMT_EVAL: {
+    const tx_expr *e = s->exprs[0];
+    if (e->kind == EXPR_INT) return; /* T.evaluate(0) */
+    expr_line(g, s->span, "", e, ";");
+    return;
+  }
+  case STMT_IF:
+    emit_if(g, s, "if (");
+    return;
+  case STMT_FOR:
+    emit_for(g, s);
+    return;
+  case STMT_WHILE:
+    cond_line(g, s->span, "while (", s->exprs[0], ") {");
+    emit_block(g, s->stmts[0]);
+    line(g, s->span, "}");
+    return;
+  case STMT_BREAK:
+    line(g, s->span, "break;");
+    return;
+  case STMT_CONTINUE:
+    line(g, s->span, "continue;");
+    return;
+  case STMT_RETURN:
+    line(g, s->span, "return;");
+    return;
+  case STMT_ALLOC:
+    emit_alloc(g, s);
+    return;
+  case STMT_DECL: {
+    const tx_buffer *b = s->buffer;
+    if (tx_cuda_buffer_owns_storage(b)) {
+      tx_stmt alloc = *s;
+      alloc.kind = STMT_ALLOC;
+      emit_alloc(g, &alloc);
+    } else if (!b->data || !cuda_find_storage(g, b->data)) {
+      cuda_error(g, s->span, "view '%s' does not view storage available in this kernel",
+                 b->name ? b->name : "?");
+    }
+    return;
+  }
+  case STMT_SCOPE_ID:
+  case STMT_DEVICE_ENTRY:
+  case STMT_WITH:
+  case STMT_TILE_OP:
+  case TX_STMT_KIND_COUNT:
+    cuda_error(g, s->span, "%s%s%s must be lowered before CUDA code generation",
+               tx_stmt_kind_name(k), s->name ? " " : "", s->name ? s->name : "");
+    return;
+  }
+}
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+static const tx_expr *attr(const tx_func *f, const char *key) {
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    if (strcmp(f->attr_keys[i], key) == 0) return f->attr_values[i];
+  return NULL;
+}
+
+static int is_kernel(const tx_func *f) {
+  const tx_expr *k = attr(f, "tirx.kernel");
+  return k && k->kind == EXPR_INT && k->u.ival != 0;
+}
+
+typedef struct dyn_collect {
+  const tx_buffer **bufs;
+  uint32_t n, cap;
+  int nomem;
+} dyn_collect;
+
+static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
+  dyn_collect *d = v->user;
+  if (s->kind == STMT_ALLOC && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0) {
+    if (d->n == d->cap) {
+      uint32_t cap = d->cap ? 2 * d->cap : 8;
+      const tx_buffer **p = realloc(d->bufs, cap * sizeof *p);
+      if (!p) {
+        d->nomem = 1;
+        v->stop = 1;
+        return 0;
+      }
+      d->bufs = p;
+      d->cap = cap;
+    }
+    d->bufs[d->n++] = s->buffer;
+  }
+  return 1;
+}
+
+static void reset_kernel(cuda_cg *g) {
+  g->nnames = g->ntaken = g->nstor = g->nnonneg = g->nused = 0;
+}
+
+/* Variables read in the body (binding occurrences excluded): an unread
+ * thread binding is not emitted, as in TVM, so kernels compile warning-free. */
+static int collect_used_stmt(tx_visitor *v, const tx_stmt *s) {
+  if (!tx_stmt_binds_vars((tx_stmt_kind)s->kind)) return 1;
+  /* Walk everything but vars[] (the bound names). */
+  for (uint32_t i = 0; i < s->nexprs; i++) tx_visit_expr(v, s->exprs[i]);
+  for (uint32_t i = 0; i < s->nstmts; i++) tx_visit_stmt(v, s->stmts[i]);
+  return 0;
+}
+
+static int collect_used_expr(tx_visitor *v, const tx_expr *e) {
+  cuda_cg *g = v->user;
+  if (e->kind != EXPR_VAR) return 1;
+  for (uint32_t i = 0; i < g->nused; i++)
+    if (g->used[i] == e) return 1;
+  g->used = grow(g, g->used, &g->capused, g->nused, sizeof *g->used);
+  if (!g->used) {
+    v->stop = 1;
+    return 0;
+  }
+  g->used[g->nused++] = e;
+  return 1;
+}
+
+static int is_used(const cuda_cg *g, const tx_expr *v) {
+  for (uint32_t i = 0; i < g->nused; i++)
+    if (g->used[i] == v) return 1;
+  return 0;
+}
+
+static void emit_kernel(cuda_cg *g, const tx_func *f) {
+  reset_kernel(g);
+  tx_strbuf *out = g->out;
+  const char *kname = unique_name(g, f->name, NULL);
+  /* Launch bounds from a constant block shape. */
+  const tx_expr *block = attr(f, "tirx.block");
+  int64_t threads = 1;
+  if (block && block->kind == EXPR_TUPLE) {
+    for (uint32_t i = 0; i < block->nops; i++) {
+      if (block->ops[i]->kind != EXPR_INT) {
+        threads = -1;
+        break;
+      }
+      threads *= block->ops[i]->u.ival;
+    }
+  } else {
+    threads = -1;
+  }
+  const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
+  tx_strbuf head = {0};
+  tx_sb_puts(&head, "extern \"C\" __global__ void ");
+  const tx_expr *maxreg = attr(f, "tirx.max_registers");
+  if (maxreg && maxreg->kind == EXPR_INT) {
+    /* nvcc rejects __launch_bounds__ together with __maxnreg__: a register
+     * cap replaces the launch bounds. */
+    if (minb) cuda_error(g, f->span, "tirx.min_blocks_per_sm and tirx.max_registers cannot both be set");
+    tx_sb_printf(&head, "__maxnreg__(%" PRId64 ") ", maxreg->u.ival);
+  } else if (threads > 0) {
+    tx_sb_printf(&head, "__launch_bounds__(%" PRId64, threads);
+    if (minb && minb->kind == EXPR_INT) tx_sb_printf(&head, ", %" PRId64, minb->u.ival);
+    tx_sb_puts(&head, ") ");
+  }
+  tx_sb_printf(&head, "%s(", kname);
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const tx_expr *p = f->params[i];
+    const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
+    if (i) tx_sb_puts(&head, ", ");
+    if (p->dtype.code == DT_HANDLE) {
+      tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
+      const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
+      add_storage(g, (cuda_storage){p, name, elem, 0, 0});
+      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0});
+      tx_sb_printf(&head, "%s* __restrict__ %s", elem.code == DT_VOID ? "void" : ctype(g, elem, p->span),
+                   name);
+    } else {
+      const char *name = bind_name(g, p, NULL);
+      tx_sb_printf(&head, "%s %s", ctype(g, p->dtype, p->span), name);
+    }
+  }
+  tx_sb_puts(&head, ") {");
+  const char *h = tx_sb_cstr(&head);
+  line(g, f->span, "%s", h ? h : "");
+  tx_sb_free(&head);
+  g->indent = 1;
+
+  /* The dynamic shared arena: every shared.dyn allocation at its offset. */
+  dyn_collect dc = {0};
+  tx_visitor v = {0};
+  v.user = &dc;
+  v.pre_stmt = collect_dyn;
+  tx_visit_stmt(&v, f->body);
+  if (dc.nomem) g->nomem = 1;
+  if (dc.n) {
+    int64_t *offs = calloc(dc.n, sizeof *offs);
+    int64_t total = 0, align = 16;
+    const tx_expr *sym = NULL;
+    if (!offs) {
+      g->nomem = 1;
+    } else if (tx_cuda_dyn_smem_layout(g->diags, dc.bufs, dc.n, offs, &total, &sym) != TIRX_OK) {
+      g->failed = 1;
+    } else {
+      for (uint32_t i = 0; i < dc.n; i++) {
+        if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
+        add_storage(g, (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1});
+        g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
+      }
+      line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];", align);
+    }
+    free(offs);
+  }
+  free(dc.bufs);
+
+  tx_visitor uv = {0};
+  uv.user = g;
+  uv.pre_stmt = collect_used_stmt;
+  uv.pre_expr = collect_used_expr;
+  tx_visit_stmt(&uv, f->body);
+  emit_stmt(g, f->body);
+  g->indent = 0;
+  line(g, f->span, "}");
+  (void)out;
+}
+
+/* ---- the translation unit ---------------------------------------------------- */
+
+static const char *const HELPER_SRC[] = {
+#define X(id, src) src,
+    TX_CUDA_HELPERS(X)
+#undef X
+};
+
+static size_t count_lines(const char *s, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += s[i] == '\n';
+  return k;
+}
+
+tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
+                            tx_strbuf *out, tx_line_map *map) {
+  tx_arena *arena = tx_arena_create();
+  if (!arena) return TIRX_ERR_NOMEM;
+  tx_interner *strings = tx_interner_create(arena);
+  if (!strings) {
+    tx_arena_destroy(arena);
+    return TIRX_ERR_NOMEM;
+  }
+  cuda_cg g = {0};
+  g.diags = diags;
+  g.ir = (tx_ir){arena, strings};
+  g.target = target;
+  tx_strbuf body = {0};
+  tx_line_map bmap = {0};
+  g.out = &body;
+  g.map = &bmap;
+  for (uint32_t i = 0; i < lowered->nfuncs; i++) {
+    const tx_func *f = lowered->funcs[i];
+    if (!is_kernel(f)) continue;
+    if (body.len) line(&g, (tirx_span){0}, "%s", "");
+    emit_kernel(&g, f);
+  }
+
+  /* Preamble, sources and helpers: lines with no TIRx span. */
+  tx_strbuf pre = {0};
+  tx_sb_puts(&pre, "// Generated by tirx-c. Do not edit.\n");
+  if (g.features & CUDA_FEAT_FP16) tx_sb_puts(&pre, "#include <cuda_fp16.h>\n");
+  if (g.features & CUDA_FEAT_BF16) tx_sb_puts(&pre, "#include <cuda_bf16.h>\n");
+  if (g.features & CUDA_FEAT_FP8) tx_sb_puts(&pre, "#include <cuda_fp8.h>\n");
+  if (g.features & CUDA_FEAT_FP6) tx_sb_puts(&pre, "#include <cuda_fp6.h>\n");
+  if (g.features & CUDA_FEAT_FP4) tx_sb_puts(&pre, "#include <cuda_fp4.h>\n");
+  tx_sb_putc(&pre, '\n');
+  for (uint32_t i = 0; i < g.nsources; i++) {
+    const tx_expr *s = g.sources[i];
+    size_t a = 0, n = s->u.str.len;
+    const char *d = s->u.str.data;
+    /* Trim surrounding blank lines so the layout does not depend on them. */
+    while (a < n && (d[a] == '\n' || d[a] == '\r')) a++;
+    while (n > a && (d[n - 1] == '\n' || d[n - 1] == '\r' || d[n - 1] == ' ')) n--;
+    tx_sb_putn(&pre, d + a, n - a);
+    tx_sb_puts(&pre, "\n\n");
+  }
+  for (int h = 0; h < TX_CUDA_HELPER_COUNT; h++)
+    if (g.helpers[h]) {
+      tx_sb_puts(&pre, HELPER_SRC[h]);
+      tx_sb_puts(&pre, "\n\n");
+    }
+  cuda_emit_helpers(&g, &pre);
+
+  tirx_status st = TIRX_OK;
+  if (g.nomem || pre.failed || body.failed) st = TIRX_ERR_NOMEM;
+  else if (g.failed || tx_diag_errors(diags)) st = tx_diag_has_internal(diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
+  if (st == TIRX_OK) {
+    size_t prelines = count_lines(pre.data ? pre.data : "", pre.len);
+    tx_sb_putn(out, pre.data ? pre.data : "", pre.len);
+    tx_sb_putn(out, body.data ? body.data : "", body.len);
+    if (out->failed) st = TIRX_ERR_NOMEM;
+    if (map && st == TIRX_OK) {
+      size_t need = map->len + prelines + bmap.len;
+      if (need > map->cap) {
+        tirx_span *p = realloc(map->lines, need * sizeof *p);
+        if (!p) st = TIRX_ERR_NOMEM;
+        else {
+          map->lines = p;
+          map->cap = need;
+        }
+      }
+      if (st == TIRX_OK) {
+        for (size_t i = 0; i < prelines; i++) map->lines[map->len++] = (tirx_span){0};
+        for (size_t i = 0; i < bmap.len; i++) map->lines[map->len++] = bmap.lines[i];
+      }
+    }
+  }
+  tx_sb_free(&pre);
+  tx_sb_free(&body);
+  tx_line_map_free(&bmap);
+  free(g.sources);
+  free(g.names);
+  free(g.taken);
+  free(g.stor);
+  free(g.nonneg);
+  free(g.used);
+  tx_interner_destroy(strings);
+  tx_arena_destroy(arena);
+  return st;
+}

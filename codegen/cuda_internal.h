@@ -1,0 +1,163 @@
+/*
+ * cuda_internal.h - what the CUDA code generator's files (cuda.c,
+ * cuda_types.c, cuda_intrinsics.c) and split-host-device share: dtype
+ * spellings, the dynamic shared memory layout rule, the emitter state and
+ * the device helper functions that generated code may call.
+ *
+ * The dynamic shared memory layout lives here because split-host-device
+ * computes the launch's byte count and codegen the offsets: one rule, one
+ * place, so the two cannot disagree.
+ */
+#ifndef TIRX_CODEGEN_CUDA_INTERNAL_H
+#define TIRX_CODEGEN_CUDA_INTERNAL_H
+
+#include <stdint.h>
+
+#include "codegen/codegen.h"
+#include "ir/diag.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
+
+/* ---- types (cuda_types.c) ------------------------------------------------ */
+
+/* Headers a type needs; the preamble includes only those used. */
+enum {
+  CUDA_FEAT_FP16 = 1u << 0,
+  CUDA_FEAT_BF16 = 1u << 1,
+  CUDA_FEAT_FP8 = 1u << 2,
+  CUDA_FEAT_FP6 = 1u << 3,
+  CUDA_FEAT_FP4 = 1u << 4,
+};
+
+/* CUDA spelling of a (scalar or vector) dtype, or NULL when CUDA has none. */
+const char *tx_cuda_type(tx_dtype t);
+/* The headers `t` needs (CUDA_FEAT_*). */
+unsigned tx_cuda_type_features(tx_dtype t);
+/* Bytes one element of `t` takes in memory (sub-byte types round up per
+ * element: a buffer of fp4 is addressed per element like TVM's codegen
+ * does, so packing is the frontend's business). */
+int64_t tx_cuda_elem_bytes(tx_dtype t);
+
+/* ---- storage -------------------------------------------------------------- */
+
+/* Does `b` own its storage (an allocation, or a decl_buffer without data=)
+ * rather than view another buffer's? */
+int tx_cuda_buffer_owns_storage(const tx_buffer *b);
+
+/* Lay the shared.dyn allocations out in the one dynamic shared arena:
+ * each starts at the previous end rounded up to max(16, align) bytes.
+ * offsets (optional) receives the byte offset of each; *total the bytes.
+ * Extents must be constant, except that a lone allocation may be symbolic:
+ * then *sym is its element count and *total is 0. Errors are located. */
+tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const *bufs, uint32_t n,
+                                    int64_t *offsets, int64_t *total, const tx_expr **sym);
+
+/* ---- device helpers -------------------------------------------------------- */
+
+/* Exact floor division and modulo for signed operands. The same text is
+ * compiled as host C by tests/unit/test_codegen.c (through these macros) to
+ * check the semantics on negative operands; codegen stringifies them with
+ * Q = __device__ __forceinline__. */
+#define TX_CUDA_FLOORDIV(Q, T, NAME)                                                               \
+  Q T NAME(T a, T b) {                                                                             \
+    T q = a / b;                                                                                   \
+    T r = a % b;                                                                                   \
+    return q - (T)((r != 0) && ((r < 0) != (b < 0)));                                              \
+  }
+#define TX_CUDA_FLOORMOD(Q, T, NAME)                                                               \
+  Q T NAME(T a, T b) {                                                                             \
+    T r = a % b;                                                                                   \
+    return ((r != 0) && ((r < 0) != (b < 0))) ? (T)(r + b) : r;                                    \
+  }
+#define TX_CUDA_STR_(...) #__VA_ARGS__
+#define TX_CUDA_STR(...) TX_CUDA_STR_(__VA_ARGS__)
+
+/* Helpers emitted into the preamble on first use, in this order:
+ * X(id, "source text"). */
+#define TX_CUDA_HELPERS(X)                                                                         \
+  X(H_FLOORDIV_I32, TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, int, tx_floordiv_i32))) \
+  X(H_FLOORMOD_I32, TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, int, tx_floormod_i32))) \
+  X(H_FLOORDIV_I64,                                                                                \
+    TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, long long, tx_floordiv_i64)))         \
+  X(H_FLOORMOD_I64,                                                                                \
+    TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, long long, tx_floormod_i64)))         \
+  X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
+                 "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
+  X(H_ELECT_SYNC, "__device__ __forceinline__ unsigned tx_elect_sync() {\n"                        \
+                  "  unsigned pred = 0;\n"                                                         \
+                  "  asm volatile(\"{\\n\\t.reg .b32 %%rx;\\n\\t.reg .pred %%px;\\n\\t\"\n"        \
+                  "               \"elect.sync %%rx|%%px, %1;\\n\\t@%%px mov.s32 %0, 1;\\n\\t}\"\n" \
+                  "               : \"+r\"(pred) : \"r\"(0xFFFFFFFFu));\n"                          \
+                  "  return pred;\n}")                                                             \
+  X(H_MBAR_TRY_WAIT,                                                                               \
+    "__device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {\n"                \
+    "  asm volatile(\"{\\n\\t.reg .pred P1;\\n\\tTX_WAIT:\\n\\t\"\n"                               \
+    "               \"mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n\\t\"\n"            \
+    "               \"@!P1 bra TX_WAIT;\\n\\t}\" :: \"r\"(bar), \"r\"(phase) : \"memory\");\n}")
+
+typedef enum tx_cuda_helper {
+#define X(id, src) id,
+  TX_CUDA_HELPERS(X)
+#undef X
+  TX_CUDA_HELPER_COUNT
+} tx_cuda_helper;
+
+/* ---- emitter state ------------------------------------------------------ */
+
+/* Where a buffer's elements live: a C pointer or array expression and the
+ * element type it has (a view of another type casts). */
+typedef struct cuda_storage {
+  const tx_expr *data; /* the data variable that names it */
+  const char *cname;   /* "A_ptr", "smem" */
+  tx_dtype elem;       /* the element type of cname; void for untyped handles */
+  int64_t byte_offset; /* inside the dynamic shared arena */
+  int is_dyn;
+} cuda_storage;
+
+typedef struct cuda_name {
+  const void *key; /* a variable */
+  const char *cname;
+} cuda_name;
+
+typedef struct cuda_cg {
+  tx_diag_sink *diags;
+  tx_ir ir; /* scratch arena for names */
+  const tx_target *target;
+  tx_strbuf *out;
+  tx_line_map *map;
+  int indent;
+  int failed;  /* a located error was reported */
+  int nomem;
+  unsigned features;
+  uint8_t helpers[TX_CUDA_HELPER_COUNT];
+  uint8_t sregs[16]; /* special registers read through helpers (cuda_intrinsics.c) */
+  /* T.cuda.func_call source code, once per distinct text, in first-use order */
+  const tx_expr **sources;
+  uint32_t nsources, capsources;
+  /* per kernel */
+  cuda_name *names;
+  uint32_t nnames, capnames;
+  const char **taken;
+  uint32_t ntaken, captaken;
+  cuda_storage *stor;
+  uint32_t nstor, capstor;
+  const void **nonneg; /* variables known to be >= 0 (thread ids, loop vars from 0) */
+  uint32_t nnonneg, capnonneg;
+  const void **used; /* variables read somewhere in the kernel body */
+  uint32_t nused, capused;
+} cuda_cg;
+
+void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* A pointer expression to the start of a variable's storage (A.data). */
+const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data);
+/* A call expression (errors name the op when it is not supported). */
+void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* The helper functions used so far, for the preamble. */
+void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb);
+void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
+void cuda_add_source(cuda_cg *g, const tx_expr *src);
+/* C string literal for a TIRx string. */
+void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n);
+
+#endif

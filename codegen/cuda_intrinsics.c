@@ -1,0 +1,769 @@
+/*
+ * cuda_intrinsics.c - CUDA C for TIRx calls: math per dtype, CUDA built-ins,
+ * warp shuffles, synchronisation, and the common PTX operations as inline
+ * asm (mbarriers, fences, bulk-copy groups, elect.sync, setmaxnreg, cluster
+ * barriers and special registers).
+ *
+ * Anything not covered is a located error naming the op, never a guess:
+ * a wrong PTX operand order would compile and silently misbehave.
+ * Operand constraints follow the operand dtype: "r" 32-bit (and smaller)
+ * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
+ * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
+ */
+#include <string.h>
+
+#include "codegen/cuda_internal.h"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static uint32_t npos(const tx_expr *e) {
+  return e->u.call.kw.names ? e->u.call.kw.npos : e->nops;
+}
+
+static const tx_expr *kwarg(const tx_expr *e, const char *name) {
+  if (!e->u.call.kw.names) return NULL;
+  for (uint32_t i = e->u.call.kw.npos; i < e->nops; i++)
+    if (strcmp(e->u.call.kw.names[i - e->u.call.kw.npos], name) == 0) return e->ops[i];
+  return NULL;
+}
+
+/* Positional argument i, or keyword `name` when not given positionally. */
+static const tx_expr *arg(const tx_expr *e, uint32_t i, const char *name) {
+  if (i < npos(e)) return e->ops[i];
+  return name ? kwarg(e, name) : NULL;
+}
+
+static int is_f16(tx_dtype t) {
+  return (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT;
+}
+
+static const char *str_arg(const tx_expr *a) {
+  return a && a->kind == EXPR_STRING ? a->u.str.data : NULL;
+}
+
+static int int_arg(const tx_expr *a, int64_t *v) {
+  if (!a || a->kind != EXPR_INT) return 0;
+  *v = a->u.ival;
+  return 1;
+}
+
+static void args_list(cuda_cg *g, const tx_expr *e, uint32_t from, uint32_t to, tx_strbuf *sb) {
+  for (uint32_t i = from; i < to; i++) {
+    if (i > from) tx_sb_puts(sb, ", ");
+    cuda_emit_expr(g, e->ops[i], sb);
+  }
+}
+
+static void call_fn(cuda_cg *g, const char *fn, const tx_expr *e, uint32_t from, uint32_t to,
+                    tx_strbuf *sb) {
+  tx_sb_printf(sb, "%s(", fn);
+  args_list(g, e, from, to, sb);
+  tx_sb_putc(sb, ')');
+}
+
+static int nargs_ok(cuda_cg *g, const tx_expr *e, uint32_t lo, uint32_t hi) {
+  uint32_t n = npos(e);
+  if (n < lo || n > hi) {
+    cuda_error(g, e->span, "%s: expected %u..%u arguments, got %u", e->u.call.op, lo, hi, n);
+    return 0;
+  }
+  return 1;
+}
+
+static void unsupported(cuda_cg *g, const tx_expr *e, const char *why) {
+  cuda_error(g, e->span, "%s is not supported by CUDA codegen%s%s", e->u.call.op, why ? ": " : "",
+             why ? why : "");
+}
+
+/* An asm input operand with a constraint from its dtype. */
+static void asm_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
+  tx_dtype t = a->dtype;
+  const char *c = "r", *cast = NULL;
+  if (t.code == DT_HANDLE) c = "l";
+  else if (t.code == DT_FLOAT && t.bits == 32) c = "f";
+  else if (t.code == DT_FLOAT && t.bits == 64) c = "d";
+  else if (t.bits == 64) c = "l";
+  else if (t.code == DT_FLOAT && t.bits == 16) {
+    c = "h";
+    cast = "__half_as_ushort";
+  } else if (t.code == DT_BOOL || t.bits < 32) cast = "(unsigned)";
+  tx_sb_printf(sb, "\"%s\"(", c);
+  if (cast) tx_sb_printf(sb, "%s(", cast);
+  cuda_emit_expr(g, a, sb);
+  if (cast) tx_sb_putc(sb, ')');
+  tx_sb_putc(sb, ')');
+}
+
+/* A 32-bit shared address operand from a pointer (T.address_of(bar[0]),
+ * bar.data) or an integer that already is one. */
+static void smem_addr_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
+  tx_sb_puts(sb, "\"r\"(");
+  if (a->dtype.code == DT_HANDLE) {
+    cuda_need_helper(g, H_SMEM_ADDR);
+    tx_sb_puts(sb, "tx_smem_addr(");
+    cuda_emit_expr(g, a, sb);
+    tx_sb_putc(sb, ')');
+  } else {
+    tx_sb_puts(sb, "(unsigned)(");
+    cuda_emit_expr(g, a, sb);
+    tx_sb_putc(sb, ')');
+  }
+  tx_sb_putc(sb, ')');
+}
+
+static void asm_begin(tx_strbuf *sb, const char *text) {
+  tx_sb_puts(sb, "asm volatile(");
+  cuda_put_cstring(sb, text, strlen(text));
+}
+
+static void asm_simple(tx_strbuf *sb, const char *text) {
+  asm_begin(sb, text);
+  tx_sb_puts(sb, " ::: \"memory\")");
+}
+
+/* ---- math ---------------------------------------------------------------- */
+
+/* X(op, f32, f64, f16, bf16): NULL where no function exists. */
+#define MATH_FUNCS(X)                                                                              \
+  X("T.exp", "expf", "exp", "hexp", "hexp")                                                        \
+  X("T.exp2", "exp2f", "exp2", "hexp2", "hexp2")                                                   \
+  X("T.exp10", "exp10f", "exp10", "hexp10", "hexp10")                                              \
+  X("T.log", "logf", "log", "hlog", "hlog")                                                        \
+  X("T.log2", "log2f", "log2", "hlog2", "hlog2")                                                   \
+  X("T.log10", "log10f", "log10", "hlog10", "hlog10")                                              \
+  X("T.log1p", "log1pf", "log1p", NULL, NULL)                                                      \
+  X("T.sqrt", "sqrtf", "sqrt", "hsqrt", "hsqrt")                                                   \
+  X("T.rsqrt", "rsqrtf", "rsqrt", "hrsqrt", "hrsqrt")                                              \
+  X("T.sin", "sinf", "sin", "hsin", "hsin")                                                        \
+  X("T.cos", "cosf", "cos", "hcos", "hcos")                                                        \
+  X("T.tan", "tanf", "tan", NULL, NULL)                                                            \
+  X("T.sinh", "sinhf", "sinh", NULL, NULL)                                                         \
+  X("T.cosh", "coshf", "cosh", NULL, NULL)                                                         \
+  X("T.tanh", "tanhf", "tanh", "htanh", "htanh")                                                   \
+  X("T.asin", "asinf", "asin", NULL, NULL)                                                         \
+  X("T.acos", "acosf", "acos", NULL, NULL)                                                         \
+  X("T.atan", "atanf", "atan", NULL, NULL)                                                         \
+  X("T.asinh", "asinhf", "asinh", NULL, NULL)                                                      \
+  X("T.acosh", "acoshf", "acosh", NULL, NULL)                                                      \
+  X("T.atanh", "atanhf", "atanh", NULL, NULL)                                                      \
+  X("T.erf", "erff", "erf", NULL, NULL)                                                            \
+  X("T.fabs", "fabsf", "fabs", "__habs", "__habs")                                                 \
+  X("T.floor", "floorf", "floor", "hfloor", "hfloor")                                              \
+  X("T.ceil", "ceilf", "ceil", "hceil", "hceil")                                                   \
+  X("T.trunc", "truncf", "trunc", "htrunc", "htrunc")                                              \
+  X("T.round", "roundf", "round", NULL, NULL)                                                      \
+  X("T.nearbyint", "nearbyintf", "nearbyint", "hrint", "hrint")                                    \
+  X("T.pow", "powf", "pow", NULL, NULL)                                                            \
+  X("T.atan2", "atan2f", "atan2", NULL, NULL)                                                      \
+  X("T.fmod", "fmodf", "fmod", NULL, NULL)                                                         \
+  X("T.hypot", "hypotf", "hypot", NULL, NULL)                                                      \
+  X("T.copysign", "copysignf", "copysign", NULL, NULL)                                             \
+  X("T.nextafter", "nextafterf", "nextafter", NULL, NULL)                                          \
+  X("T.ldexp", "ldexpf", "ldexp", NULL, NULL)
+
+static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  tx_dtype t = e->dtype;
+  int f32 = t.code == DT_FLOAT && t.bits == 32, f64 = t.code == DT_FLOAT && t.bits == 64;
+  int f16 = t.code == DT_FLOAT && t.bits == 16, bf16 = t.code == DT_BFLOAT;
+#define X(name, a, b, c, d)                                                                        \
+  if (strcmp(op, name) == 0) {                                                                     \
+    const char *fn = f32 ? a : f64 ? b : f16 ? c : bf16 ? d : NULL;                                \
+    if (strcmp(op, "T.fabs") != 0 && !tx_dtype_is_float(t)) fn = NULL;                             \
+    if (!fn || t.lanes != 1) {                                                                     \
+      char buf[32];                                                                                \
+      cuda_error(g, e->span, "%s has no CUDA function for %s", op, tx_dtype_str(t, buf));          \
+      return 1;                                                                                    \
+    }                                                                                              \
+    call_fn(g, fn, e, 0, npos(e), sb);                                                             \
+    return 1;                                                                                      \
+  }
+  MATH_FUNCS(X)
+#undef X
+  return 0;
+}
+
+/* ---- direct mappings: op -> a CUDA function with the same arguments ------- */
+
+#define DIRECT_FUNCS(X)                                                                            \
+  X("T.cuda.__activemask", "__activemask")                                                         \
+  X("T.tvm_warp_activemask", "__activemask")                                                       \
+  X("T.cuda.__shfl_sync", "__shfl_sync")                                                           \
+  X("T.cuda.__shfl_up_sync", "__shfl_up_sync")                                                     \
+  X("T.cuda.__shfl_down_sync", "__shfl_down_sync")                                                 \
+  X("T.cuda.__shfl_xor_sync", "__shfl_xor_sync")                                                   \
+  X("T.cuda.ballot_sync", "__ballot_sync")                                                         \
+  X("T.cuda.any_sync", "__any_sync")                                                               \
+  X("T.ptx.any_sync", "__any_sync")                                                                \
+  X("T.cuda.atomic_add", "atomicAdd")                                                              \
+  X("T.cuda.atomic_cas", "atomicCAS")                                                              \
+  X("T.cuda.clock64", "clock64")                                                                   \
+  X("T.cuda.nano_sleep", "__nanosleep")                                                            \
+  X("T.cuda.half2float", "__half2float")                                                           \
+  X("T.cuda.bfloat162float", "__bfloat162float")                                                   \
+  X("T.cuda.float_as_uint", "__float_as_uint")                                                     \
+  X("T.cuda.uint_as_float", "__uint_as_float")                                                     \
+  X("T.cuda.fdividef", "__fdividef")                                                               \
+  X("T.cuda.syncthreads_and", "__syncthreads_and")                                                 \
+  X("T.cuda.syncthreads_or", "__syncthreads_or")                                                   \
+  X("T.cuda.cta_sync", "__syncthreads")                                                            \
+  X("T.cuda.warp_sync", "__syncwarp")                                                              \
+  X("T.cuda.thread_fence", "__threadfence")                                                        \
+  X("T.cuda.printf", "printf")                                                                     \
+  X("T.cuda.ffs_u32", "__ffs")
+
+static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+#define X(name, fn)                                                                                \
+  if (strcmp(op, name) == 0) {                                                                     \
+    call_fn(g, fn, e, 0, npos(e), sb);                                                             \
+    return 1;                                                                                      \
+  }
+  DIRECT_FUNCS(X)
+#undef X
+  return 0;
+}
+
+/* ---- special registers -------------------------------------------------------- */
+
+static const char *const SREGS[] = {
+    "%laneid",         "%cluster_ctarank", "%cluster_ctaid.x",  "%cluster_ctaid.y",
+    "%cluster_ctaid.z", "%clusterid.x",    "%clusterid.y",      "%clusterid.z",
+    "%cluster_nctaid.x", "%cluster_nctaid.y", "%cluster_nctaid.z",
+};
+
+static void sreg_fn_name(const char *reg, tx_strbuf *sb) {
+  tx_sb_puts(sb, "tx_sreg_");
+  for (const char *p = reg + 1; *p; p++) tx_sb_putc(sb, *p == '.' ? '_' : *p);
+}
+
+static int emit_sreg(cuda_cg *g, const char *reg, tx_strbuf *sb) {
+  for (size_t i = 0; i < sizeof SREGS / sizeof *SREGS; i++)
+    if (strcmp(SREGS[i], reg) == 0) {
+      g->sregs[i] = 1;
+      sreg_fn_name(reg, sb);
+      tx_sb_puts(sb, "()");
+      return 1;
+    }
+  return 0;
+}
+
+void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb) {
+  for (size_t i = 0; i < sizeof SREGS / sizeof *SREGS; i++) {
+    if (!g->sregs[i]) continue;
+    tx_sb_puts(sb, "__device__ __forceinline__ int ");
+    sreg_fn_name(SREGS[i], sb);
+    tx_sb_printf(sb, "() {\n  unsigned v;\n  asm volatile(\"mov.u32 %%0, %%%s;\" : \"=r\"(v));\n"
+                     "  return (int)v;\n}\n\n",
+                 SREGS[i]);
+  }
+}
+
+/* "x"/"y"/"z" (default x) -> the component letter. */
+static char dim_arg(cuda_cg *g, const tx_expr *e) {
+  const tx_expr *a = arg(e, 0, NULL);
+  if (!a) return 'x';
+  const char *s = str_arg(a);
+  if (s && (strcmp(s, "x") == 0 || strcmp(s, "y") == 0 || strcmp(s, "z") == 0)) return s[0];
+  cuda_error(g, e->span, "%s expects \"x\", \"y\" or \"z\"", e->u.call.op);
+  return 'x';
+}
+
+/* ---- PTX ------------------------------------------------------------------ */
+
+static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_strbuf *sb) {
+  const tx_expr *bar = arg(e, 0, NULL);
+  const tx_expr *bytes = expect_tx ? arg(e, 1, NULL) : NULL;
+  const tx_expr *cta = NULL, *pred = NULL, *count = NULL;
+  uint32_t n = npos(e);
+  if (expect_tx && n == 7) {
+    /* TVM's printed form: (bar, bytes, sem, scope, space, cta_id, pred) with
+     * defaults; only the local, unpredicated, shared::cta form is known. */
+    int64_t c = -1, p = -1;
+    const char *space = str_arg(e->ops[4]);
+    if (!int_arg(e->ops[5], &c) || !int_arg(e->ops[6], &p) || c != 0 || p != 0 || !space ||
+        (strcmp(space, "shared") != 0 && strcmp(space, "shared::cta") != 0) ||
+        !str_arg(e->ops[2]) || *str_arg(e->ops[2]) || !str_arg(e->ops[3]) || *str_arg(e->ops[3])) {
+      unsupported(g, e, "only the (bar, bytes, \"\", \"\", \"shared\", 0, 0) form is supported");
+      return;
+    }
+  } else if (!nargs_ok(g, e, expect_tx ? 2 : 1, expect_tx ? 4 : 4)) {
+    return;
+  } else {
+    uint32_t first = expect_tx ? 2 : 1;
+    cta = arg(e, first, "cta_id");
+    pred = arg(e, first + 1, "pred");
+    if (!expect_tx) count = arg(e, 3, "count");
+  }
+  if (!bar || (expect_tx && !bytes)) return;
+  if (pred) {
+    tx_sb_puts(sb, "if (");
+    cuda_emit_expr(g, pred, sb);
+    tx_sb_puts(sb, ") ");
+  }
+  if (count && !expect_tx) {
+    unsupported(g, e, "count= is not supported");
+    return;
+  }
+  if (cta) {
+    const char *text = expect_tx
+                           ? "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %2;\n\t"
+                             "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tx_rem], %1;\n\t}"
+                           : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
+                             "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
+    asm_begin(sb, text);
+    tx_sb_puts(sb, " :: ");
+    smem_addr_in(g, bar, sb);
+    if (bytes) {
+      tx_sb_puts(sb, ", ");
+      asm_in(g, bytes, sb);
+    }
+    tx_sb_puts(sb, ", ");
+    asm_in(g, cta, sb);
+    tx_sb_puts(sb, " : \"memory\")");
+    return;
+  }
+  asm_begin(sb, expect_tx ? "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                          : "mbarrier.arrive.shared::cta.b64 _, [%0];");
+  tx_sb_puts(sb, " :: ");
+  smem_addr_in(g, bar, sb);
+  if (bytes) {
+    tx_sb_puts(sb, ", ");
+    asm_in(g, bytes, sb);
+  }
+  tx_sb_puts(sb, " : \"memory\")");
+}
+
+/* PTX ops with no value operands: op -> instruction text. */
+#define PTX_FIXED(X)                                                                               \
+  X("T.ptx.fence.mbarrier_init", "fence.mbarrier_init.release.cluster;")                           \
+  X("T.ptx.cp_async.bulk.commit_group", "cp.async.bulk.commit_group;")                             \
+  X("T.ptx.cp_async.commit_group", "cp.async.commit_group;")                                       \
+  X("T.ptx_commit_group", "cp.async.commit_group;")                                                \
+  X("T.ptx.griddepcontrol.wait", "griddepcontrol.wait;")                                           \
+  X("T.ptx.griddepcontrol.launch_dependents", "griddepcontrol.launch_dependents;")                 \
+  X("T.ptx.wgmma.fence", "wgmma.fence.sync.aligned;")                                              \
+  X("T.ptx.wgmma.commit_group", "wgmma.commit_group.sync.aligned;")                                \
+  X("T.ptx.tcgen05.wait.ld", "tcgen05.wait::ld.sync.aligned;")                                     \
+  X("T.ptx.tcgen05.wait.st", "tcgen05.wait::st.sync.aligned;")                                     \
+  X("T.ptx.tcgen05.fence.before_thread_sync", "tcgen05.fence::before_thread_sync;")                \
+  X("T.ptx.tcgen05.fence.after_thread_sync", "tcgen05.fence::after_thread_sync;")                  \
+  X("T.cuda.cluster_sync", "barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;")
+
+static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+#define X(name, text)                                                                              \
+  if (strcmp(op, name) == 0) {                                                                     \
+    asm_simple(sb, text);                                                                          \
+    return 1;                                                                                      \
+  }
+  PTX_FIXED(X)
+#undef X
+  char text[160];
+  if (strcmp(op, "T.ptx.mbarrier.init") == 0 || strcmp(op, "T.ptx_init_barrier_thread_count") == 0) {
+    if (!nargs_ok(g, e, 2, 2)) return 1;
+    asm_begin(sb, "mbarrier.init.shared::cta.b64 [%0], %1;");
+    tx_sb_puts(sb, " :: ");
+    smem_addr_in(g, e->ops[0], sb);
+    tx_sb_puts(sb, ", ");
+    asm_in(g, e->ops[1], sb);
+    tx_sb_puts(sb, " : \"memory\")");
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.mbarrier.arrive") == 0) {
+    emit_mbar_arrive(g, e, 0, sb);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.mbarrier.arrive.expect_tx") == 0) {
+    emit_mbar_arrive(g, e, 1, sb);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.mbarrier.try_wait") == 0 || strcmp(op, "T.cuda.mbarrier_wait") == 0) {
+    if (!nargs_ok(g, e, 2, 2)) return 1;
+    cuda_need_helper(g, H_MBAR_TRY_WAIT);
+    tx_sb_puts(sb, "tx_mbarrier_wait(");
+    const tx_expr *bar = e->ops[0];
+    if (bar->dtype.code == DT_HANDLE) {
+      cuda_need_helper(g, H_SMEM_ADDR);
+      tx_sb_puts(sb, "tx_smem_addr(");
+      cuda_emit_expr(g, bar, sb);
+      tx_sb_putc(sb, ')');
+    } else {
+      tx_sb_puts(sb, "(unsigned)(");
+      cuda_emit_expr(g, bar, sb);
+      tx_sb_putc(sb, ')');
+    }
+    tx_sb_puts(sb, ", ");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_putc(sb, ')');
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.fence.proxy_async") == 0) {
+    const tx_expr *sp = arg(e, 0, "space");
+    const char *space = sp ? str_arg(sp) : "";
+    if (!space) {
+      unsupported(g, e, "space must be a string");
+      return 1;
+    }
+    snprintf(text, sizeof text, "fence.proxy.async%s%s;", *space ? "." : "", space);
+    asm_simple(sb, text);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.fence") == 0) {
+    const char *sem = str_arg(arg(e, 0, "sem")), *scope = str_arg(arg(e, 1, "scope"));
+    if (!sem || !scope) {
+      unsupported(g, e, "sem and scope must be strings");
+      return 1;
+    }
+    snprintf(text, sizeof text, "fence%s%s%s%s;", *sem ? "." : "", sem, *scope ? "." : "", scope);
+    asm_simple(sb, text);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.cp_async.bulk.wait_group") == 0 || strcmp(op, "T.ptx.cp_async.wait_group") == 0 ||
+      strcmp(op, "T.ptx_wait_group") == 0) {
+    int bulk = strstr(op, "bulk") != NULL;
+    int64_t n = 0, rd = 0;
+    const tx_expr *na = arg(e, 0, bulk ? "n" : "num");
+    const tx_expr *ra = bulk ? arg(e, 1, "read") : NULL;
+    if ((na && !int_arg(na, &n)) || (ra && !int_arg(ra, &rd))) {
+      unsupported(g, e, "the group count must be a constant");
+      return 1;
+    }
+    snprintf(text, sizeof text, "%s%s %lld;", bulk ? "cp.async.bulk.wait_group" : "cp.async.wait_group",
+             rd ? ".read" : "", (long long)n);
+    asm_simple(sb, text);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.setmaxnreg") == 0) {
+    int64_t inc = 0, regs = 0;
+    if (!int_arg(arg(e, 0, "inc"), &inc) || !int_arg(arg(e, 1, "reg_count"), &regs)) {
+      unsupported(g, e, "inc and reg_count must be constants");
+      return 1;
+    }
+    snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", inc ? "inc" : "dec", (long long)regs);
+    asm_simple(sb, text);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.barrier.cluster.arrive") == 0 || strcmp(op, "T.ptx.barrier.cluster.wait") == 0) {
+    int wait = strstr(op, "wait") != NULL;
+    const tx_expr *a0 = arg(e, 0, wait ? "acquire" : "sem"), *a1 = arg(e, 1, "aligned");
+    const char *mod = "";
+    int64_t flag = 0, aligned = 1;
+    if (wait) {
+      if (a0 && (!int_arg(a0, &flag))) {
+        unsupported(g, e, "acquire must be a constant");
+        return 1;
+      }
+      mod = flag ? ".acquire" : "";
+    } else if (a0) {
+      const char *sem = str_arg(a0);
+      if (!sem) {
+        unsupported(g, e, "sem must be a string");
+        return 1;
+      }
+      mod = strcmp(sem, "release") == 0 ? ".release" : strcmp(sem, "relaxed") == 0 ? ".relaxed" : "";
+    }
+    if (a1 && !int_arg(a1, &aligned)) {
+      unsupported(g, e, "aligned must be a constant");
+      return 1;
+    }
+    snprintf(text, sizeof text, "barrier.cluster.%s%s%s;", wait ? "wait" : "arrive", mod,
+             aligned ? ".aligned" : "");
+    asm_simple(sb, text);
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.bar.sync") == 0 || strcmp(op, "T.ptx.bar.arrive") == 0 ||
+      strcmp(op, "T.cuda.warpgroup_sync") == 0) {
+    int is_wg = strcmp(op, "T.cuda.warpgroup_sync") == 0;
+    int arrive = strstr(op, "arrive") != NULL;
+    const tx_expr *id = arg(e, 0, is_wg ? "bar_no" : NULL), *cnt = is_wg ? NULL : arg(e, 1, NULL);
+    if (!id) {
+      unsupported(g, e, "missing barrier id");
+      return 1;
+    }
+    if (is_wg) asm_begin(sb, "bar.sync %0, 128;");
+    else if (cnt) asm_begin(sb, arrive ? "bar.arrive %0, %1;" : "bar.sync %0, %1;");
+    else asm_begin(sb, "bar.sync %0;");
+    tx_sb_puts(sb, " :: ");
+    asm_in(g, id, sb);
+    if (cnt) {
+      tx_sb_puts(sb, ", ");
+      asm_in(g, cnt, sb);
+    }
+    tx_sb_puts(sb, " : \"memory\")");
+    return 1;
+  }
+  if (strcmp(op, "T.ptx.elect_sync") == 0 || strcmp(op, "T.cuda.elect_sync") == 0) {
+    cuda_need_helper(g, H_ELECT_SYNC);
+    tx_sb_puts(sb, "tx_elect_sync()");
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- the dispatcher --------------------------------------------------------------- */
+
+static const char *infix_call(const char *op) {
+  if (strcmp(op, "T.shift_left") == 0) return "<<";
+  if (strcmp(op, "T.shift_right") == 0) return ">>";
+  if (strcmp(op, "T.bitwise_and") == 0) return "&";
+  if (strcmp(op, "T.bitwise_or") == 0) return "|";
+  if (strcmp(op, "T.bitwise_xor") == 0) return "^";
+  return NULL;
+}
+
+static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  tx_dtype t = e->dtype;
+  int is_max = strcmp(op, "T.max_value") == 0, is_inf = strcmp(op, "T.infinity") == 0;
+  if (t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64) && t.lanes == 1) {
+    int f64 = t.bits == 64;
+    if (is_inf) tx_sb_puts(sb, f64 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)");
+    else if (is_max) tx_sb_puts(sb, f64 ? "1.7976931348623157e+308" : "3.40282347e+38f");
+    else tx_sb_puts(sb, f64 ? "(-1.7976931348623157e+308)" : "(-3.40282347e+38f)");
+    return;
+  }
+  if (t.code == DT_INT && !is_inf && t.lanes == 1) {
+    if (t.bits == 32) tx_sb_puts(sb, is_max ? "2147483647" : "(-2147483647 - 1)");
+    else if (t.bits == 64) tx_sb_puts(sb, is_max ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)");
+    else if (t.bits == 16) tx_sb_puts(sb, is_max ? "((short)32767)" : "((short)-32768)");
+    else if (t.bits == 8) tx_sb_puts(sb, is_max ? "((signed char)127)" : "((signed char)-128)");
+    else unsupported(g, e, "integer width");
+    return;
+  }
+  if (t.code == DT_UINT && !is_inf && t.lanes == 1) {
+    if (!is_max) tx_sb_puts(sb, t.bits == 64 ? "0ULL" : "0U");
+    else if (t.bits == 64) tx_sb_puts(sb, "18446744073709551615ULL");
+    else if (t.bits == 32) tx_sb_puts(sb, "4294967295U");
+    else if (t.bits == 16) tx_sb_puts(sb, "((unsigned short)65535)");
+    else if (t.bits == 8) tx_sb_puts(sb, "((unsigned char)255)");
+    else unsupported(g, e, "integer width");
+    return;
+  }
+  if (is_f16(t) && t.lanes == 1) {
+    g->features |= t.code == DT_BFLOAT ? CUDA_FEAT_BF16 : CUDA_FEAT_FP16;
+    const char *cv = t.code == DT_BFLOAT ? "__float2bfloat16_rn" : "__float2half_rn";
+    const char *v = is_inf ? "__int_as_float(0x7f800000)"
+                  : t.code == DT_BFLOAT ? (is_max ? "3.38953139e+38f" : "(-3.38953139e+38f)")
+                                        : (is_max ? "65504.0f" : "(-65504.0f)");
+    tx_sb_printf(sb, "%s(%s)", cv, v);
+    return;
+  }
+  unsupported(g, e, "this dtype");
+}
+
+void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  uint32_t n = npos(e);
+  if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
+  const char *inf = infix_call(op);
+  if (inf) {
+    if (!nargs_ok(g, e, 2, 2)) return;
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_printf(sb, " %s ", inf);
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, "T.bitwise_not") == 0) {
+    tx_sb_puts(sb, "(~");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, "T.if_then_else") == 0) {
+    if (!nargs_ok(g, e, 3, 3)) return;
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, " ? ");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, " : ");
+    cuda_emit_expr(g, e->ops[2], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, "T.likely") == 0 || strcmp(op, "T.tvm_thread_invariant") == 0) {
+    cuda_emit_expr(g, e->ops[0], sb);
+    return;
+  }
+  if (strcmp(op, "T.abs") == 0) {
+    tx_dtype t = e->dtype;
+    const char *fn = t.code == DT_INT ? (t.bits == 64 ? "llabs" : "abs")
+                   : t.code == DT_FLOAT && t.bits == 32 ? "fabsf"
+                   : t.code == DT_FLOAT && t.bits == 64 ? "fabs"
+                   : (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT ? "__habs" : NULL;
+    if (t.code == DT_UINT) {
+      cuda_emit_expr(g, e->ops[0], sb);
+      return;
+    }
+    if (!fn) {
+      unsupported(g, e, "this dtype");
+      return;
+    }
+    call_fn(g, fn, e, 0, 1, sb);
+    return;
+  }
+  if (strcmp(op, "T.sigmoid") == 0) {
+    if (!(e->dtype.code == DT_FLOAT && e->dtype.bits == 32)) {
+      unsupported(g, e, "only float32");
+      return;
+    }
+    tx_sb_puts(sb, "(1.0f / (1.0f + expf(-(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, "))))");
+    return;
+  }
+  if (strcmp(op, "T.isnan") == 0 || strcmp(op, "T.isinf") == 0 || strcmp(op, "T.isfinite") == 0) {
+    const tx_expr *x = e->ops[0];
+    if (is_f16(x->dtype) && strcmp(op, "T.isnan") == 0) {
+      call_fn(g, "__hisnan", e, 0, 1, sb);
+      return;
+    }
+    if (!tx_dtype_is_float(x->dtype) || x->dtype.bits < 32) {
+      unsupported(g, e, "only float32/float64");
+      return;
+    }
+    call_fn(g, op + 2, e, 0, 1, sb);
+    return;
+  }
+  if (strcmp(op, "T.popcount") == 0 || strcmp(op, "T.clz") == 0) {
+    int wide = e->ops[0]->dtype.bits == 64;
+    const char *fn = op[2] == 'p' ? (wide ? "__popcll" : "__popc") : (wide ? "__clzll" : "__clz");
+    call_fn(g, fn, e, 0, 1, sb);
+    return;
+  }
+  if (strcmp(op, "T.cast") == 0 || strcmp(op, "T.Cast") == 0) {
+    tx_sb_printf(sb, "((%s)", tx_cuda_type(e->dtype) ? tx_cuda_type(e->dtype) : "int");
+    cuda_emit_expr(g, e->ops[npos(e) - 1], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, "T.reinterpret") == 0) {
+    const tx_expr *x = e->ops[n - 1];
+    tx_dtype to = e->dtype, from = x->dtype;
+    const char *fn = NULL;
+    if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_INT && from.bits == 32) fn = "__int_as_float";
+    else if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_UINT && from.bits == 32) fn = "__uint_as_float";
+    else if (to.code == DT_INT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32) fn = "__float_as_int";
+    else if (to.code == DT_UINT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32) fn = "__float_as_uint";
+    else if (to.code == DT_FLOAT && to.bits == 64 && from.code == DT_INT && from.bits == 64) fn = "__longlong_as_double";
+    else if (to.code == DT_INT && to.bits == 64 && from.code == DT_FLOAT && from.bits == 64) fn = "__double_as_longlong";
+    if (!fn) {
+      unsupported(g, e, "this pair of types");
+      return;
+    }
+    call_fn(g, fn, e, n - 1, n, sb);
+    return;
+  }
+  if (strcmp(op, "T.max_value") == 0 || strcmp(op, "T.min_value") == 0 || strcmp(op, "T.infinity") == 0) {
+    emit_limit(g, e, sb);
+    return;
+  }
+  if (strcmp(op, "T.call_extern") == 0 || strcmp(op, "T.call_pure_extern") == 0) {
+    const char *fn = n >= 2 ? str_arg(e->ops[1]) : NULL;
+    if (!fn) {
+      unsupported(g, e, "expected (dtype, \"name\", args...)");
+      return;
+    }
+    call_fn(g, fn, e, 2, n, sb);
+    return;
+  }
+  if (strcmp(op, "T.cuda.func_call") == 0) {
+    const char *fn = n >= 1 ? str_arg(e->ops[0]) : NULL;
+    const tx_expr *src = kwarg(e, "source_code");
+    if (!fn) {
+      unsupported(g, e, "expected the function name first");
+      return;
+    }
+    if (src && src->kind == EXPR_STRING) cuda_add_source(g, src);
+    call_fn(g, fn, e, 1, n, sb);
+    return;
+  }
+  if (strcmp(op, "T.tvm_warp_shuffle") == 0 || strcmp(op, "T.tvm_warp_shuffle_up") == 0 ||
+      strcmp(op, "T.tvm_warp_shuffle_down") == 0 || strcmp(op, "T.tvm_warp_shuffle_xor") == 0) {
+    if (!nargs_ok(g, e, 5, 5)) return;
+    const char *suffix = op + strlen("T.tvm_warp_shuffle");
+    char fn[32];
+    snprintf(fn, sizeof fn, "__shfl%s_sync", suffix);
+    /* (mask, value, lane/delta, width, warp_size): CUDA takes the first four. */
+    call_fn(g, fn, e, 0, 4, sb);
+    return;
+  }
+  if (strcmp(op, "T.tvm_storage_sync") == 0) {
+    const char *scope = n ? str_arg(e->ops[0]) : NULL;
+    if (scope && strcmp(scope, "shared") == 0) tx_sb_puts(sb, "__syncthreads()");
+    else if (scope && strcmp(scope, "warp") == 0) tx_sb_puts(sb, "__syncwarp()");
+    else unsupported(g, e, "only \"shared\" and \"warp\" scopes");
+    return;
+  }
+  if (strcmp(op, "T.address_of") == 0) {
+    const tx_expr *x = n == 1 ? e->ops[0] : NULL;
+    if (!x || (x->kind != EXPR_LOAD && x->kind != EXPR_BUFFER)) {
+      unsupported(g, e, "expected a buffer element");
+      return;
+    }
+    tx_sb_puts(sb, "(&");
+    cuda_emit_expr(g, x, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  size_t ol = strlen(op);
+  if (ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0 && n == 2 && e->ops[0]->kind == EXPR_BUFFER) {
+    const tx_expr *idx = e->ops[1];
+    if (idx->kind == EXPR_TUPLE) {
+      if (idx->nops != 1) {
+        unsupported(g, e, "expected one (flattened) index");
+        return;
+      }
+      idx = idx->ops[0];
+    }
+    tx_sb_puts(sb, "(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, idx, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, "T.cuda.thread_idx") == 0 || strcmp(op, "T.cuda.block_idx") == 0 ||
+      strcmp(op, "T.cuda.block_dim") == 0 || strcmp(op, "T.cuda.grid_dim") == 0) {
+    const char *base = op[7] == 't' ? "threadIdx" : op[7] == 'g' ? "gridDim"
+                     : strcmp(op, "T.cuda.block_idx") == 0 ? "blockIdx" : "blockDim";
+    tx_sb_printf(sb, "((int)%s.%c)", base, dim_arg(g, e));
+    return;
+  }
+  if (strcmp(op, "T.cuda.cluster_cta_id") == 0 || strcmp(op, "T.cuda.cluster_id") == 0 ||
+      strcmp(op, "T.cuda.cluster_dim") == 0) {
+    char reg[32];
+    const char *base = strcmp(op, "T.cuda.cluster_cta_id") == 0 ? "%cluster_ctaid"
+                     : strcmp(op, "T.cuda.cluster_id") == 0 ? "%clusterid" : "%cluster_nctaid";
+    snprintf(reg, sizeof reg, "%s.%c", base, dim_arg(g, e));
+    emit_sreg(g, reg, sb);
+    return;
+  }
+  if (strcmp(op, "T.cuda.lane_id") == 0) {
+    emit_sreg(g, "%laneid", sb);
+    return;
+  }
+  if (strcmp(op, "T.cuda.cvta_generic_to_shared") == 0) {
+    cuda_need_helper(g, H_SMEM_ADDR);
+    call_fn(g, "tx_smem_addr", e, 0, 1, sb);
+    return;
+  }
+  if (strcmp(op, "T.cuda.trap_when_assert_failed") == 0) {
+    tx_sb_puts(sb, "((");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, ") ? (void)0 : __trap())");
+    return;
+  }
+  if (strcmp(op, "T.call_packed") == 0 || strcmp(op, "T.tvm_call_packed") == 0 ||
+      strcmp(op, "T.call_cpacked") == 0) {
+    unsupported(g, e, "it is host-only");
+    return;
+  }
+  if (strcmp(op, "T.launch_thread") == 0) {
+    unsupported(g, e, "T.launch_thread must be bound to a variable (tx = T.launch_thread(...))");
+    return;
+  }
+  unsupported(g, e, NULL);
+}

@@ -1,0 +1,169 @@
+/*
+ * cuda_types.c - CUDA spellings of TIRx dtypes, the headers they need, and
+ * the dynamic shared memory layout rule shared with split-host-device.
+ *
+ * Only types with a CUDA spelling are accepted: a vector width CUDA has no
+ * type for is an error at the use, not a silently wrong program.
+ */
+#include <string.h>
+
+#include "codegen/cuda_internal.h"
+
+static const char *scalar_type(tx_dtype t) {
+  switch ((tx_dtype_code)t.code) {
+  case DT_INT:
+    return t.bits == 8 ? "signed char" : t.bits == 16 ? "short" : t.bits == 32 ? "int"
+         : t.bits == 64 ? "long long" : NULL;
+  case DT_UINT:
+    return t.bits == 8 ? "unsigned char" : t.bits == 16 ? "unsigned short"
+         : t.bits == 32 ? "unsigned int" : t.bits == 64 ? "unsigned long long" : NULL;
+  case DT_FLOAT:
+    return t.bits == 16 ? "half" : t.bits == 32 ? "float" : t.bits == 64 ? "double" : NULL;
+  case DT_BFLOAT:
+    return t.bits == 16 ? "nv_bfloat16" : NULL;
+  case DT_E4M3FN:
+    return "__nv_fp8_e4m3";
+  case DT_E5M2:
+    return "__nv_fp8_e5m2";
+  case DT_E8M0FNU:
+    return "__nv_fp8_e8m0";
+  case DT_E2M3FN:
+    return "__nv_fp6_e2m3";
+  case DT_E3M2FN:
+    return "__nv_fp6_e3m2";
+  case DT_E2M1FN:
+    return "__nv_fp4_e2m1";
+  case DT_BOOL:
+    return "bool";
+  case DT_HANDLE:
+    return "void*";
+  case DT_VOID:
+    return "void";
+  case DT_E4M3FNUZ: /* no CUDA type: the fnuz encodings are AMD's */
+  case DT_E5M2FNUZ:
+    return NULL;
+  }
+  return NULL;
+}
+
+/* X(code, bits, lanes, "spelling") for the vector types CUDA has. 16-bit
+ * floats of 4 and 8 lanes travel as uint2/uint4, as in TVM's codegen. */
+#define VECTOR_TYPES(X)                                                                            \
+  X(DT_FLOAT, 32, 2, "float2")                                                                     \
+  X(DT_FLOAT, 32, 3, "float3")                                                                     \
+  X(DT_FLOAT, 32, 4, "float4")                                                                     \
+  X(DT_FLOAT, 64, 2, "double2")                                                                    \
+  X(DT_INT, 32, 2, "int2")                                                                         \
+  X(DT_INT, 32, 3, "int3")                                                                         \
+  X(DT_INT, 32, 4, "int4")                                                                         \
+  X(DT_UINT, 32, 2, "uint2")                                                                       \
+  X(DT_UINT, 32, 3, "uint3")                                                                       \
+  X(DT_UINT, 32, 4, "uint4")                                                                       \
+  X(DT_INT, 64, 2, "longlong2")                                                                    \
+  X(DT_UINT, 64, 2, "ulonglong2")                                                                  \
+  X(DT_INT, 16, 2, "short2")                                                                       \
+  X(DT_INT, 16, 4, "short4")                                                                       \
+  X(DT_UINT, 16, 2, "ushort2")                                                                     \
+  X(DT_UINT, 16, 4, "ushort4")                                                                     \
+  X(DT_INT, 8, 2, "char2")                                                                         \
+  X(DT_INT, 8, 4, "char4")                                                                         \
+  X(DT_UINT, 8, 2, "uchar2")                                                                       \
+  X(DT_UINT, 8, 4, "uchar4")                                                                       \
+  X(DT_FLOAT, 16, 2, "half2")                                                                      \
+  X(DT_FLOAT, 16, 4, "uint2")                                                                      \
+  X(DT_FLOAT, 16, 8, "uint4")                                                                      \
+  X(DT_BFLOAT, 16, 2, "nv_bfloat162")                                                              \
+  X(DT_BFLOAT, 16, 4, "uint2")                                                                     \
+  X(DT_BFLOAT, 16, 8, "uint4")                                                                     \
+  X(DT_E4M3FN, 8, 2, "__nv_fp8x2_e4m3")                                                            \
+  X(DT_E4M3FN, 8, 4, "__nv_fp8x4_e4m3")                                                            \
+  X(DT_E5M2, 8, 2, "__nv_fp8x2_e5m2")                                                              \
+  X(DT_E5M2, 8, 4, "__nv_fp8x4_e5m2")
+
+const char *tx_cuda_type(tx_dtype t) {
+  if (t.lanes == 1) return scalar_type(t);
+#define X(c_, b_, l_, name)                                                                        \
+  if (t.code == (c_) && t.bits == (b_) && t.lanes == (l_)) return name;
+  VECTOR_TYPES(X)
+#undef X
+  return NULL;
+}
+
+unsigned tx_cuda_type_features(tx_dtype t) {
+  switch ((tx_dtype_code)t.code) {
+  case DT_FLOAT:
+    return t.bits == 16 ? CUDA_FEAT_FP16 : 0;
+  case DT_BFLOAT:
+    return CUDA_FEAT_BF16;
+  case DT_E4M3FN:
+  case DT_E5M2:
+  case DT_E8M0FNU:
+    return CUDA_FEAT_FP8;
+  case DT_E2M3FN:
+  case DT_E3M2FN:
+    return CUDA_FEAT_FP6;
+  case DT_E2M1FN:
+    return CUDA_FEAT_FP4;
+  case DT_INT:
+  case DT_UINT:
+  case DT_BOOL:
+  case DT_HANDLE:
+  case DT_VOID:
+  case DT_E4M3FNUZ:
+  case DT_E5M2FNUZ:
+    return 0;
+  }
+  return 0;
+}
+
+int64_t tx_cuda_elem_bytes(tx_dtype t) {
+  int64_t bits = (int64_t)t.bits * t.lanes;
+  if (t.code == DT_BOOL) bits = 8 * (int64_t)t.lanes;
+  if (t.code == DT_HANDLE) bits = 64 * (int64_t)t.lanes;
+  /* Sub-byte element types: one element per byte unless vectorised. */
+  return bits < 8 ? 1 : (bits + 7) / 8;
+}
+
+int tx_cuda_buffer_owns_storage(const tx_buffer *b) {
+  if (!b || !b->data || b->data->kind != EXPR_VAR) return 0;
+  const tx_var_info *v = &b->data->u.var;
+  return v->form == VAR_BUFFER_DATA && v->name && b->name && strcmp(v->name, b->name) == 0;
+}
+
+/* Constant element count of a buffer, or -1 when an extent is symbolic. */
+static int64_t const_numel(const tx_buffer *b) {
+  int64_t n = 1;
+  for (uint32_t i = 0; i < b->ndim; i++) {
+    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT) return -1;
+    n *= b->shape[i]->u.ival;
+  }
+  return n;
+}
+
+tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const *bufs, uint32_t n,
+                                    int64_t *offsets, int64_t *total, const tx_expr **sym) {
+  int64_t off = 0;
+  *total = 0;
+  *sym = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const tx_buffer *b = bufs[i];
+    int64_t align = b->align > 16 ? b->align : 16;
+    off = (off + align - 1) / align * align;
+    if (offsets) offsets[i] = off;
+    int64_t numel = const_numel(b);
+    if (numel < 0) {
+      if (n == 1 && b->ndim == 1) {
+        *sym = b->shape[0];
+        return TIRX_OK;
+      }
+      tx_error(diags, b->span,
+               "dynamic shared buffer '%s' has a symbolic extent; only a lone one-dimensional "
+               "shared.dyn allocation may",
+               b->name ? b->name : "?");
+      return TIRX_ERR_INPUT;
+    }
+    off += numel * tx_cuda_elem_bytes(b->dtype);
+  }
+  *total = off;
+  return TIRX_OK;
+}

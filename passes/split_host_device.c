@@ -1,0 +1,537 @@
+/*
+ * split_host_device.c - the split-host-device pass: each function with a
+ * device entry becomes a host launcher `f` and a device function `f_kernel`
+ * (docs/lowering.md, "After split-host-device").
+ *
+ * The device part is everything after the flat STMT_DEVICE_ENTRY of the
+ * function's top-level sequence (or the body of a with-form entry). Its
+ * parameters are computed from what that part reads and does not define:
+ * buffer storage first, then scalars, in an order that depends only on the
+ * function's declarations, so output is deterministic.
+ *
+ * Device parameters: a buffer parameter is a fresh VAR_PARAM handle with the
+ * buffer's dtype as pointee (params[i]) and the buffer itself in
+ * param_bufs[i]; the device body keeps naming the buffer (and its original
+ * data variable), so code generation maps both to the parameter. Scalars are
+ * the original variables, so the body needs no rewriting.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/cuda_internal.h"
+#include "ir/visit.h"
+#include "passes/pass.h"
+
+#define STAGE "split-host-device"
+
+/* ---- a small pointer vector (malloc'd; freed by the pass) ---------------- */
+
+typedef struct ptrvec {
+  const void **items;
+  uint32_t len, cap;
+  int failed;
+} ptrvec;
+
+static int pv_has(const ptrvec *v, const void *p) {
+  for (uint32_t i = 0; i < v->len; i++)
+    if (v->items[i] == p) return 1;
+  return 0;
+}
+
+static void pv_push(ptrvec *v, const void *p) {
+  if (v->failed) return;
+  if (v->len == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 16;
+    const void **items = realloc(v->items, cap * sizeof *items);
+    if (!items) {
+      v->failed = 1;
+      return;
+    }
+    v->items = items;
+    v->cap = cap;
+  }
+  v->items[v->len++] = p;
+}
+
+static void pv_add(ptrvec *v, const void *p) {
+  if (p && !pv_has(v, p)) pv_push(v, p);
+}
+
+static void pv_free(ptrvec *v) {
+  free(v->items);
+  *v = (ptrvec){0};
+}
+
+/* ---- what the device part uses and defines ------------------------------ */
+
+typedef struct usage {
+  ptrvec used;       /* variables read, in first-use order */
+  ptrvec bound;      /* variables defined inside the device part */
+  ptrvec data_vars;  /* data variables of used buffers ... */
+  ptrvec data_bufs;  /* ... and the first buffer seen with each */
+  ptrvec dyn_allocs; /* shared.dyn allocations, in order */
+} usage;
+
+static void use_buffer(usage *u, const tx_buffer *b) {
+  if (!b || !b->data || b->data->kind != EXPR_VAR) return;
+  pv_add(&u->used, b->data);
+  if (!pv_has(&u->data_vars, b->data)) {
+    pv_push(&u->data_vars, b->data);
+    pv_push(&u->data_bufs, b);
+  }
+}
+
+static int usage_pre_expr(tx_visitor *v, const tx_expr *e) {
+  usage *u = v->user;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_VAR:
+    pv_add(&u->used, e);
+    break;
+  case EXPR_LET:
+    pv_add(&u->bound, e->u.binder);
+    break;
+  case EXPR_LOAD:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+    use_buffer(u, e->u.buffer);
+    break;
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_ADD:
+  case EXPR_SUB:
+  case EXPR_MUL:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  return 1;
+}
+
+static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
+  usage *u = v->user;
+  /* Record bindings before vars[] is walked as ordinary expressions. */
+  if (tx_stmt_binds_vars((tx_stmt_kind)s->kind))
+    for (uint32_t i = 0; i < s->nvars; i++) pv_add(&u->bound, s->vars[i]);
+  if (s->kind == STMT_STORE) use_buffer(u, s->buffer);
+  if (s->kind == STMT_ALLOC && s->buffer && s->buffer->scope &&
+      strcmp(s->buffer->scope, "shared.dyn") == 0)
+    pv_add(&u->dyn_allocs, s->buffer);
+  return 1;
+}
+
+/* An allocation (or a decl_buffer with storage of its own) defines its data
+ * variable; a view's data variable is a use of the storage it views. */
+static int usage_on_buffer(tx_visitor *v, const tx_buffer *b) {
+  usage *u = v->user;
+  if (tx_cuda_buffer_owns_storage(b)) pv_add(&u->bound, b->data);
+  else use_buffer(u, b);
+  return 1;
+}
+
+static int usage_failed(const usage *u) {
+  return u->used.failed || u->bound.failed || u->data_vars.failed || u->data_bufs.failed ||
+         u->dyn_allocs.failed;
+}
+
+static void usage_free(usage *u) {
+  pv_free(&u->used);
+  pv_free(&u->bound);
+  pv_free(&u->data_vars);
+  pv_free(&u->data_bufs);
+  pv_free(&u->dyn_allocs);
+}
+
+/* ---- splitting ------------------------------------------------------------ */
+
+typedef struct split {
+  tx_pass_ctx *pc;
+  const tx_func *f;
+  const tx_stmt *entry;
+  const tx_stmt *const *host;
+  uint32_t nhost;
+  const tx_stmt *const *dev;
+  uint32_t ndev;
+} split;
+
+/* Find the device entry among the top-level statements; 0 when there is
+ * none, -1 after a diagnostic. */
+static int find_entry(split *sp) {
+  const tx_stmt *body = sp->f->body;
+  if (!body) return 0;
+  const tx_stmt *const *items = &sp->f->body;
+  uint32_t n = 1;
+  if (body->kind == STMT_SEQ) {
+    items = body->stmts;
+    n = body->nstmts;
+  }
+  for (uint32_t i = 0; i < n; i++) {
+    if (!items[i] || items[i]->kind != STMT_DEVICE_ENTRY) continue;
+    sp->entry = items[i];
+    sp->host = items;
+    sp->nhost = i;
+    if (items[i]->flag == 1) {
+      /* with T.device_entry(...): the body is the device part. */
+      if (i + 1 != n) {
+        tx_error(sp->pc->diags, items[i + 1]->span,
+                 "statements after a `with T.device_entry()` block are not supported");
+        return -1;
+      }
+      const tx_stmt *inner = items[i]->nstmts ? items[i]->stmts[0] : NULL;
+      if (inner && inner->kind == STMT_SEQ) {
+        sp->dev = inner->stmts;
+        sp->ndev = inner->nstmts;
+      } else {
+        sp->dev = inner ? &items[i]->stmts[0] : NULL;
+        sp->ndev = inner ? 1 : 0;
+      }
+    } else {
+      sp->dev = items + i + 1;
+      sp->ndev = n - i - 1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+static const tx_expr *one(tx_ir *ir) {
+  return tx_int(ir, TX_INT32, 1, (tirx_span){0});
+}
+
+/* Launch extent d (0..2) of a grid=/block= keyword: a tuple or a scalar,
+ * missing trailing dimensions are 1. */
+static const tx_expr *launch_dim(tx_ir *ir, const tx_expr *v, uint32_t d) {
+  if (!v) return one(ir);
+  if (v->kind == EXPR_TUPLE) return d < v->nops ? v->ops[d] : one(ir);
+  return d == 0 ? v : one(ir);
+}
+
+static const tx_expr *launch_tuple(tx_ir *ir, const tx_expr *v) {
+  const tx_expr *dims[3];
+  for (uint32_t d = 0; d < 3; d++) dims[d] = launch_dim(ir, v, d);
+  for (uint32_t d = 0; d < 3; d++)
+    if (!dims[d]) return NULL;
+  tx_expr *t = tx_expr_new(ir, EXPR_TUPLE, TX_VOID, dims, 3, v ? v->span : (tirx_span){0});
+  return t;
+}
+
+/* Bytes of dynamic shared memory: the shared.dyn allocations laid out one
+ * after the other with codegen's alignment rule (tx_cuda_dyn_smem_offsets). */
+static const tx_expr *dyn_smem_bytes(split *sp, const usage *u) {
+  tx_ir *ir = sp->pc->ir;
+  const tx_buffer *const *bufs = (const tx_buffer *const *)u->dyn_allocs.items;
+  int64_t total = 0;
+  const tx_expr *sym = NULL;
+  tirx_status st = tx_cuda_dyn_smem_layout(sp->pc->diags, bufs, u->dyn_allocs.len, NULL, &total, &sym);
+  if (st != TIRX_OK) return NULL;
+  if (sym) {
+    /* One symbolic allocation: elements * bytes per element. */
+    const tx_buffer *b = bufs[0];
+    int64_t eb = tx_cuda_elem_bytes(b->dtype);
+    const tx_expr *n = sym;
+    if (n->dtype.bits != 32 || n->dtype.code != DT_INT) {
+      tx_expr *c = tx_expr_new(ir, EXPR_CAST, TX_INT32, &n, 1, n->span);
+      n = c;
+    }
+    if (!n) return NULL;
+    return tx_binary(ir, EXPR_MUL, n, tx_int(ir, TX_INT32, eb, n->span), n->span);
+  }
+  return tx_int(ir, TX_INT32, total, sp->entry->span);
+}
+
+static int is_scalar_or_handle_var(const tx_expr *v) {
+  return v && v->kind == EXPR_VAR && v->u.var.form != VAR_BUFFER_DATA;
+}
+
+typedef struct attrs {
+  const char *keys[32];
+  const tx_expr *vals[32];
+  uint32_t n;
+} attrs;
+
+static void set_attr(attrs *a, const char *key, const tx_expr *val) {
+  for (uint32_t i = 0; i < a->n; i++)
+    if (a->keys[i] == key) {
+      a->vals[i] = val;
+      return;
+    }
+  if (a->n < 32) {
+    a->keys[a->n] = key;
+    a->vals[a->n++] = val;
+  }
+}
+
+static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func **dev_out) {
+  tx_pass_ctx *pc = sp->pc;
+  tx_ir *ir = pc->ir;
+  const tx_func *f = sp->f;
+  usage u = {0};
+  tx_visitor v = {0};
+  v.user = &u;
+  v.pre_expr = usage_pre_expr;
+  v.pre_stmt = usage_pre_stmt;
+  v.on_buffer = usage_on_buffer;
+  v.visit_buffer_defs = 1;
+  for (uint32_t i = 0; i < sp->ndev; i++) tx_visit_stmt(&v, sp->dev[i]);
+  tirx_status st = TIRX_ERR_NOMEM;
+  ptrvec bufs = {0}, args = {0};
+  if (usage_failed(&u)) goto done;
+
+  /* 1. storage of used parameter buffers, in parameter order; 2. other
+   * used storage defined outside the device part, in first-use order. */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
+    if (!b || !b->data || pv_has(&args, b->data)) continue;
+    if (pv_has(&u.used, b->data) && !pv_has(&u.bound, b->data)) {
+      pv_push(&args, b->data);
+      pv_push(&bufs, b);
+    }
+  }
+  for (uint32_t i = 0; i < u.data_vars.len; i++) {
+    const tx_expr *d = u.data_vars.items[i];
+    if (pv_has(&u.bound, d) || pv_has(&args, d) || d->u.var.form != VAR_BUFFER_DATA) continue;
+    pv_push(&args, d);
+    pv_push(&bufs, u.data_bufs.items[i]);
+  }
+  uint32_t nbuf = args.len;
+  /* 3. scalars (and raw handles): parameters, symbolic extents, then
+   * anything else bound on the host, in first-use order. */
+  for (uint32_t i = 0; i < f->nparams; i++)
+    if (pv_has(&u.used, f->params[i]) && !pv_has(&u.bound, f->params[i])) pv_add(&args, f->params[i]);
+  for (uint32_t i = 0; i < f->nsymbolic; i++)
+    if (pv_has(&u.used, f->symbolic[i]) && !pv_has(&u.bound, f->symbolic[i]))
+      pv_add(&args, f->symbolic[i]);
+  for (uint32_t i = 0; i < u.used.len; i++) {
+    const tx_expr *x = u.used.items[i];
+    if (pv_has(&u.bound, x) || pv_has(&args, x)) continue;
+    if (x->u.var.form == VAR_BUFFER_DATA) continue; /* handled above */
+    pv_add(&args, x);
+  }
+  if (args.failed || bufs.failed) goto done;
+  for (uint32_t i = 0; i < args.len; i++) {
+    const tx_expr *x = args.items[i];
+    if (i >= nbuf && !is_scalar_or_handle_var(x)) {
+      tx_internal_error(pc->diags, STAGE, "unexpected free variable kind");
+      st = TIRX_ERR_INTERNAL;
+      goto done;
+    }
+  }
+
+  /* Device parameters. */
+  uint32_t np = args.len;
+  const tx_expr **dparams = tx_arena_alloc(ir->arena, (np ? np : 1) * sizeof *dparams);
+  const tx_buffer **dbufs = tx_arena_alloc(ir->arena, (np ? np : 1) * sizeof *dbufs);
+  if (!dparams || !dbufs) goto done;
+  for (uint32_t i = 0; i < np; i++) {
+    const tx_expr *x = args.items[i];
+    dbufs[i] = NULL;
+    if (i < nbuf) {
+      const tx_buffer *b = bufs.items[i];
+      tx_expr *p = tx_var(ir, b->name ? b->name : x->u.var.name, TX_HANDLE, VAR_PARAM, b->span);
+      if (!p) goto done;
+      p->u.var.has_pointee = 1;
+      p->u.var.pointee = b->dtype;
+      p->u.var.scope = NULL;
+      dparams[i] = p;
+      dbufs[i] = b;
+    } else {
+      dparams[i] = x;
+    }
+  }
+
+  /* Launch configuration from the entry's keywords. */
+  const tx_stmt *e = sp->entry;
+  const tx_expr *grid = NULL, *block = NULL;
+  attrs da = {0};
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    if (strncmp(f->attr_keys[i], "tirx.", 5) == 0) set_attr(&da, f->attr_keys[i], f->attr_values[i]);
+  for (uint32_t i = e->kw.npos; i < e->nexprs; i++) {
+    const char *k = e->kw.names[i - e->kw.npos];
+    if (strcmp(k, "grid") == 0) grid = e->exprs[i];
+    else if (strcmp(k, "block") == 0) block = e->exprs[i];
+  }
+  tx_expr *ktrue = tx_int(ir, TX_BOOL, 1, f->span);
+  if (!ktrue) goto done;
+  ktrue->python_bool = 1;
+  const tx_expr *gt = launch_tuple(ir, grid), *bt = launch_tuple(ir, block);
+  if (!gt || !bt) goto done;
+  set_attr(&da, tx_intern(ir->strings, "tirx.kernel"), ktrue);
+  set_attr(&da, tx_intern(ir->strings, "tirx.grid"), gt);
+  set_attr(&da, tx_intern(ir->strings, "tirx.block"), bt);
+  for (uint32_t i = e->kw.npos; i < e->nexprs; i++) {
+    const char *k = e->kw.names[i - e->kw.npos];
+    if (strcmp(k, "grid") == 0 || strcmp(k, "block") == 0) continue;
+    char key[128];
+    size_t kl = strlen(k);
+    if (kl + 6 > sizeof key) continue;
+    memcpy(key, "tirx.", 5);
+    memcpy(key + 5, k, kl + 1);
+    const tx_expr *val = e->exprs[i];
+    if (strcmp(k, "cluster") == 0 || strcmp(k, "preferred_cluster") == 0) val = launch_tuple(ir, val);
+    if (!val) goto done;
+    set_attr(&da, tx_intern(ir->strings, key), val);
+  }
+  const char *dyn_key = tx_intern(ir->strings, "tirx.dyn_shared_bytes");
+  const tx_expr *dyn = NULL;
+  for (uint32_t i = 0; i < da.n; i++)
+    if (da.keys[i] == dyn_key) dyn = da.vals[i];
+  if (!dyn) {
+    dyn = dyn_smem_bytes(sp, &u);
+    if (!dyn) {
+      st = tx_diag_errors(pc->diags) ? TIRX_ERR_INPUT : TIRX_ERR_NOMEM;
+      goto done;
+    }
+    if (!(dyn->kind == EXPR_INT && dyn->u.ival == 0)) set_attr(&da, dyn_key, dyn);
+  }
+
+  /* The device function. */
+  char name[256];
+  size_t fl = strlen(f->name);
+  if (fl + 8 > sizeof name) fl = sizeof name - 8;
+  memcpy(name, f->name, fl);
+  memcpy(name + fl, "_kernel", 8);
+  tx_func *df = tx_arena_alloc(ir->arena, sizeof *df);
+  if (!df) goto done;
+  *df = (tx_func){0};
+  df->name = tx_intern(ir->strings, name);
+  df->nparams = np;
+  df->params = TX_DUP(ir, tx_expr, dparams, np);
+  df->param_bufs = TX_DUP(ir, tx_buffer, dbufs, np);
+  df->nattrs = da.n;
+  df->attr_keys = (const char *const *)tx_ir_dup_ptrs(ir, (const void *const *)da.keys, da.n);
+  df->attr_values = TX_DUP(ir, tx_expr, da.vals, da.n);
+  df->span = f->span;
+  df->body = sp->ndev == 1 ? sp->dev[0]
+                           : tx_stmt_new(ir, STMT_SEQ, NULL, 0, sp->dev, sp->ndev, e->span);
+  if (!df->name || (np && (!df->params || !df->param_bufs)) || !df->body) goto done;
+
+  /* The host launcher: host statements + T.call_packed(...). */
+  ptrvec cargs = {0};
+  pv_push(&cargs, tx_string(ir, df->name, strlen(df->name), e->span));
+  for (uint32_t i = 0; i < np; i++) pv_push(&cargs, args.items[i]);
+  for (uint32_t d = 0; d < 3; d++) pv_push(&cargs, gt->ops[d]);
+  for (uint32_t d = 0; d < 3; d++) pv_push(&cargs, bt->ops[d]);
+  pv_push(&cargs, dyn);
+  tx_expr *call = NULL;
+  if (!cargs.failed && !pv_has(&cargs, NULL))
+    call = tx_expr_new(ir, EXPR_CALL, TX_INT32, (const tx_expr *const *)cargs.items, cargs.len, e->span);
+  pv_free(&cargs);
+  if (!call) goto done;
+  call->u.call.op = tx_intern(ir->strings, "T.call_packed");
+  call->u.call.kw.npos = call->nops;
+  call->u.call.kw.names = NULL;
+  const tx_expr *callc = call;
+  const tx_stmt *launch = tx_stmt_new(ir, STMT_EVAL, &callc, 1, NULL, 0, e->span);
+  if (!launch || !call->u.call.op) goto done;
+  const tx_stmt **hs = tx_arena_alloc(ir->arena, (sp->nhost + 1) * sizeof *hs);
+  if (!hs) goto done;
+  for (uint32_t i = 0; i < sp->nhost; i++) hs[i] = sp->host[i];
+  hs[sp->nhost] = launch;
+  tx_func *hf = tx_arena_alloc(ir->arena, sizeof *hf);
+  if (!hf) goto done;
+  *hf = *f;
+  hf->body = sp->nhost == 0 ? launch
+                            : tx_stmt_new(ir, STMT_SEQ, NULL, 0, hs, sp->nhost + 1, f->body->span);
+  if (!hf->body) goto done;
+  *host_out = hf;
+  *dev_out = df;
+  st = TIRX_OK;
+done:
+  pv_free(&bufs);
+  pv_free(&args);
+  usage_free(&u);
+  return st;
+}
+
+/* Does a device entry hide below the top level? That is outside the lowered
+ * form: report it rather than silently leaving a host-only function. */
+typedef struct nested_probe {
+  const tx_stmt *top;
+  const tx_stmt *found;
+} nested_probe;
+
+static int probe_pre_stmt(tx_visitor *v, const tx_stmt *s) {
+  nested_probe *np = v->user;
+  if (s->kind == STMT_DEVICE_ENTRY) {
+    np->found = s;
+    v->stop = 1;
+    return 0;
+  }
+  return 1;
+}
+
+tirx_status tx_pass_split_host_device(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
+  tx_ir *ir = pc->ir;
+  const tx_func **funcs = tx_arena_alloc(ir->arena, (2 * in->nfuncs + 1) * sizeof *funcs);
+  if (!funcs) return TIRX_ERR_NOMEM;
+  uint32_t n = 0;
+  int changed = 0;
+  tirx_status result = TIRX_OK;
+  for (uint32_t i = 0; i < in->nfuncs; i++) {
+    split sp = {pc, in->funcs[i], NULL, NULL, 0, NULL, 0};
+    int found = find_entry(&sp);
+    if (found < 0) {
+      result = TIRX_ERR_INPUT;
+      continue;
+    }
+    if (found == 0) {
+      nested_probe probe = {0};
+      tx_visitor v = {0};
+      v.user = &probe;
+      v.pre_stmt = probe_pre_stmt;
+      tx_visit_stmt(&v, in->funcs[i]->body);
+      if (probe.found) {
+        tx_error(pc->diags, probe.found->span,
+                 "T.device_entry() must be a top-level statement of the function after lowering");
+        result = TIRX_ERR_INPUT;
+      }
+      funcs[n++] = in->funcs[i];
+      continue;
+    }
+    const tx_func *hf = NULL, *df = NULL;
+    tirx_status st = split_func(&sp, &hf, &df);
+    if (st != TIRX_OK) {
+      if (result == TIRX_OK || st == TIRX_ERR_NOMEM) result = st;
+      continue;
+    }
+    funcs[n++] = hf;
+    funcs[n++] = df;
+    changed = 1;
+  }
+  if (result != TIRX_OK) return result;
+  if (!changed) {
+    *out = in;
+    return TIRX_OK;
+  }
+  tx_module *m = tx_arena_alloc(ir->arena, sizeof *m);
+  if (!m) return TIRX_ERR_NOMEM;
+  *m = *in;
+  m->nfuncs = n;
+  m->funcs = TX_DUP(ir, tx_func, funcs, n);
+  if (!m->funcs) return TIRX_ERR_NOMEM;
+  *out = m;
+  return TIRX_OK;
+}

@@ -1,0 +1,360 @@
+/*
+ * test_codegen.c - split-host-device and CUDA code generation.
+ *
+ * Golden tests: each tests/golden/cuda/NAME.tirx (hand-written lowered form,
+ * docs/lowering.md) is parsed, split and compiled to CUDA C; the split
+ * module must print as NAME.expected.split.tirx and the CUDA C must equal
+ * NAME.expected.cu. TIRX_UPDATE_GOLDEN=1 rewrites the expectations instead.
+ * tests/cuda/nvcc_check.sh compiles every NAME.expected.cu with nvcc.
+ *
+ * Also: the exact floor division helpers on negative operands (compiled
+ * here as host C from the same macros codegen stringifies), the line map,
+ * and located errors for what codegen does not support.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/codegen.h"
+#include "codegen/cuda_internal.h"
+#include "ir/context.h"
+#include "ir/printer.h"
+#include "passes/pass.h"
+
+#define GOLDEN_DIR TIRX_SOURCE_DIR "/tests/golden/cuda"
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = malloc((size_t)n + 1);
+  if (!buf) {
+    fclose(f);
+    return NULL;
+  }
+  size_t got = fread(buf, 1, (size_t)n, f);
+  fclose(f);
+  buf[got] = 0;
+  if (len) *len = got;
+  return buf;
+}
+
+static void spit(const char *path, const char *text, size_t len) {
+  FILE *f = fopen(path, "wb");
+  cr_assert(f, "cannot write %s", path);
+  fwrite(text, 1, len, f);
+  fclose(f);
+}
+
+static const tx_target SM90 = {"sm_90a", 90, 2};
+
+typedef struct compiled {
+  tirx_ctx *ctx;
+  tirx_status parse, split, codegen;
+  const tx_module *lowered;
+  tx_strbuf cu;
+  tx_line_map map;
+  char diags[8192];
+} compiled;
+
+static void compile_text(compiled *c, const char *name, const char *text, size_t len) {
+  memset(c, 0, sizeof *c);
+  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
+  tirx_module *m = NULL;
+  c->parse = tirx_parse_string(c->ctx, name, text, len, &m);
+  if (c->parse == TIRX_OK) {
+    tx_pass_ctx pc = {&c->ctx->ir, c->ctx->diags, &SM90};
+    c->split = tx_pass_split_host_device(&pc, m->mod, &c->lowered);
+    if (c->split == TIRX_OK) c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, &SM90, &c->cu, &c->map);
+  }
+  size_t need = 0;
+  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
+}
+
+static void compiled_free(compiled *c) {
+  tx_sb_free(&c->cu);
+  tx_line_map_free(&c->map);
+  tirx_ctx_destroy(c->ctx);
+}
+
+static int update_mode(void) {
+  const char *u = getenv("TIRX_UPDATE_GOLDEN");
+  return u && strcmp(u, "1") == 0;
+}
+
+static void check_golden(const char *path, const char *got, size_t len) {
+  if (update_mode()) {
+    spit(path, got, len);
+    return;
+  }
+  size_t elen = 0;
+  char *exp = slurp(path, &elen);
+  cr_assert(exp, "missing %s (run with TIRX_UPDATE_GOLDEN=1)", path);
+  cr_expect(elen == len && memcmp(exp, got, len) == 0, "%s differs; got:\n%.*s", path, (int)len, got);
+  free(exp);
+}
+
+static void run_golden(const char *name) {
+  char in[512], out[512];
+  snprintf(in, sizeof in, "%s/%s.tirx", GOLDEN_DIR, name);
+  size_t len = 0;
+  char *text = slurp(in, &len);
+  cr_assert(text, "cannot read %s", in);
+  compiled c;
+  compile_text(&c, in, text, len);
+  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
+  cr_assert_eq(c.split, TIRX_OK, "%s", c.diags);
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  /* One line-map entry per generated line. */
+  size_t lines = 0;
+  for (size_t i = 0; i < c.cu.len; i++) lines += c.cu.data[i] == '\n';
+  cr_expect_eq(c.map.len, lines, "line map has %zu entries for %zu lines", c.map.len, lines);
+
+  tx_strbuf split = {0};
+  tx_print_module(c.lowered, &split);
+  snprintf(out, sizeof out, "%s/%s.expected.split.tirx", GOLDEN_DIR, name);
+  check_golden(out, split.data ? split.data : "", split.len);
+  snprintf(out, sizeof out, "%s/%s.expected.cu", GOLDEN_DIR, name);
+  check_golden(out, c.cu.data ? c.cu.data : "", c.cu.len);
+  /* Deterministic: a second run gives the same text. */
+  compiled again;
+  compile_text(&again, in, text, len);
+  cr_expect(again.cu.len == c.cu.len && memcmp(again.cu.data, c.cu.data, c.cu.len) == 0);
+  compiled_free(&again);
+  tx_sb_free(&split);
+  compiled_free(&c);
+  free(text);
+}
+
+#define GOLDEN_CASES(X)                                                                            \
+  X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum)              \
+  X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv)         \
+  X(cluster) X(module) X(lowp) X(host_prelude) X(vector)
+
+#define X(name)                                                                                    \
+  Test(cuda_golden, name) { run_golden(#name); }
+GOLDEN_CASES(X)
+#undef X
+
+/* Every input in the directory has a test above. */
+Test(cuda_golden, all_inputs_listed) {
+  static const char *const listed[] = {
+#define X(name) #name,
+      GOLDEN_CASES(X)
+#undef X
+  };
+  DIR *d = opendir(GOLDEN_DIR);
+  cr_assert(d);
+  struct dirent *ent;
+  while ((ent = readdir(d))) {
+    size_t n = strlen(ent->d_name);
+    if (n < 6 || strcmp(ent->d_name + n - 5, ".tirx") != 0 || strstr(ent->d_name, ".expected.")) continue;
+    int found = 0;
+    for (size_t i = 0; i < sizeof listed / sizeof *listed; i++)
+      if (strlen(listed[i]) == n - 5 && strncmp(listed[i], ent->d_name, n - 5) == 0) found = 1;
+    cr_expect(found, "%s has no test in GOLDEN_CASES", ent->d_name);
+  }
+  closedir(d);
+}
+
+/* ---- floor division semantics ---------------------------------------------- */
+
+TX_CUDA_FLOORDIV(static, int, fdiv32)
+TX_CUDA_FLOORMOD(static, int, fmod32)
+TX_CUDA_FLOORDIV(static, long long, fdiv64)
+TX_CUDA_FLOORMOD(static, long long, fmod64)
+
+static long long ref_floordiv(long long a, long long b) {
+  long long q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+Test(floor_helpers, match_python_semantics) {
+  for (int a = -50; a <= 50; a++)
+    for (int b = -9; b <= 9; b++) {
+      if (b == 0) continue;
+      long long q = ref_floordiv(a, b), r = a - q * b;
+      cr_assert_eq(fdiv32(a, b), q, "%d // %d", a, b);
+      cr_assert_eq(fmod32(a, b), r, "%d %% %d", a, b);
+      cr_assert_eq(fdiv64(a * 1000000007LL, b), ref_floordiv(a * 1000000007LL, b));
+      cr_assert_eq(fmod64(a * 1000000007LL, b), a * 1000000007LL - ref_floordiv(a * 1000000007LL, b) * b);
+      /* the result of floormod has the sign of the divisor */
+      cr_assert(r == 0 || (r < 0) == (b < 0));
+    }
+  cr_assert_eq(fdiv32(-7, 2), -4);
+  cr_assert_eq(fmod32(-7, 2), 1);
+  cr_assert_eq(fdiv32(7, -2), -4);
+  cr_assert_eq(fmod32(7, -2), -1);
+}
+
+Test(floor_helpers, emitted_text_is_the_tested_text) {
+  const char *s = TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, int, tx_floordiv_i32));
+  cr_assert(strstr(s, "__device__ __forceinline__ int tx_floordiv_i32(int a, int b)"), "%s", s);
+}
+
+/* ---- split-host-device details ------------------------------------------------ */
+
+static const char *const SRC_SCALE =
+    "# from tvm.script import tirx as T\n\n"
+    "@T.prim_func\n"
+    "def f(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float16\"), n: T.int32, m: T.int32):\n"
+    "    T.device_entry(grid=(2, 1, 1), block=(128, 1, 1))\n"
+    "    bx = T.launch_thread(\"blockIdx.x\", 2)\n"
+    "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
+    "    if tx < n:\n"
+    "        A[bx * 128 + tx] = T.float32(1.0)\n";
+
+Test(split, params_and_launch) {
+  compiled c;
+  compile_text(&c, "f.tirx", SRC_SCALE, strlen(SRC_SCALE));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  cr_assert_eq(c.lowered->nfuncs, 2);
+  const tx_func *host = c.lowered->funcs[0], *dev = c.lowered->funcs[1];
+  cr_assert_str_eq(host->name, "f");
+  cr_assert_str_eq(dev->name, "f_kernel");
+  /* B and m are unused on the device: A's pointer, then n. */
+  cr_assert_eq(dev->nparams, 2);
+  cr_assert(dev->params[0]->u.var.has_pointee);
+  cr_assert_eq(dev->params[0]->u.var.pointee.code, DT_FLOAT);
+  cr_assert_eq(dev->param_bufs[0], c.ctx->ir.arena ? host->param_bufs[0] : NULL);
+  cr_assert_eq(dev->params[1], host->params[2]);
+  /* host: T.call_packed("f_kernel", A, n, 2, 1, 1, 128, 1, 1, 0) */
+  const tx_stmt *launch = host->body;
+  cr_assert_eq(launch->kind, STMT_EVAL);
+  const tx_expr *call = launch->exprs[0];
+  cr_assert_str_eq(call->u.call.op, "T.call_packed");
+  cr_assert_eq(call->nops, 10);
+  cr_assert_eq(call->ops[9]->u.ival, 0);
+  cr_assert(strstr(c.cu.data, "__launch_bounds__(128) f_kernel(float* __restrict__ A_ptr, int n)"), "%s",
+            c.cu.data);
+  compiled_free(&c);
+}
+
+Test(split, host_only_function_unchanged) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef g(A: T.Buffer((4,), \"float32\")):\n"
+                    "    A[0] = T.float32(1.0)\n";
+  compiled c;
+  compile_text(&c, "g.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  cr_assert_eq(c.lowered->nfuncs, 1);
+  cr_assert(!strstr(c.cu.data, "__global__"));
+  compiled_free(&c);
+}
+
+/* ---- located errors ------------------------------------------------------------ */
+
+static void expect_error(const char *body, const char *needle) {
+  char src[2048];
+  snprintf(src, sizeof src,
+           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+           "def e(A: T.Buffer((256,), \"float32\")):\n"
+           "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+           "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
+           "    tx = T.launch_thread(\"threadIdx.x\", 32)\n%s",
+           body);
+  compiled c;
+  compile_text(&c, "e.tirx", src, strlen(src));
+  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
+  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, needle), "expected '%s' in:\n%s", needle, c.diags);
+  cr_expect(strstr(c.diags, "e.tirx:"), "error is not located:\n%s", c.diags);
+  compiled_free(&c);
+}
+
+Test(errors, unsupported_ptx_op_is_named) {
+  expect_error("    T.ptx.tcgen05.alloc(T.address_of(A[0]), 512, 1)\n", "T.ptx.tcgen05.alloc");
+}
+
+Test(errors, strided_vector_access) {
+  expect_error("    A[T.Ramp(tx * 4, 2, 4)] = A[T.Ramp(tx * 4, 2, 4)]\n", "stride 1");
+}
+
+Test(errors, tile_ops_must_be_lowered) {
+  expect_error("    T.evaluate(T.call_packed(\"x\", 1))\n", "host-only");
+}
+
+Test(errors, global_alloc_in_kernel) {
+  expect_error("    G = T.alloc_buffer((4,), \"float32\")\n    G[0] = A[0]\n", "scope \"global\"");
+}
+
+/* ---- line map -------------------------------------------------------------------- */
+
+/* The 1-based CUDA line that contains `needle`, or 0. */
+static size_t line_of(const char *text, const char *needle) {
+  const char *hit = strstr(text, needle);
+  if (!hit) return 0;
+  size_t line = 1;
+  for (const char *p = text; p < hit; p++) line += *p == '\n';
+  return line;
+}
+
+Test(line_map, statements_point_at_their_source) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def s(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float32\")):\n"
+                    "    T.device_entry(grid=(1, 1, 1), block=(256, 1, 1))\n"
+                    "    tx = T.launch_thread(\"threadIdx.x\", 256)\n"
+                    "    if tx < 100:\n"
+                    "        B[tx] = A[tx] * T.float32(2.0)\n";
+  compiled c;
+  compile_text(&c, "s.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  size_t l_bind = line_of(c.cu.data, "int tx ="), l_if = line_of(c.cu.data, "if (tx < 100)"),
+         l_store = line_of(c.cu.data, "B_ptr[tx] =");
+  cr_assert(l_bind && l_if && l_store, "%s", c.cu.data);
+  cr_expect_eq(c.map.lines[l_bind - 1].line, 6);
+  cr_expect_eq(c.map.lines[l_if - 1].line, 7);
+  cr_expect_eq(c.map.lines[l_store - 1].line, 8);
+  cr_expect_str_eq(c.map.lines[l_store - 1].file, "s.tirx");
+  /* the preamble has no source */
+  cr_expect_eq(c.map.lines[0].line, 0);
+  compiled_free(&c);
+}
+
+Test(split, with_form_entry) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def w(A: T.Buffer((32,), \"float32\"), n: T.int32):\n"
+                    "    m: T.let[T.int32] = n + 1\n"
+                    "    with T.device_entry(grid=(1, 1, 1), block=(32, 1, 1)):\n"
+                    "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "        A[tx] = T.Cast(\"float32\", m)\n";
+  compiled c;
+  compile_text(&c, "w.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  cr_assert(strstr(c.cu.data, "w_kernel(float* __restrict__ A_ptr, int m)"), "%s", c.cu.data);
+  cr_assert(strstr(c.cu.data, "A_ptr[tx] = ((float)m);"), "%s", c.cu.data);
+  compiled_free(&c);
+}
+
+Test(split, nested_entry_is_an_error) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def nested(A: T.Buffer((32,), \"float32\"), n: T.int32):\n"
+                    "    if n > 0:\n"
+                    "        T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+                    "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "        A[tx] = T.float32(0.0)\n";
+  compiled c;
+  compile_text(&c, "nested.tirx", src, strlen(src));
+  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
+  cr_expect_eq(c.split, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, "nested.tirx:6:"), "%s", c.diags);
+  compiled_free(&c);
+}
+
+Test(errors, maxnreg_with_min_blocks) {
+  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                    "def r(A: T.Buffer((32,), \"float32\")):\n"
+                    "    T.func_attr({\"tirx.max_registers\": 64, \"tirx.min_blocks_per_sm\": 2})\n"
+                    "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+                    "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+                    "    A[tx] = T.float32(0.0)\n";
+  compiled c;
+  compile_text(&c, "r.tirx", src, strlen(src));
+  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, "cannot both be set"), "%s", c.diags);
+  compiled_free(&c);
+}
