@@ -911,10 +911,24 @@ static int is_call(const tx_expr *e, const char *op) {
   return e && e->kind == EXPR_CALL && strcmp(e->u.call.op, op) == 0;
 }
 
+static int note_call(tx_visitor *vis, const tx_expr *e) {
+  if (e->kind == EXPR_CALL) vis->stop = 1;
+  return 1;
+}
+
+/* Does evaluating `e` call anything (which may have effects)? */
+static int has_call(const tx_expr *e) {
+  tx_visitor vis = {.pre_expr = note_call};
+  tx_visit_expr(&vis, e);
+  return vis.stop;
+}
+
 static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *v = s->nvars ? s->vars[0] : NULL;
   if (!v) return;
   const tx_expr *val = s->nexprs ? s->exprs[0] : NULL;
+  /* An unread binding of a pure value would only draw "unused variable". */
+  if (val && !has_call(val) && !is_used(g, v)) return;
   if (is_call(val, "T.launch_thread")) {
     if (!is_used(g, v)) return;
     const tx_expr *tag = val->nops ? val->ops[0] : NULL;

@@ -74,6 +74,7 @@ typedef struct runner {
   int passed, failed;
   int case_failed; /* the current case has printed its FAIL header */
   const char *case_path;
+  int only_pass; /* a .pass directory: run just this pass (-1: the whole pipeline) */
 } runner;
 
 /* ---- Files ------------------------------------------------------------------- */
@@ -178,11 +179,13 @@ static tirx_status render_blob(const tirx_ctx *ctx, blob *out) {
 
 /* --emit=lowered / --emit=cuda output of a parsed module, with the default
  * target so expectations do not depend on the machine's GPU. */
-static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind kind, blob *out) {
+static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind kind, int only_pass,
+                             blob *out) {
   *out = (blob){0};
   tx_compile_request req;
   tx_compile_request_init(&req);
   req.emit = kind;
+  for (int i = 0; only_pass >= 0 && i < TX_PASS_COUNT; i++) req.pipeline.disabled[i] = i != only_pass;
   tx_strbuf sb = {0};
   tirx_status st = tx_compile_module(ctx, m->mod, &req, NULL, &sb);
   if (st == TIRX_OK && sb.failed) st = TIRX_ERR_NOMEM;
@@ -504,14 +507,14 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
 
   /* Lowering first: in a .lowering directory its input errors make this an
    * error case, and the round trip below clears the diagnostics. */
-  int want_low = cf.has_low || lowering_dir;
+  int want_low = cf.has_low || lowering_dir || r->only_pass >= 0;
   int want_cu = cf.has_cu || lowering_dir;
   if (want_low || want_cu) {
     const char *stage = "--emit=lowered";
-    st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, &low) : TIRX_OK;
+    st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, r->only_pass, &low) : TIRX_OK;
     if (st == TIRX_OK && want_cu) {
       stage = "--emit=cuda";
-      st = emit_blob(ctx, m, TX_EMIT_CUDA, &cu);
+      st = emit_blob(ctx, m, TX_EMIT_CUDA, -1, &cu);
     }
     if (st == TIRX_ERR_INPUT && lowering_dir) {
       check_errors(r, ctx, &cf);
@@ -607,6 +610,24 @@ static int run_dir(runner *r, const char *dir) {
   char *marker = concat3(dir, "/", ".lowering");
   int lowering_dir = marker && is_regular(marker);
   free(marker);
+  /* A .pass file names the one pass this directory's cases exercise: each
+   * NAME.expected.lowered.tirx is the input after just that pass. */
+  r->only_pass = -1;
+  char *pass_marker = concat3(dir, "/", ".pass");
+  blob pass_name = {0};
+  if (pass_marker && is_regular(pass_marker) && read_file(pass_marker, &pass_name) == 0) {
+    while (pass_name.len && (pass_name.data[pass_name.len - 1] == '\n' ||
+                             pass_name.data[pass_name.len - 1] == ' '))
+      pass_name.data[--pass_name.len] = '\0';
+    r->only_pass = tx_pass_lookup(pass_name.data);
+    if (r->only_pass < 0) {
+      fprintf(stderr, "tirxc golden: error: %s names no pass ('%s'); see tirxc --list-passes\n",
+              pass_marker, pass_name.data);
+      rc = -1;
+    }
+  }
+  free(pass_name.data);
+  free(pass_marker);
   if (rc == 0) {
     /* readdir order is the file system's; sorting makes runs reproducible. */
     if (n) qsort(names, n, sizeof *names, cmp_names);

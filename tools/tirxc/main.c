@@ -58,6 +58,7 @@ static const char HELP[] =
     "pipeline (with --emit=lowered, cuda, ptx or cubin):\n"
     "  --list-passes         list the passes in pipeline order and exit\n"
     "  --disable-pass=NAME   do not run pass NAME (repeatable)\n"
+    "  --only-pass=NAME      run pass NAME alone (for testing one pass)\n"
     "  --print-after=NAME    print the module after pass NAME to standard error\n"
     "                        (repeatable)\n"
     "  --print-after-all     print the module after every pass to standard error\n"
@@ -187,6 +188,12 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (take_value(argc, argv, &i, "--cuda-path", &v)) {
       if (!v || !*v) return usage_error("option '--cuda-path' needs a directory");
       o->cuda_path = v;
+    } else if (take_value(argc, argv, &i, "--only-pass", &v)) {
+      if (!v || !*v) return usage_error("option '--only-pass' needs a pass name");
+      int id = tx_pass_lookup(v);
+      if (id < 0) return pass_names_error("--only-pass", v);
+      for (int k = 0; k < TX_PASS_COUNT; k++) o->disabled[k] = k != id;
+      if (!o->pipeline_flag) o->pipeline_flag = "--only-pass";
     } else if (take_value(argc, argv, &i, "--print-after", &v) ||
                take_value(argc, argv, &i, "--disable-pass", &v)) {
       int print = strncmp(a, "--print-after", 13) == 0;
