@@ -46,7 +46,6 @@ extern "C" __global__ void __launch_bounds__(128) cluster_kernel(float* __restri
   asm volatile("bar.sync %0, 128;" :: "r"(1) : "memory");
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
   asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;" ::: "memory");
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
   B_ptr[((bx * 128) + tx)] = (sm_ptr[tx] + ((float)rank));
