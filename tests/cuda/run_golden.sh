@@ -8,6 +8,11 @@ out=${1:?usage: run_golden.sh OUTDIR [ARCH]}
 arch=${2:-sm_90a}
 nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 [ -x "$nvcc" ] || { echo "SKIP: nvcc not found"; exit 77; }
+# No driver, no GPU: skip before spending half a minute in nvcc.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && [ ! -e /dev/nvidia0 ]; then
+  echo "SKIP: no CUDA driver (libcuda.so.1) or GPU on this machine"
+  exit 77
+fi
 g=$here/../golden/cuda
 mkdir -p "$out"
 "$nvcc" -gencode "arch=compute_${arch#sm_},code=$arch" -o "$out/run_golden" "$here/run_golden.cu" \
