@@ -5,7 +5,8 @@
 # BUILD_DIR/bench/module100k.tirx, times tirx-c's parse and print on it
 # (BUILD_DIR/bin/bench_parse) and, in the same run, CPython's ast.parse of the
 # same text, with the same number of iterations (default 5, medians), then
-# prints a comparison. `make bench` runs `sh bench/run.sh build`.
+# prints a comparison. `make bench` runs `sh bench/run.sh build`. At the end it
+# runs bench/run_compile.sh BUILD_DIR (compile latency vs nvcc -ptx).
 # Environment: BENCH_LINES (default 100000), BENCH_SEED (default 20240601).
 set -eu
 
@@ -102,3 +103,5 @@ awk -v lex="$LEX" -v parse="$PARSE" -v prt="$PRINT" -v total="$TOTAL" -v py="$PY
   if (total <= best) print "goal (tirx-c parse+print no slower than ast.parse): MET"
   else print "goal (tirx-c parse+print no slower than ast.parse): NOT MET"
 }'
+
+sh "$HERE/run_compile.sh" "$BUILD"
