@@ -56,11 +56,12 @@ static const char *const RESERVED[] = {
     "unsigned", "using", "void", "volatile", "warpSize", "while", "nv_bfloat16", "printf",
 };
 
+/* `s` is interned, so taken names compare by pointer. */
 static int name_taken(const cuda_cg *g, const char *s) {
-  for (size_t i = 0; i < sizeof RESERVED / sizeof *RESERVED; i++)
-    if (strcmp(RESERVED[i], s) == 0) return 1;
   for (uint32_t i = 0; i < g->ntaken; i++)
-    if (strcmp(g->taken[i], s) == 0) return 1;
+    if (g->taken[i] == s) return 1;
+  for (size_t i = 0; i < sizeof RESERVED / sizeof *RESERVED; i++)
+    if (RESERVED[i][0] == s[0] && strcmp(RESERVED[i], s) == 0) return 1;
   return 0;
 }
 
@@ -78,8 +79,11 @@ static const char *unique_name(cuda_cg *g, const char *base, const char *suffix)
   buf[n] = 0;
   if (suffix) strncat(buf, suffix, sizeof buf - n - 12);
   size_t len = strlen(buf);
-  for (int k = 1; name_taken(g, buf); k++) snprintf(buf + len, sizeof buf - len, "_%d", k);
   const char *s = tx_intern(g->ir.strings, buf);
+  for (int k = 1; s && name_taken(g, s); k++) {
+    snprintf(buf + len, sizeof buf - len, "_%d", k);
+    s = tx_intern(g->ir.strings, buf);
+  }
   g->taken = grow(g, g->taken, &g->captaken, g->ntaken, sizeof *g->taken);
   if (!s || !g->taken) {
     g->nomem = 1;

@@ -43,7 +43,8 @@ void tx_arena_destroy(tx_arena *arena) {
 static chunk *add_chunk(tx_arena *arena, size_t need) {
   size_t size = arena->next_size > need ? arena->next_size : need;
   if (size > SIZE_MAX - sizeof(chunk)) return NULL;
-  chunk *c = malloc(sizeof(chunk) + size);
+  /* calloc: fresh pages come zeroed from the kernel, so allocations need no memset. */
+  chunk *c = calloc(1, sizeof(chunk) + size);
   if (!c) return NULL;
   c->size = size;
   c->used = 0;
@@ -66,7 +67,6 @@ void *tx_arena_alloc(tx_arena *arena, size_t size) {
   void *p = c->data + c->used;
   c->used += size;
   arena->total += size;
-  memset(p, 0, size);
   return p;
 }
 

@@ -50,15 +50,23 @@ void tx_sb_putc(tx_strbuf *sb, char c) {
 }
 
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap) {
+  if (sb->failed) return;
+  /* Format straight into the spare room; only a result that does not fit
+   * pays for a second pass. */
+  if (sb->cap - sb->len < 64 && !reserve(sb, 64)) return;
   va_list copy;
   va_copy(copy, ap);
-  int n = vsnprintf(NULL, 0, fmt, copy);
+  size_t room = sb->cap - sb->len;
+  int n = vsnprintf(sb->data + sb->len, room, fmt, copy);
   va_end(copy);
-  if (n < 0 || !reserve(sb, (size_t)n)) {
+  if (n < 0) {
     sb->failed = 1;
     return;
   }
-  vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  if ((size_t)n >= room) {
+    if (!reserve(sb, (size_t)n)) return;
+    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+  }
   sb->len += (size_t)n;
 }
 
