@@ -161,6 +161,16 @@ static const tx_expr *copy_expr(tx_mutator *m, const tx_expr *e) {
     if (binder) n->u.binder = binder;
     return n;
   }
+  /* A literal converted to a scalar type is that type's literal. */
+  int64_t x;
+  if (r != e && r->kind == EXPR_CAST && r->dtype.lanes == 1 && tx_lc_const(r->ops[0], &x)) {
+    const tx_expr *f = tx_dtype_is_int(r->dtype) ? tx_lc_int(m->ir, r->dtype, x)
+                       : r->dtype.code == DT_FLOAT && r->dtype.bits >= 32
+                           ? tx_float(m->ir, r->dtype, (double)x, r->span)
+                           : r;
+    if (!f) return m->failed = 1, e;
+    return f;
+  }
   /* Fold what the substituted literal makes foldable (x * 0, x + 0, 2 * 4). */
   if (r != e && r->dtype.lanes == 1 && tx_dtype_is_int(r->dtype) && r->nops == 2 &&
       is_int_arith((tx_expr_kind)r->kind)) {
@@ -228,8 +238,7 @@ static int count_data(tx_visitor *v, const tx_buffer *b) {
   return 0;
 }
 
-static int owns_data(const un_state *st, const tx_stmt *def_kind_holder, const tx_buffer *b) {
-  (void)def_kind_holder;
+static int owns_data(const un_state *st, const tx_buffer *b) {
   if (b->form == BUF_ALLOC || b->form == BUF_ALLOC_SHARED || b->form == BUF_ALLOC_LOCAL) return 1;
   data_count dc = {.data = b->data};
   dc.v.user = &dc;
@@ -261,7 +270,7 @@ static const tx_stmt *body_copy(un_state *st, const tx_stmt *body, const tx_expr
       *nb = *b;
       nb->name = tx_lc_fresh_name(&st->names, st->ir, b->name ? b->name : "buf");
       const tx_expr *data = b->data ? lookup_var(&c, b->data) : NULL;
-      if (!data && b->data && owns_data(st, NULL, b)) {
+      if (!data && b->data && owns_data(st, b)) {
         data = fresh_var(st, b->data);
         map_var(&c, b->data, data);
       }
