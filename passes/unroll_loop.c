@@ -43,7 +43,6 @@ typedef struct defs {
 typedef struct un_state {
   tx_pass_ctx *pc;
   tx_ir *ir;
-  const tx_func *func;
   tx_lc_names names;
   int oom;
 } un_state;
@@ -225,26 +224,14 @@ static const tx_expr *fresh_var(un_state *st, const tx_expr *v) {
   return n;
 }
 
-/* Is a buffer's data variable its own (not the storage of another buffer)? */
-typedef struct data_count {
-  tx_visitor v;
-  const tx_expr *data;
-  int count;
-} data_count;
-
-static int count_data(tx_visitor *v, const tx_buffer *b) {
-  data_count *dc = (data_count *)v;
-  if (b->data == dc->data) dc->count++;
-  return 0;
-}
-
-static int owns_data(const un_state *st, const tx_buffer *b) {
-  if (b->form == BUF_ALLOC || b->form == BUF_ALLOC_SHARED || b->form == BUF_ALLOC_LOCAL) return 1;
-  data_count dc = {.data = b->data};
-  dc.v.user = &dc;
-  dc.v.on_buffer = count_data;
-  tx_visit_func(&dc.v, st->func);
-  return dc.count == 1;
+/* Does a buffer own its data variable (rather than view another buffer's
+ * storage)? The convention of tx_cuda_buffer_owns_storage, which
+ * split-host-device and codegen follow: the data variable carries the
+ * buffer's name. */
+static int owns_data(const tx_buffer *b) {
+  const tx_var_info *v = &b->data->u.var;
+  return b->data->kind == EXPR_VAR && v->form == VAR_BUFFER_DATA && v->name && b->name &&
+         strcmp(v->name, b->name) == 0;
 }
 
 /* Copy k of the body (k == 0 keeps the original definitions). */
@@ -270,8 +257,18 @@ static const tx_stmt *body_copy(un_state *st, const tx_stmt *body, const tx_expr
       *nb = *b;
       nb->name = tx_lc_fresh_name(&st->names, st->ir, b->name ? b->name : "buf");
       const tx_expr *data = b->data ? lookup_var(&c, b->data) : NULL;
-      if (!data && b->data && owns_data(st, b)) {
-        data = fresh_var(st, b->data);
+      if (!data && b->data && owns_data(b)) {
+        /* named like its buffer, so that it still owns the storage */
+        tx_expr *dv = nb->name
+                          ? tx_var(st->ir, nb->name, b->data->dtype, VAR_BUFFER_DATA, b->data->span)
+                          : NULL;
+        if (!dv) {
+          st->oom = 1;
+          break;
+        }
+        dv->u.var = b->data->u.var;
+        dv->u.var.name = nb->name;
+        data = dv;
         map_var(&c, b->data, data);
       }
       if (data) nb->data = data;
@@ -359,9 +356,8 @@ tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_m
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    st.func = in->funcs[i];
     tx_lc_names_free(&st.names);
-    tx_lc_names_collect(&st.names, st.func);
+    tx_lc_names_collect(&st.names, in->funcs[i]);
     tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = un_stmt};
     funcs[i] = tx_mutate_func(&m, in->funcs[i]);
     if (m.failed || st.names.failed) st.oom = 1;
