@@ -37,10 +37,16 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
 #define TX_PASSES(X)                                                                               \
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx,                                             \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
+  X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding,               \
+    "one T.launch_thread per tag after the device entry; with-forms, thread_binding loops dissolve")\
   X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer,                                 \
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
     "constant folding, algebraic identities and range-based floordiv/floormod rules")              \
+  X(PASS_VECTORIZE_LOOP, "vectorize-loop", tx_pass_vectorize_loop,                                 \
+    "T.vectorized loops become Ramp/Broadcast vector statements, or serial loops")                 \
+  X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop,                                          \
+    "short constant T.unroll loops are copied out per iteration (-O1 and up)")                     \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
     "split each kernel into a host launcher and a <name>_kernel device function")
 

@@ -247,7 +247,8 @@ Test(passes, print_after_all_in_order_and_disabled) {
   cr_assert(a && b && c && a < b && b < c, "got: %s", text);
   cr_assert_null(strstr(text, "# after flatten-buffer"), "a disabled pass does not run");
   cr_assert_eq(o.timings_ms[PASS_FLATTEN_BUFFER], 0.0);
-  cr_assert_eq(count_substr(text, "# after "), 3);
+  /* every pass but the disabled one prints */
+  cr_assert_eq(count_substr(text, "# after "), TX_PASS_COUNT - 1);
   tx_sb_free(&sb);
 }
 
@@ -258,7 +259,7 @@ Test(passes, o0_skips_simplify) {
   target.opt_level = 0;
   cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_OK);
   cr_assert_null(strstr(tx_sb_cstr(&sb), "# after simplify"));
-  cr_assert_eq(count_substr(tx_sb_cstr(&sb), "# after "), 3);
+  cr_assert_eq(count_substr(tx_sb_cstr(&sb), "# after "), TX_PASS_COUNT - 1);
   tx_sb_free(&sb);
 }
 

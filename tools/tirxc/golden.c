@@ -19,7 +19,8 @@
  * -O2, whatever GPU the machine has) when they exist. In a directory holding
  * a `.lowering` marker file both are always expected (--update creates them),
  * and a case whose lowering fails with input errors is an error case
- * compared with NAME.expected.err.
+ * compared with NAME.expected.err. The same holds in a directory with a `.pass`
+ * file (which runs only the pass it names).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -516,7 +517,8 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
       stage = "--emit=cuda";
       st = emit_blob(ctx, m, TX_EMIT_CUDA, -1, &cu);
     }
-    if (st == TIRX_ERR_INPUT && lowering_dir) {
+    /* A pass's own input errors are expectations in its .pass directory too. */
+    if (st == TIRX_ERR_INPUT && (lowering_dir || r->only_pass >= 0)) {
       check_errors(r, ctx, &cf);
       goto done;
     }

@@ -9,10 +9,8 @@ extern "C" __global__ void __launch_bounds__(128, 2) loops_kernel(float* __restr
   g_ptr[0] = ((bx * 128) + tx);
   float acc_ptr[1];
   acc_ptr[0] = 0.0f;
-  #pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    acc_ptr[0] = (acc_ptr[0] + A_ptr[((g_ptr[0] * 2) + k)]);
-  }
+  acc_ptr[0] = (acc_ptr[0] + A_ptr[(g_ptr[0] * 2)]);
+  acc_ptr[0] = (acc_ptr[0] + A_ptr[((g_ptr[0] * 2) + 1)]);
   O_ptr[g_ptr[0]] = acc_ptr[0];
   int n_ptr[1];
   n_ptr[0] = 0;

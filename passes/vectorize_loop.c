@@ -1,0 +1,570 @@
+/*
+ * vectorize_loop.c - the vectorize-loop pass: `T.vectorized` loops become
+ * vector statements (Ramp indices, Broadcast invariants), or plain loops.
+ *
+ * Requires: flat (one-dimensional) buffer accesses, i.e. a module after
+ * flatten-buffer; simplify first makes more indices recognisable.
+ * Guarantees: no FOR_VECTORIZED loop is left. A loop
+ * `for v in T.vectorized(L)` is rewritten when all of this holds, and
+ * otherwise becomes `for v in range(L)` (a FOR_SERIAL loop, as TVM
+ * scalarizes):
+ *  - begin 0 and a literal extent L that is a power of two in 2..64;
+ *  - the body is a sequence of stores and plain/let bindings, with no call,
+ *    Let, Select, vector or region expression anywhere;
+ *  - every store index is `base + v` (v with coefficient 1, after folding)
+ *    and every load depending on v likewise; a buffer stored in the loop is
+ *    read only at the index it is stored at (no loop-carried dependence);
+ *  - vector accesses are to global or shared memory (local arrays are not
+ *    aligned for vector access) and `base` is provably a multiple of the
+ *    chunk width C (literal multiples; buffers are assumed aligned, as in
+ *    TVM); in chunked loops `v * C` is such a multiple;
+ *  - what CUDA codegen can emit (docs/codegen.md): 32-bit float/int/uint
+ *    elements in chunks of C = min(L, 4) lanes with + - * / % (% on
+ *    integers), casts between 32-bit types, Broadcast and Ramp values; or
+ *    16-bit floats (float16, bfloat16) in chunks of C = min(L, 8) lanes,
+ *    only moved (a store of a vector load or of a variable bound to one).
+ * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
+ * the Ramp's base, loop-invariant operands become T.Broadcast(x, C),
+ * arithmetic and casts take the vector dtype, and a binding that depends on
+ * v binds a new vector variable of the same name. With L == C the body
+ * replaces the loop (start 0); with L > C it stays in
+ * `for v in T.unroll(L // C)` with start v * C (unroll-loop copies it out).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/equal.h"
+#include "passes/lower_common.h"
+#include "passes/pass.h"
+
+static const tirx_span NOSPAN = {0};
+
+typedef struct vec_state {
+  tx_pass_ctx *pc;
+  tx_ir *ir;
+  /* the loop being vectorized */
+  const tx_expr *var;         /* the loop variable */
+  const tx_expr *start;       /* lane 0 of the current chunk */
+  int lanes;                  /* C */
+  const tx_expr **from, **to; /* bound scalar variable -> its vector variable */
+  uint32_t nmap, capmap;
+  int fail;
+  int oom;
+} vec_state;
+
+/* ---- the pre-check: shape of the body, dependences ----------------------------- */
+
+typedef struct check {
+  tx_visitor v;
+  const tx_stmt **stores;
+  uint32_t nstores, cap;
+  int bad;
+  int width; /* element bits of the stored buffers: 32, 16 or 0 (not yet known) */
+} check;
+
+static int elem_width(tx_dtype t) {
+  if (t.lanes != 1) return 0;
+  if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 32;
+  if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 16;
+  return 0;
+}
+
+static int check_expr(tx_visitor *v, const tx_expr *e) {
+  check *c = v->user;
+  if (e->dtype.lanes != 1) c->bad = 1;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_CALL:
+  case EXPR_LET:
+  case EXPR_SELECT:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case EXPR_STRING:
+    c->bad = 1;
+    break;
+  case EXPR_LOAD:
+    if (e->nops != 1) c->bad = 1;
+    break;
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_VAR:
+  case EXPR_ADD:
+  case EXPR_SUB:
+  case EXPR_MUL:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_CAST:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  if (c->bad) v->stop = 1;
+  return !c->bad;
+}
+
+static int check_stmt(tx_visitor *v, const tx_stmt *s) {
+  check *c = v->user;
+  switch ((tx_stmt_kind)s->kind) {
+  case STMT_SEQ:
+    return 1;
+  case STMT_STORE: {
+    int w = elem_width(s->buffer->dtype);
+    if (s->nexprs != 2 || !w || (c->width && c->width != w)) c->bad = 1;
+    c->width = w;
+    if (c->nstores == c->cap) {
+      uint32_t cap = c->cap ? c->cap * 2 : 8;
+      const tx_stmt **p = realloc((void *)c->stores, cap * sizeof *p);
+      if (!p) {
+        c->bad = 1;
+        break;
+      }
+      c->stores = p;
+      c->cap = cap;
+    }
+    c->stores[c->nstores++] = s;
+    break;
+  }
+  case STMT_BIND:
+    if (s->nvars != 1 || s->nexprs != 1 ||
+        (s->flag != BIND_PLAIN && s->flag != BIND_LET && s->flag != BIND_LET_TYPED))
+      c->bad = 1;
+    break;
+  case STMT_ASSIGN:
+  case STMT_ATTR:
+  case STMT_ASSERT:
+  case STMT_EVAL:
+  case STMT_IF:
+  case STMT_FOR:
+  case STMT_WHILE:
+  case STMT_BREAK:
+  case STMT_CONTINUE:
+  case STMT_RETURN:
+  case STMT_ALLOC:
+  case STMT_DECL:
+  case STMT_SCOPE_ID:
+  case STMT_DEVICE_ENTRY:
+  case STMT_WITH:
+  case STMT_TILE_OP:
+  case TX_STMT_KIND_COUNT:
+    c->bad = 1;
+    break;
+  }
+  if (c->bad) v->stop = 1;
+  return !c->bad;
+}
+
+/* A load of a buffer the loop stores must read exactly the stored element. */
+static int check_dep(tx_visitor *v, const tx_expr *e) {
+  check *c = v->user;
+  if (e->kind != EXPR_LOAD) return 1;
+  for (uint32_t i = 0; i < c->nstores; i++)
+    if (c->stores[i]->buffer == e->u.buffer && !tx_expr_equal(c->stores[i]->exprs[1], e->ops[0]))
+      c->bad = v->stop = 1;
+  return 1;
+}
+
+static int body_ok(const tx_stmt *body, int *width) {
+  check c = {0};
+  c.v.user = &c;
+  c.v.pre_expr = check_expr;
+  c.v.pre_stmt = check_stmt;
+  tx_visit_stmt(&c.v, body);
+  /* two stores of one buffer at different indices would overlap lanes */
+  for (uint32_t i = 0; !c.bad && i < c.nstores; i++)
+    for (uint32_t j = i + 1; j < c.nstores; j++)
+      if (c.stores[i]->buffer == c.stores[j]->buffer &&
+          !tx_expr_equal(c.stores[i]->exprs[1], c.stores[j]->exprs[1]))
+        c.bad = 1;
+  if (!c.bad) {
+    tx_visitor d = {.user = &c, .pre_expr = check_dep};
+    tx_visit_stmt(&d, body);
+  }
+  free((void *)c.stores);
+  *width = c.width;
+  return !c.bad && c.width;
+}
+
+/* ---- the rewrite --------------------------------------------------------------- */
+
+static int is_vec(const tx_expr *e) {
+  return e && e->dtype.lanes > 1;
+}
+
+static int is_lit(const tx_expr *e, int64_t v) {
+  int64_t x;
+  return tx_lc_const(e, &x) && x == v;
+}
+
+/* Is e provably a multiple of c (c > 0)? */
+static int multiple_of(const tx_expr *e, int64_t c) {
+  int64_t x;
+  if (tx_lc_const(e, &x)) return x % c == 0;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_MUL:
+    return multiple_of(e->ops[0], c) || multiple_of(e->ops[1], c);
+  case EXPR_ADD:
+  case EXPR_SUB:
+    return multiple_of(e->ops[0], c) && multiple_of(e->ops[1], c);
+  case EXPR_CAST:
+    return tx_dtype_is_int(e->dtype) && tx_dtype_is_int(e->ops[0]->dtype) &&
+           e->dtype.bits >= e->ops[0]->dtype.bits && multiple_of(e->ops[0], c);
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  return 0;
+}
+
+static const tx_expr *ramp(vec_state *st, const tx_expr *base, const tx_expr *stride) {
+  if (!base || !stride) return st->oom = 1, NULL;
+  const tx_expr *ops[2] = {base, stride};
+  tx_expr *r =
+      tx_expr_new(st->ir, EXPR_RAMP, tx_dtype_with_lanes(base->dtype, st->lanes), ops, 2, NOSPAN);
+  if (!r) st->oom = 1;
+  return r;
+}
+
+static const tx_expr *broadcast(vec_state *st, const tx_expr *x) {
+  if (is_vec(x)) return x;
+  tx_expr *r =
+      tx_expr_new(st->ir, EXPR_BROADCAST, tx_dtype_with_lanes(x->dtype, st->lanes), &x, 1, NOSPAN);
+  if (!r) st->oom = 1;
+  return r;
+}
+
+/* A contiguous vector access of buffer b at index idx is possible. */
+static int vector_access_ok(const vec_state *st, const tx_buffer *b, const tx_expr *idx) {
+  if (!idx || idx->kind != EXPR_RAMP || !is_lit(idx->ops[1], 1)) return 0;
+  const char *sc = b->scope ? b->scope : "global";
+  if (strcmp(sc, "global") != 0 && strcmp(sc, "shared") != 0 && strcmp(sc, "shared.dyn") != 0)
+    return 0;
+  return multiple_of(idx->ops[0], st->lanes);
+}
+
+/* Element-wise op on vector operands (scalars broadcast). */
+static const tx_expr *vector_binary(vec_state *st, const tx_expr *r) {
+  const tx_expr *ops[2] = {broadcast(st, r->ops[0]), broadcast(st, r->ops[1])};
+  if (!ops[0] || !ops[1]) return r;
+  tx_expr *n = tx_expr_new(st->ir, (tx_expr_kind)r->kind, tx_dtype_with_lanes(r->dtype, st->lanes),
+                           ops, 2, r->span);
+  if (!n) st->oom = 1;
+  return n ? n : r;
+}
+
+static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
+  vec_state *st = m->user;
+  if (e->kind == EXPR_VAR) {
+    if (e == st->var) return ramp(st, st->start, tx_lc_int(st->ir, tx_dtype_elem(e->dtype), 1));
+    for (uint32_t i = 0; i < st->nmap; i++)
+      if (st->from[i] == e) return st->to[i];
+    return NULL;
+  }
+  const tx_expr *r = tx_mutate_expr_children(m, e);
+  if (m->failed || st->oom) return e;
+  int any = 0;
+  for (uint32_t i = 0; i < r->nops; i++)
+    any |= is_vec(r->ops[i]);
+  if (!any) return r; /* loop-invariant */
+  tx_expr_kind k = (tx_expr_kind)r->kind;
+  const tx_expr *a = r->nops > 0 ? r->ops[0] : NULL, *b = r->nops > 1 ? r->ops[1] : NULL;
+  switch (k) {
+  case EXPR_ADD:
+  case EXPR_SUB:
+    /* index arithmetic folds into the Ramp */
+    if (a->kind == EXPR_RAMP && !is_vec(b))
+      return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b), a->ops[1]);
+    if (k == EXPR_ADD && b->kind == EXPR_RAMP && !is_vec(a))
+      return ramp(st, tx_lc_bin(st->ir, k, a, b->ops[0]), b->ops[1]);
+    if (a->kind == EXPR_RAMP && b->kind == EXPR_RAMP)
+      return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b->ops[0]),
+                  tx_lc_bin(st->ir, k, a->ops[1], b->ops[1]));
+    return vector_binary(st, r);
+  case EXPR_MUL: {
+    int64_t c;
+    if (a->kind == EXPR_RAMP && tx_lc_const(b, &c))
+      return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b), tx_lc_bin(st->ir, k, a->ops[1], b));
+    if (b->kind == EXPR_RAMP && tx_lc_const(a, &c))
+      return ramp(st, tx_lc_bin(st->ir, k, b->ops[0], a), tx_lc_bin(st->ir, k, b->ops[1], a));
+    return vector_binary(st, r);
+  }
+  case EXPR_DIV:
+  case EXPR_MOD:
+    return vector_binary(st, r);
+  case EXPR_CAST: {
+    tx_expr *n = tx_expr_new(st->ir, EXPR_CAST, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1,
+                             r->span);
+    if (!n) st->oom = 1;
+    return n ? n : r;
+  }
+  case EXPR_LOAD: {
+    if (!vector_access_ok(st, r->u.buffer, a)) {
+      st->fail = 1;
+      return r;
+    }
+    tx_expr *n = tx_expr_new(st->ir, EXPR_LOAD, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1,
+                             r->span);
+    if (!n) return st->oom = 1, r;
+    n->u.buffer = r->u.buffer;
+    return n;
+  }
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  st->fail = 1;
+  return r;
+}
+
+static const tx_stmt *vec_stmt(tx_mutator *m, const tx_stmt *s) {
+  vec_state *st = m->user;
+  if (s->kind == STMT_SEQ) return tx_lc_mutate_seq(m, s);
+  if (s->kind == STMT_STORE) {
+    const tx_expr *val = tx_mutate_expr(m, s->exprs[0]), *idx = tx_mutate_expr(m, s->exprs[1]);
+    if (m->failed || st->oom || st->fail) return s;
+    if (!vector_access_ok(st, s->buffer, idx)) {
+      st->fail = 1;
+      return s;
+    }
+    const tx_expr *ops[2] = {broadcast(st, val), idx};
+    if (!ops[0]) return s;
+    tx_stmt *n = tx_stmt_new(st->ir, STMT_STORE, ops, 2, NULL, 0, s->span);
+    if (!n) return st->oom = 1, s;
+    n->buffer = s->buffer;
+    return n;
+  }
+  if (s->kind == STMT_BIND) {
+    const tx_expr *val = tx_mutate_expr(m, s->exprs[0]);
+    if (m->failed || st->oom || st->fail) return s;
+    if (!is_vec(val)) return val == s->exprs[0] ? s : (st->fail = 1, s);
+    const tx_expr *old = s->vars[0];
+    tx_expr *nv = tx_var(st->ir, old->u.var.name, val->dtype, VAR_PLAIN, old->span);
+    tx_stmt *n = nv ? tx_stmt_new(st->ir, STMT_BIND, &val, 1, NULL, 0, s->span) : NULL;
+    const tx_expr *cnv = nv;
+    if (n) n->vars = TX_DUP(st->ir, tx_expr, &cnv, 1);
+    if (!n || !n->vars) return st->oom = 1, s;
+    n->nvars = 1;
+    n->flag = s->flag == BIND_LET_TYPED ? BIND_LET : s->flag; /* the annotation was scalar */
+    if (st->nmap == st->capmap) {
+      uint32_t cap = st->capmap ? st->capmap * 2 : 8;
+      const tx_expr **a = realloc((void *)st->from, cap * sizeof *a);
+      if (a) st->from = a;
+      const tx_expr **b = a ? realloc((void *)st->to, cap * sizeof *b) : NULL;
+      if (!b) return st->oom = 1, s;
+      st->to = b;
+      st->capmap = cap;
+    }
+    st->from[st->nmap] = old;
+    st->to[st->nmap++] = nv;
+    return n;
+  }
+  st->fail = 1; /* body_ok admits nothing else */
+  return s;
+}
+
+/* ---- what codegen can emit ------------------------------------------------------ */
+
+typedef struct emit_check {
+  tx_visitor v;
+  int width, lanes, bad;
+} emit_check;
+
+static int emit_ok(tx_visitor *v, const tx_expr *e) {
+  emit_check *c = v->user;
+  if (e->dtype.lanes == 1) return 1;
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  int w = elem_width(tx_dtype_elem(e->dtype));
+  int ok;
+  if (w == 16)
+    ok = k == EXPR_LOAD || k == EXPR_VAR;
+  else if (w == 32)
+    ok = (k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_RAMP || k == EXPR_BROADCAST ||
+          k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV ||
+          (k == EXPR_MOD && tx_dtype_is_int(e->dtype)) ||
+          (k == EXPR_CAST && elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32)) &&
+         e->dtype.lanes <= 4;
+  else
+    ok = 0;
+  if (!ok) c->bad = v->stop = 1;
+  /* a load's Ramp index is an address, not a value */
+  return k != EXPR_LOAD;
+}
+
+static int emit_ok_stmt(tx_visitor *v, const tx_stmt *s) {
+  if (s->kind == STMT_STORE) {
+    /* only the value; the index Ramp is an address */
+    tx_visit_expr(v, s->exprs[0]);
+    return 0;
+  }
+  return 1;
+}
+
+static int codegen_ok(const tx_stmt *body) {
+  emit_check c = {0};
+  c.v.user = &c;
+  c.v.pre_expr = emit_ok;
+  c.v.pre_stmt = emit_ok_stmt;
+  tx_visit_stmt(&c.v, body);
+  return !c.bad;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static const tx_stmt *with_kind(vec_state *st, const tx_stmt *s, tx_for_kind kind,
+                                const tx_expr *const *exprs, uint32_t nexprs, const tx_stmt *body) {
+  tx_stmt *n = tx_stmt_new(st->ir, STMT_FOR, exprs, nexprs, &body, 1, s->span);
+  if (!n) return st->oom = 1, s;
+  n->flag = (uint8_t)kind;
+  n->vars = s->vars;
+  n->nvars = s->nvars;
+  n->kw.npos = nexprs;
+  return n;
+}
+
+/* The serial loop TVM would scalarize to. */
+static const tx_stmt *serial(vec_state *st, const tx_stmt *s) {
+  uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
+  return with_kind(st, s, FOR_SERIAL, s->exprs, npos, s->stmts[0]);
+}
+
+static const tx_stmt *vectorize(tx_mutator *outer, const tx_stmt *s) {
+  vec_state *st = outer->user;
+  uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
+  int64_t begin, len;
+  int width = 0;
+  if (s->nvars != 1 || s->nstmts != 1 || npos != 2 || !tx_lc_const(s->exprs[0], &begin) ||
+      begin != 0 || !tx_lc_const(s->exprs[1], &len) || len < 2 || len > 64 || (len & (len - 1)) ||
+      !body_ok(s->stmts[0], &width))
+    return serial(st, s);
+  st->var = s->vars[0];
+  st->lanes = (int)(len < (width == 32 ? 4 : 8) ? len : (width == 32 ? 4 : 8));
+  st->nmap = 0;
+  st->fail = 0;
+  int chunked = len > st->lanes;
+  tx_dtype vt = st->var->dtype;
+  st->start = chunked ? tx_lc_muli(st->ir, st->var, st->lanes) : tx_lc_int(st->ir, vt, 0);
+  if (!st->start) return st->oom = 1, s;
+  tx_mutator m = {.ir = st->ir, .user = st, .expr = vec_expr, .stmt = vec_stmt};
+  const tx_stmt *body = tx_mutate_stmt(&m, s->stmts[0]);
+  if (m.failed) st->oom = 1;
+  if (st->oom) return s;
+  if (st->fail || !codegen_ok(body)) return serial(st, s);
+  if (!chunked) return body;
+  const tx_expr *ext[2] = {tx_lc_int(st->ir, vt, 0), tx_lc_int(st->ir, vt, len / st->lanes)};
+  if (!ext[0] || !ext[1]) return st->oom = 1, s;
+  return with_kind(st, s, FOR_UNROLL, ext, 2, body);
+}
+
+static const tx_stmt *vl_stmt(tx_mutator *m, const tx_stmt *s) {
+  vec_state *st = m->user;
+  if (s->kind == STMT_SEQ) return tx_lc_mutate_seq(m, s);
+  if (s->kind != STMT_FOR || s->flag != FOR_VECTORIZED) return NULL;
+  const tx_stmt *r = tx_mutate_stmt_children(m, s); /* inner loops first */
+  if (m->failed) return s;
+  r = vectorize(m, r);
+  if (st->oom) m->failed = 1;
+  return r;
+}
+
+tirx_status tx_pass_vectorize_loop(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
+  vec_state st = {.pc = pc, .ir = pc->ir};
+  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
+  int changed = 0;
+  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
+    tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = vl_stmt};
+    funcs[i] = tx_mutate_func(&m, in->funcs[i]);
+    if (m.failed) st.oom = 1;
+    changed |= funcs[i] != in->funcs[i];
+  }
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
+  *out = in;
+  if (status == TIRX_OK && changed) {
+    tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
+    const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
+    if (!mod || !fs) {
+      status = TIRX_ERR_NOMEM;
+    } else {
+      *mod = *in;
+      mod->funcs = fs;
+      *out = mod;
+    }
+  }
+  free(funcs);
+  free((void *)st.from);
+  free((void *)st.to);
+  return status;
+}
