@@ -24,7 +24,8 @@
  *    searched but which are never hoisted themselves), no EXPR_LET, no
  *    mutable scalar-sugar variable; non-trivial: an arithmetic, comparison,
  *    logical, select or cast node (never a variable, literal, Ramp,
- *    Broadcast); scalar only (vector values are left to codegen);
+ *    Broadcast, nor a cast of a variable or literal); scalar only (vector
+ *    values are left to codegen);
  *  - scopes: a candidate's free variables are bound before the first
  *    statement that uses it (they are read there), and the check below
  *    refuses any candidate that reads a variable bound by a later statement
@@ -169,6 +170,11 @@ static uint32_t hoistable(const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   int computes = tx_expr_is_binary(k) || k == EXPR_NOT || k == EXPR_SELECT || k == EXPR_CAST;
   if (!computes || e->dtype.lanes != 1 || e->dtype.code == DT_HANDLE || e->dtype.code == DT_VOID)
+    return 0;
+  /* A conversion of a variable or literal costs no more than the variable
+   * that would hold it. */
+  if (k == EXPR_CAST && e->nops == 1 &&
+      (e->ops[0]->kind == EXPR_VAR || e->ops[0]->kind == EXPR_INT || e->ops[0]->kind == EXPR_FLOAT))
     return 0;
   purity p = {.v = {.pre_expr = purity_pre}};
   p.v.user = &p;
