@@ -87,10 +87,14 @@ static int searchable_call(const tx_expr *e) {
 /* Is exprs[j] of s an expression s computes itself (searched by cse)? */
 static int own_expr(const tx_stmt *s, uint32_t j) {
   switch ((tx_stmt_kind)s->kind) {
-  case STMT_STORE: return 1;
-  case STMT_BIND: return j == 0 && s->flag != BIND_SCALAR && s->flag != BIND_LOCAL_SCALAR;
-  case STMT_IF: return j == 0;
-  case STMT_FOR: return j < s->kw.npos;
+  case STMT_STORE:
+    return 1;
+  case STMT_BIND:
+    return j == 0 && s->flag != BIND_SCALAR && s->flag != BIND_LOCAL_SCALAR;
+  case STMT_IF:
+    return j == 0;
+  case STMT_FOR:
+    return j < s->kw.npos;
   case STMT_ASSIGN:
   case STMT_ATTR:
   case STMT_ASSERT:
@@ -106,7 +110,8 @@ static int own_expr(const tx_stmt *s, uint32_t j) {
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
   case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT: return 0;
+  case TX_STMT_KIND_COUNT:
+    return 0;
   }
   return 0;
 }
@@ -134,7 +139,9 @@ static int purity_pre(tx_visitor *v, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case EXPR_STRING: p->impure = 1; break;
+  case EXPR_STRING:
+    p->impure = 1;
+    break;
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_ADD:
@@ -159,7 +166,8 @@ static int purity_pre(tx_visitor *v, const tx_expr *e) {
   case EXPR_CAST:
   case EXPR_RAMP:
   case EXPR_BROADCAST:
-  case TX_EXPR_KIND_COUNT: break;
+  case TX_EXPR_KIND_COUNT:
+    break;
   }
   if (p->impure) v->stop = 1;
   return !p->impure;
@@ -203,7 +211,8 @@ static int collect_pre(tx_visitor *v, const tx_expr *e) {
   if (e->kind == EXPR_LET) return 0;
   if (e->kind == EXPR_CALL) {
     if (searchable_call(e))
-      for (uint32_t i = 0; i < e->u.call.kw.npos && i < e->nops; i++) tx_visit_expr(v, e->ops[i]);
+      for (uint32_t i = 0; i < e->u.call.kw.npos && i < e->nops; i++)
+        tx_visit_expr(v, e->ops[i]);
     return 0;
   }
   uint32_t size = hoistable(e);
@@ -287,7 +296,8 @@ static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
   tx_stmt *r = NULL;
   if (changed && !m->failed) {
     r = tx_stmt_new(m->ir, (tx_stmt_kind)s->kind, exprs, s->nexprs, stmts, s->nstmts, s->span);
-    if (!r) m->failed = 1;
+    if (!r)
+      m->failed = 1;
     else {
       r->flag = s->flag;
       r->nvars = s->nvars;
@@ -351,7 +361,8 @@ static const char *fresh_name(cse_state *st) {
     const char *name = tx_intern(st->ir->strings, buf);
     if (!name) return NULL;
     int used = 0;
-    for (uint32_t i = 0; i < st->names.len && !used; i++) used = st->names.items[i] == name;
+    for (uint32_t i = 0; i < st->names.len && !used; i++)
+      used = st->names.items[i] == name;
     if (!used) return tx_lc_fresh_name(&st->names, st->ir, buf);
   }
 }
@@ -398,7 +409,8 @@ static int cse_block(cse_state *st, item_vec *v) {
       replaced |= r != v->items[i];
       v->items[i] = r;
     }
-    if (m.failed) st->oom = 1;
+    if (m.failed)
+      st->oom = 1;
     else if (!replaced) {
       /* pick() saw two occurrences in those statements: a bug. */
       tx_internal_error(st->pc->diags, PASS, "no occurrence of a repeated expression was replaced");
@@ -448,8 +460,10 @@ static const tx_stmt *cse_stmt(tx_mutator *m, const tx_stmt *s) {
   }
   const tx_stmt *r = c;
   if (changed && !m->failed) {
-    tx_stmt *n = tx_stmt_new(m->ir, (tx_stmt_kind)c->kind, c->exprs, c->nexprs, stmts, c->nstmts, c->span);
-    if (!n) m->failed = 1;
+    tx_stmt *n =
+        tx_stmt_new(m->ir, (tx_stmt_kind)c->kind, c->exprs, c->nexprs, stmts, c->nstmts, c->span);
+    if (!n)
+      m->failed = 1;
     else {
       n->flag = c->flag;
       n->nvars = c->nvars;
@@ -498,7 +512,8 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
       const tx_stmt *b = as_block(&m, funcs[i]->body, funcs[i]->body->span);
       if (b != funcs[i]->body && !m.failed) {
         tx_func *c = tx_arena_alloc(pc->ir->arena, sizeof *c);
-        if (!c) m.failed = 1;
+        if (!c)
+          m.failed = 1;
         else {
           *c = *funcs[i];
           c->body = b;
@@ -513,7 +528,8 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
     const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    if (!mod || !fs)
+      status = TIRX_ERR_NOMEM;
     else {
       *mod = *in;
       mod->funcs = fs;

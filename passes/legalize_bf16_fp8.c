@@ -39,10 +39,10 @@
 /* Math calls whose narrow-float form is computed in float32 (every operand
  * and the result have the call's floating type). */
 static const char *const MATH_OPS[] = {
-    "T.exp",   "T.exp2",  "T.exp10", "T.log",      "T.log2",     "T.log10",  "T.log1p",
-    "T.sqrt",  "T.rsqrt", "T.sin",   "T.cos",      "T.tan",      "T.asin",   "T.acos",
-    "T.atan",  "T.sinh",  "T.cosh",  "T.tanh",     "T.erf",      "T.fabs",   "T.abs",
-    "T.floor", "T.ceil",  "T.trunc", "T.round",    "T.nearbyint", "T.pow",   "T.atan2",
+    "T.exp",   "T.exp2",  "T.exp10",    "T.log",     "T.log2",      "T.log10", "T.log1p",
+    "T.sqrt",  "T.rsqrt", "T.sin",      "T.cos",     "T.tan",       "T.asin",  "T.acos",
+    "T.atan",  "T.sinh",  "T.cosh",     "T.tanh",    "T.erf",       "T.fabs",  "T.abs",
+    "T.floor", "T.ceil",  "T.trunc",    "T.round",   "T.nearbyint", "T.pow",   "T.atan2",
     "T.fmod",  "T.hypot", "T.copysign", "T.sigmoid", "T.nextafter"};
 
 typedef struct lg_state {
@@ -63,13 +63,15 @@ static int is_narrow_float(tx_dtype t) {
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
-  case DT_E2M1FN: return 1;
+  case DT_E2M1FN:
+    return 1;
   case DT_INT:
   case DT_UINT:
   case DT_FLOAT:
   case DT_BOOL:
   case DT_HANDLE:
-  case DT_VOID: return 0;
+  case DT_VOID:
+    return 0;
   }
   return 0;
 }
@@ -80,7 +82,8 @@ static int is_fp8(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
-  case DT_E8M0FNU: return 1;
+  case DT_E8M0FNU:
+    return 1;
   case DT_INT:
   case DT_UINT:
   case DT_FLOAT:
@@ -90,7 +93,8 @@ static int is_fp8(tx_dtype t) {
   case DT_E2M1FN:
   case DT_BOOL:
   case DT_HANDLE:
-  case DT_VOID: return 0;
+  case DT_VOID:
+    return 0;
   }
   return 0;
 }
@@ -134,7 +138,8 @@ static const tx_expr *cast_back(tx_mutator *m, tx_dtype t, const tx_expr *v, tir
   if (r && st->nmade == st->capmade) {
     uint32_t cap = st->capmade ? st->capmade * 2 : 32;
     const tx_expr **p = realloc((void *)st->made, cap * sizeof *p);
-    if (!p) r = NULL;
+    if (!p)
+      r = NULL;
     else {
       st->made = p;
       st->capmade = cap;
@@ -194,18 +199,21 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
     return e;
   }
   if (is_arith(k) && e->nops == 2 && is_narrow_float(e->dtype)) {
-    for (int i = 0; i < 2; i++) ops[i] = promote(m, e->ops[i]);
+    for (int i = 0; i < 2; i++)
+      ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
   if (tx_expr_is_compare(k) && e->nops == 2 &&
       (is_narrow_float(e->ops[0]->dtype) || is_narrow_float(e->ops[1]->dtype))) {
-    for (int i = 0; i < 2; i++) ops[i] = promote(m, e->ops[i]);
+    for (int i = 0; i < 2; i++)
+      ops[i] = promote(m, e->ops[i]);
     return rebuild(m, e, e->dtype, ops);
   }
   if (k == EXPR_SELECT && e->nops == 3 && is_narrow_float(e->dtype)) {
     ops[0] = e->ops[0];
-    for (int i = 1; i < 3; i++) ops[i] = promote(m, e->ops[i]);
+    for (int i = 1; i < 3; i++)
+      ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
@@ -215,7 +223,8 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
       m->failed = 1;
       return NULL;
     }
-    for (uint32_t i = 0; i < e->nops; i++) args[i] = promote(m, e->ops[i]);
+    for (uint32_t i = 0; i < e->nops; i++)
+      args[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), args);
     free(args);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
@@ -263,8 +272,7 @@ static int check_buffer(tx_visitor *v, const tx_buffer *b) {
 
 /* ---- the pass ------------------------------------------------------------------- */
 
-tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in,
-                                      const tx_module **out) {
+tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   if (pc->target && pc->target->sm < 89) {
     fp8_check c = {.pc = pc};
@@ -288,7 +296,8 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in,
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
     const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    if (!mod || !fs)
+      status = TIRX_ERR_NOMEM;
     else {
       *mod = *in;
       mod->funcs = fs;

@@ -109,7 +109,8 @@ static const tx_expr *narrow_cb(tx_mutator *m, const tx_expr *e) {
   case EXPR_CAST: {
     const tx_expr *in = e->ops[0];
     tx_dtype t = in->dtype;
-    int fits = t.lanes == 1 && ((t.code == DT_INT && t.bits <= 32) || (t.code == DT_UINT && t.bits < 32));
+    int fits =
+        t.lanes == 1 && ((t.code == DT_INT && t.bits <= 32) || (t.code == DT_UINT && t.bits < 32));
     if (!fits) return narrow_fail(st, e);
     r = tx_lc_cast(m->ir, TX_INT32, in);
     break;
@@ -152,7 +153,8 @@ static const tx_expr *narrow_cb(tx_mutator *m, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: return narrow_fail(st, e);
+  case TX_EXPR_KIND_COUNT:
+    return narrow_fail(st, e);
   }
   if (!r) {
     m->failed = 1;
@@ -233,7 +235,8 @@ static const tx_expr *nd_expr(tx_mutator *m, const tx_expr *e) {
 /* A copy of statement s with new operands and bound variables. */
 static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s, const tx_expr *const *exprs,
                                 const tx_stmt *const *stmts, const tx_expr *const *vars) {
-  tx_stmt *r = tx_stmt_new(m->ir, (tx_stmt_kind)s->kind, exprs, s->nexprs, stmts, s->nstmts, s->span);
+  tx_stmt *r =
+      tx_stmt_new(m->ir, (tx_stmt_kind)s->kind, exprs, s->nexprs, stmts, s->nstmts, s->span);
   const tx_expr *const *vs = r ? TX_DUP(m->ir, tx_expr, vars, s->nvars) : NULL;
   if (!r || (s->nvars && !vs)) {
     m->failed = 1;
@@ -285,8 +288,10 @@ static const tx_stmt *nd_for(tx_mutator *m, const tx_stmt *s) {
     m->failed = 1;
     return s;
   }
-  for (uint32_t i = 0; i < s->nexprs; i++) exprs[i] = i < npos ? nb[i] : tx_mutate_expr(m, s->exprs[i]);
-  for (uint32_t i = 0; i < s->nstmts; i++) stmts[i] = tx_mutate_stmt(m, s->stmts[i]);
+  for (uint32_t i = 0; i < s->nexprs; i++)
+    exprs[i] = i < npos ? nb[i] : tx_mutate_expr(m, s->exprs[i]);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    stmts[i] = tx_mutate_stmt(m, s->stmts[i]);
   const tx_stmt *r = copy_stmt(m, s, exprs, stmts, &nv);
   free(exprs);
   free(stmts);
@@ -319,10 +324,13 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
     if (!r) {
       /* Not narrowed: still record an int32 loop's range for its body. */
       const tx_expr *step = s->kw.npos == 3 ? s->exprs[2] : NULL;
-      tx_range_record_loop(&st->ranges, s->nvars ? s->vars[0] : NULL, s->exprs[0], s->exprs[1], step);
+      tx_range_record_loop(&st->ranges, s->nvars ? s->vars[0] : NULL, s->exprs[0], s->exprs[1],
+                           step);
     }
     break;
-  case STMT_BIND: r = nd_bind(m, s); break;
+  case STMT_BIND:
+    r = nd_bind(m, s);
+    break;
   case STMT_STORE: {
     /* exprs: value, indices... */
     const tx_expr **exprs = calloc(s->nexprs, sizeof *exprs);
@@ -352,7 +360,8 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
   case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT: break;
+  case TX_STMT_KIND_COUNT:
+    break;
   }
   if (st->ranges.oom || st->oom) m->failed = 1;
   return r;
@@ -377,7 +386,8 @@ tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const 
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
     const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    if (!mod || !fs)
+      status = TIRX_ERR_NOMEM;
     else {
       *mod = *in;
       mod->funcs = fs;

@@ -76,7 +76,8 @@ static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
     }
     return UNKNOWN;
   case EXPR_FLOORDIV:
-    if (cb && c > 0 && a.known) return (tx_range){1, tx_range_fdiv(a.lo, c), tx_range_fdiv(a.hi, c)};
+    if (cb && c > 0 && a.known)
+      return (tx_range){1, tx_range_fdiv(a.lo, c), tx_range_fdiv(a.hi, c)};
     return UNKNOWN;
   case EXPR_FLOORMOD:
     if (cb && c > 0) {
@@ -120,7 +121,8 @@ static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: break;
+  case TX_EXPR_KIND_COUNT:
+    break;
   }
   return UNKNOWN;
 }

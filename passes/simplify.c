@@ -19,7 +19,8 @@
  *  - float +, -, * of two literals of the same dtype fold;
  *  - idempotent: simplifying its own output changes nothing.
  * Variables are identities, so a range is recorded once per variable for
- * the whole function and needs no scoping.
+ * the whole function and needs no scoping. The range analysis itself is
+ * passes/range.h, shared with narrow-datatype.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -247,7 +247,7 @@ Test(passes, print_after_all_in_order_and_disabled) {
   cr_assert(a && b && c && a < b && b < c, "got: %s", text);
   cr_assert_null(strstr(text, "# after flatten-buffer"), "a disabled pass does not run");
   cr_assert_eq(o.timings_ms[PASS_FLATTEN_BUFFER], 0.0);
-  cr_assert_eq(count_substr(text, "# after "), 3);
+  cr_assert_eq(count_substr(text, "# after "), TX_PASS_COUNT - 1);
   tx_sb_free(&sb);
 }
 
@@ -258,7 +258,7 @@ Test(passes, o0_skips_simplify) {
   target.opt_level = 0;
   cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_OK);
   cr_assert_null(strstr(tx_sb_cstr(&sb), "# after simplify"));
-  cr_assert_eq(count_substr(tx_sb_cstr(&sb), "# after "), 3);
+  cr_assert_eq(count_substr(tx_sb_cstr(&sb), "# after "), TX_PASS_COUNT - 1);
   tx_sb_free(&sb);
 }
 
@@ -505,4 +505,38 @@ Test(passes, compile_lowered_reports_stats_and_errors) {
   cr_assert_eq(tx_compile_module(ctx, parse(TILE), &req, &stats, &out), TIRX_ERR_INPUT);
   cr_assert_eq(out.len, 0, "nothing is emitted on failure");
   tx_sb_free(&out);
+}
+
+/* ---- cse, legalize-bf16-fp8, narrow-datatype ------------------------------------- */
+
+static const char REPEATED[] =
+    "from tvm.script import tirx as T\n"
+    "\n"
+    "@T.prim_func\n"
+    "def f(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
+    "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
+    "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
+    "    A[tx * n + 1] = T.float32(1.0)\n"
+    "    A[tx * n + 2] = T.float32(2.0)\n";
+
+Test(passes, cse_runs_from_o2_only) {
+  const tx_module *m = parse(REPEATED), *out = NULL;
+  target.opt_level = 1;
+  cr_assert_eq(tx_pass_cse(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "-O1 keeps the module");
+  target.opt_level = 2;
+  cr_assert_eq(tx_pass_cse(&pc, m, &out), TIRX_OK);
+  cr_assert_neq(out, m);
+  cr_assert_eq(tx_verify_module(&pc, out, "cse"), TIRX_OK);
+  const tx_module *again = NULL;
+  cr_assert_eq(tx_pass_cse(&pc, out, &again), TIRX_OK);
+  cr_assert_eq(again, out, "idempotent");
+}
+
+Test(passes, legalize_and_narrow_keep_plain_modules) {
+  const tx_module *m = parse(REPEATED), *out = NULL;
+  cr_assert_eq(tx_pass_legalize_bf16_fp8(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "no narrow floats: same module");
+  cr_assert_eq(tx_pass_narrow_datatype(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "no int64: same module");
 }
