@@ -47,6 +47,12 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
     "T.vectorized loops become Ramp/Broadcast vector statements, or serial loops")                 \
   X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop,                                          \
     "short constant T.unroll loops are copied out per iteration (-O1 and up)")                     \
+  X(PASS_CSE, "cse", tx_pass_cse,                                                                  \
+    "common subexpression elimination: repeated pure expressions bound once (-O2 and up)")        \
+  X(PASS_LEGALIZE_BF16_FP8, "legalize-bf16-fp8", tx_pass_legalize_bf16_fp8,                        \
+    "bfloat16/fp8/fp6/fp4 arithmetic computed in float32; fp8 needs sm_89 or newer")               \
+  X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
+    "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
     "split each kernel into a host launcher and a <name>_kernel device function")
 

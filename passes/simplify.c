@@ -19,7 +19,8 @@
  *  - float +, -, * of two literals of the same dtype fold;
  *  - idempotent: simplifying its own output changes nothing.
  * Variables are identities, so a range is recorded once per variable for
- * the whole function and needs no scoping.
+ * the whole function and needs no scoping. The range analysis itself is
+ * passes/range.h, shared with narrow-datatype.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,150 +28,21 @@
 #include "ir/equal.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
+#include "passes/range.h"
 
 static const tirx_span NOSPAN = {0};
 
-typedef struct range {
-  int known;
-  int64_t lo, hi;
-} range;
+typedef tx_range range;
 
 typedef struct sp_state {
   tx_pass_ctx *pc;
   tx_ir *ir;
-  const tx_expr **vars;
-  range *ranges;
-  uint32_t n, cap;
+  tx_range_map ranges; /* shared range analysis (passes/range.h) */
   int oom;
 } sp_state;
 
-static void set_range(sp_state *st, const tx_expr *v, range r) {
-  if (!r.known) return;
-  if (st->n == st->cap) {
-    uint32_t cap = st->cap ? st->cap * 2 : 32;
-    const tx_expr **nv = realloc((void *)st->vars, cap * sizeof *nv);
-    if (nv) st->vars = nv;
-    range *nr = nv ? realloc(st->ranges, cap * sizeof *nr) : NULL;
-    if (!nr) {
-      st->oom = 1;
-      return;
-    }
-    st->ranges = nr;
-    st->cap = cap;
-  }
-  st->vars[st->n] = v;
-  st->ranges[st->n++] = r;
-}
-
-static const range UNKNOWN = {0, 0, 0};
-
-static range rconst(int64_t v) {
-  return (range){1, v, v};
-}
-
-/* Keep ranges far from int64 overflow: beyond 2^40 they are not useful. */
-static range checked(range r) {
-  const int64_t lim = INT64_C(1) << 40;
-  if (!r.known || r.lo < -lim || r.hi > lim || r.lo > r.hi) return UNKNOWN;
-  return r;
-}
-
-static int64_t fdiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t fmod_(int64_t a, int64_t b) {
-  return a - fdiv(a, b) * b;
-}
-
-static range range_of(sp_state *st, const tx_expr *e);
-
-static range range_bin(sp_state *st, const tx_expr *e) {
-  range a = range_of(st, e->ops[0]), b = range_of(st, e->ops[1]);
-  int64_t c;
-  int cb = tx_lc_const(e->ops[1], &c);
-  switch ((tx_expr_kind)e->kind) {
-  case EXPR_ADD:
-    return a.known && b.known ? checked((range){1, a.lo + b.lo, a.hi + b.hi}) : UNKNOWN;
-  case EXPR_SUB:
-    return a.known && b.known ? checked((range){1, a.lo - b.hi, a.hi - b.lo}) : UNKNOWN;
-  case EXPR_MUL:
-    if (a.known && b.known) {
-      int64_t p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-      range r = {1, p[0], p[0]};
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < r.lo) r.lo = p[i];
-        if (p[i] > r.hi) r.hi = p[i];
-      }
-      return checked(r);
-    }
-    return UNKNOWN;
-  case EXPR_FLOORDIV:
-    if (cb && c > 0 && a.known) return (range){1, fdiv(a.lo, c), fdiv(a.hi, c)};
-    return UNKNOWN;
-  case EXPR_FLOORMOD:
-    if (cb && c > 0) {
-      if (a.known && a.lo >= 0 && a.hi < c) return a;
-      return (range){1, 0, c - 1};
-    }
-    return UNKNOWN;
-  case EXPR_MIN:
-    if (a.known && b.known) return (range){1, a.lo < b.lo ? a.lo : b.lo, a.hi < b.hi ? a.hi : b.hi};
-    return UNKNOWN;
-  case EXPR_MAX:
-    if (a.known && b.known) return (range){1, a.lo > b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi};
-    return UNKNOWN;
-  case EXPR_INT:
-  case EXPR_FLOAT:
-  case EXPR_STRING:
-  case EXPR_VAR:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
-  case EXPR_NOT:
-  case EXPR_SELECT:
-  case EXPR_CAST:
-  case EXPR_LOAD:
-  case EXPR_RAMP:
-  case EXPR_BROADCAST:
-  case EXPR_LET:
-  case EXPR_CALL:
-  case EXPR_TUPLE:
-  case EXPR_BUFFER:
-  case EXPR_REGION:
-  case EXPR_SLICE:
-  case EXPR_LAYOUT:
-  case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: break;
-  }
-  return UNKNOWN;
-}
-
 static range range_of(sp_state *st, const tx_expr *e) {
-  int64_t v;
-  if (!e || !tx_dtype_is_int(e->dtype) || e->dtype.lanes != 1) return UNKNOWN;
-  if (tx_lc_const(e, &v)) return rconst(v);
-  if (e->kind == EXPR_VAR) {
-    for (uint32_t i = 0; i < st->n; i++)
-      if (st->vars[i] == e) return st->ranges[i];
-    return UNKNOWN;
-  }
-  if (e->kind == EXPR_CAST && e->nops == 1 && tx_dtype_is_int(e->ops[0]->dtype)) {
-    /* A cast keeps the range when every value fits the target type. */
-    range r = range_of(st, e->ops[0]);
-    int64_t lim = e->dtype.bits >= 64 ? INT64_MAX : (INT64_C(1) << (e->dtype.bits - 1)) - 1;
-    return r.known && r.lo >= 0 && r.hi <= lim ? r : UNKNOWN;
-  }
-  if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2) return range_bin(st, e);
-  return UNKNOWN;
+  return tx_range_of(&st->ranges, e);
 }
 
 /* ---- rewriting one node ---------------------------------------------------------- */
@@ -221,10 +93,10 @@ static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int
     return mk_int(st, e->dtype, x % y);
   case EXPR_FLOORDIV:
     if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
-    return mk_int(st, e->dtype, fdiv(x, y));
+    return mk_int(st, e->dtype, tx_range_fdiv(x, y));
   case EXPR_FLOORMOD:
     if (y == 0 || y == -1 || is_uint) return e;
-    return mk_int(st, e->dtype, fmod_(x, y));
+    return mk_int(st, e->dtype, tx_range_fmod(x, y));
   case EXPR_MIN: return mk_int(st, e->dtype, x < y ? x : y);
   case EXPR_MAX: return mk_int(st, e->dtype, x > y ? x : y);
   case EXPR_EQ: return mk_bool(st, e, x == y);
@@ -340,7 +212,7 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_FLOORDIV: {
     if (y == 1) return a;
     if (y <= 0) return e;
-    if (ra.known && fdiv(ra.lo, y) == fdiv(ra.hi, y)) return mk_int(st, e->dtype, fdiv(ra.lo, y));
+    if (ra.known && tx_range_fdiv(ra.lo, y) == tx_range_fdiv(ra.hi, y)) return mk_int(st, e->dtype, tx_range_fdiv(ra.lo, y));
     int64_t q;
     const tx_expr *f;
     if ((f = multiple_of(a, y, &q))) return mk_bin(st, EXPR_MUL, f, mk_int(st, e->dtype, q));
@@ -439,26 +311,6 @@ static const tx_expr *sp_expr(tx_mutator *m, const tx_expr *e) {
   return r;
 }
 
-static void record_bind(sp_state *st, const tx_stmt *s) {
-  if (!s->nvars || !s->nexprs || s->flag != BIND_PLAIN) return;
-  const tx_expr *v = s->vars[0], *val = s->exprs[0];
-  int64_t ext;
-  if (val->kind == EXPR_CALL && val->u.call.op && strcmp(val->u.call.op, "T.launch_thread") == 0 &&
-      val->nops == 2 && tx_lc_const(val->ops[1], &ext) && ext > 0) {
-    set_range(st, v, (range){1, 0, ext - 1});
-    return;
-  }
-  if (val->kind == EXPR_CAST && val->nops == 1) {
-    const tx_expr *in = val->ops[0];
-    if (in->kind == EXPR_CALL && in->u.call.op && strcmp(in->u.call.op, "T.launch_thread") == 0 &&
-        in->nops == 2 && tx_lc_const(in->ops[1], &ext) && ext > 0) {
-      set_range(st, v, (range){1, 0, ext - 1});
-      return;
-    }
-  }
-  set_range(st, v, range_of(st, val));
-}
-
 static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
   sp_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
@@ -466,16 +318,15 @@ static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_FOR: {
     /* exprs: begin, end [, step]: record the loop variable's range first */
     const tx_expr *b = tx_mutate_expr(m, s->exprs[0]), *en = tx_mutate_expr(m, s->exprs[1]);
-    int64_t lo, hi, step = 1;
-    int has_step = s->kw.npos == 3;
-    if (has_step && !tx_lc_const(tx_mutate_expr(m, s->exprs[2]), &step)) step = 0;
-    if (s->nvars && tx_lc_const(b, &lo) && tx_lc_const(en, &hi) && hi > lo && step > 0)
-      set_range(st, s->vars[0], (range){1, lo, hi - 1});
+    const tx_expr *step = s->kw.npos == 3 ? tx_mutate_expr(m, s->exprs[2]) : NULL;
+    tx_range_record_loop(&st->ranges, s->nvars ? s->vars[0] : NULL, b, en, step);
+    if (st->ranges.oom) st->oom = m->failed = 1;
     return NULL;
   }
   case STMT_BIND: {
     const tx_stmt *r = tx_mutate_stmt_children(m, s);
-    record_bind(st, r);
+    tx_range_record_bind(&st->ranges, r);
+    if (st->ranges.oom) st->oom = m->failed = 1;
     return r;
   }
   case STMT_IF: {
@@ -548,7 +399,7 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    st.n = 0;
+    tx_range_clear(&st.ranges);
     tx_mutator m = {.ir = pc->ir, .user = &st, .expr = sp_expr, .stmt = sp_stmt_outer};
     const tx_func *f = in->funcs[i];
     funcs[i] = tx_mutate_func(&m, f);
@@ -579,7 +430,6 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
     }
   }
   free(funcs);
-  free((void *)st.vars);
-  free(st.ranges);
+  tx_range_free(&st.ranges);
   return status;
 }

@@ -48,7 +48,9 @@ has "$TMP/out" "tirxc " "--version"
 
 expect 0 "--list-passes" -- "$TIRXC" --list-passes
 NPASSES=$(wc -l <"$TMP/out")
-[ "$NPASSES" -ge 4 ] || fail "--list-passes: expected at least 4 lines"
+# One line per pass; the exact set grows as passes are added.
+[ "$NPASSES" -ge 7 ] || fail "--list-passes: expected at least 7 lines"
+grep -q '^cse ' "$TMP/out" || fail "--list-passes: no cse"
 [ "$(head -n1 "$TMP/out" | cut -d' ' -f1)" = lower-tirx ] || fail "--list-passes: first is lower-tirx"
 for p in lower-tirx flatten-buffer simplify split-host-device; do
   has "$TMP/out" "$p " "--list-passes lists $p"
@@ -108,6 +110,16 @@ expect 1 "input error" -- "$TIRXC" "$TMP/bad.tirx" --emit=lowered -o "$TMP/bad.o
 expect 0 "-o" -- "$TIRXC" "$SCALE" --emit=lowered -o "$TMP/scale.low"
 [ -s "$TMP/scale.low" ] || fail "-o wrote nothing"
 expect 5 "missing file" -- "$TIRXC" "$TMP/nope.tirx"
+
+# ---- legalize-bf16-fp8: fp8 needs sm_89; fp4/fp6 convert in software everywhere -------
+FP8="$TMP/fp8.tirx"
+printf '@T.prim_func\ndef f(A: T.Buffer((4,), "float8_e4m3fn"), O: T.Buffer((4,), "float32")):\n    T.device_entry(grid=(1, 1, 1), block=(4, 1, 1))\n    tx = T.launch_thread("threadIdx.x", 4)\n    O[tx] = T.Cast("float32", A[tx])\n' >"$FP8"
+expect 1 "fp8 on sm_80" -- "$TIRXC" "$FP8" --emit=lowered --arch=sm_80
+has "$TMP/err" "fp8.tirx:2:7: error: float8_e4m3fn needs sm_89 or newer (target is sm_80)" "fp8 on sm_80"
+expect 0 "fp8 on sm_89" -- "$TIRXC" "$FP8" --emit=cuda --arch=sm_89
+FP4="$TMP/fp4.tirx"
+printf '@T.prim_func\ndef f(A: T.Buffer((4,), "float4_e2m1fn"), O: T.Buffer((4,), "float32")):\n    T.device_entry(grid=(1, 1, 1), block=(4, 1, 1))\n    tx = T.launch_thread("threadIdx.x", 4)\n    O[tx] = T.Cast("float32", A[tx])\n' >"$FP4"
+expect 0 "fp4 on sm_80" -- "$TIRXC" "$FP4" --emit=cuda --arch=sm_80
 
 # ---- golden runner with lowered expectations ------------------------------------------
 mkdir "$TMP/g"

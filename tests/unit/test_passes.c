@@ -507,3 +507,37 @@ Test(passes, compile_lowered_reports_stats_and_errors) {
   cr_assert_eq(out.len, 0, "nothing is emitted on failure");
   tx_sb_free(&out);
 }
+
+/* ---- cse, legalize-bf16-fp8, narrow-datatype ------------------------------------- */
+
+static const char REPEATED[] =
+    "from tvm.script import tirx as T\n"
+    "\n"
+    "@T.prim_func\n"
+    "def f(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
+    "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
+    "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
+    "    A[tx * n + 1] = T.float32(1.0)\n"
+    "    A[tx * n + 2] = T.float32(2.0)\n";
+
+Test(passes, cse_runs_from_o2_only) {
+  const tx_module *m = parse(REPEATED), *out = NULL;
+  target.opt_level = 1;
+  cr_assert_eq(tx_pass_cse(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "-O1 keeps the module");
+  target.opt_level = 2;
+  cr_assert_eq(tx_pass_cse(&pc, m, &out), TIRX_OK);
+  cr_assert_neq(out, m);
+  cr_assert_eq(tx_verify_module(&pc, out, "cse"), TIRX_OK);
+  const tx_module *again = NULL;
+  cr_assert_eq(tx_pass_cse(&pc, out, &again), TIRX_OK);
+  cr_assert_eq(again, out, "idempotent");
+}
+
+Test(passes, legalize_and_narrow_keep_plain_modules) {
+  const tx_module *m = parse(REPEATED), *out = NULL;
+  cr_assert_eq(tx_pass_legalize_bf16_fp8(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "no narrow floats: same module");
+  cr_assert_eq(tx_pass_narrow_datatype(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out, m, "no int64: same module");
+}

@@ -17,7 +17,8 @@ extern "C" __global__ void __launch_bounds__(32) cluster_kernel(int* __restrict_
   int cid = tx_sreg_clusterid_x();
   int rank = tx_sreg_cluster_ctaid_x();
   if (tx == 0) {
-    O_ptr[((cid * 4) + (rank * 2))] = rank;
-    O_ptr[(((cid * 4) + (rank * 2)) + 1)] = cid;
+    int cse_v1 = ((cid * 4) + (rank * 2));
+    O_ptr[cse_v1] = rank;
+    O_ptr[(cse_v1 + 1)] = cid;
   }
 }

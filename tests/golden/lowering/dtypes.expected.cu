@@ -9,6 +9,7 @@ extern "C" __global__ void __launch_bounds__(256) dtypes_kernel(float* __restric
   nv_bfloat16 b_ptr[1];
   b_ptr[0] = ((nv_bfloat16)A_ptr[tx]);
   H_ptr[tx] = h_ptr[0];
-  O_ptr[(tx * 2)] = ((float)h_ptr[0]);
-  O_ptr[((tx * 2) + 1)] = ((float)b_ptr[0]);
+  int cse_v1 = (tx * 2);
+  O_ptr[cse_v1] = ((float)h_ptr[0]);
+  O_ptr[(cse_v1 + 1)] = ((float)b_ptr[0]);
 }

@@ -4,7 +4,8 @@ extern "C" __global__ void __launch_bounds__(64) dyn_kernel(float* __restrict__ 
   extern __shared__ __align__(16) unsigned char smem[];
   int tx = ((int)threadIdx.x);
   ((float*)smem)[tx] = A_ptr[tx];
-  ((float*)smem)[(tx + 64)] = B_ptr[tx];
+  int cse_v1 = (tx + 64);
+  ((float*)smem)[cse_v1] = B_ptr[tx];
   __syncthreads();
-  C_ptr[tx] = (((float*)smem)[(63 - tx)] + ((float*)smem)[(tx + 64)]);
+  C_ptr[tx] = (((float*)smem)[(63 - tx)] + ((float*)smem)[cse_v1]);
 }

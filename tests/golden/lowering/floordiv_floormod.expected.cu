@@ -6,8 +6,9 @@ __device__ __forceinline__ int tx_floormod_i32(int a, int b) { int r = a % b; re
 
 extern "C" __global__ void __launch_bounds__(225) int_div_kernel(int* __restrict__ X_ptr, int* __restrict__ Y_ptr, int* __restrict__ O_ptr) {
   int tx = ((int)threadIdx.x);
-  O_ptr[(tx * 4)] = tx_floordiv_i32(X_ptr[tx], Y_ptr[tx]);
-  O_ptr[((tx * 4) + 1)] = tx_floormod_i32(X_ptr[tx], Y_ptr[tx]);
-  O_ptr[((tx * 4) + 2)] = (X_ptr[tx] / Y_ptr[tx]);
-  O_ptr[((tx * 4) + 3)] = (X_ptr[tx] % Y_ptr[tx]);
+  int cse_v1 = (tx * 4);
+  O_ptr[cse_v1] = tx_floordiv_i32(X_ptr[tx], Y_ptr[tx]);
+  O_ptr[(cse_v1 + 1)] = tx_floormod_i32(X_ptr[tx], Y_ptr[tx]);
+  O_ptr[(cse_v1 + 2)] = (X_ptr[tx] / Y_ptr[tx]);
+  O_ptr[(cse_v1 + 3)] = (X_ptr[tx] % Y_ptr[tx]);
 }

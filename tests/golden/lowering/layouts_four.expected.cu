@@ -3,5 +3,6 @@
 extern "C" __global__ void __launch_bounds__(32) layouts_kernel(float* __restrict__ B0_ptr, float* __restrict__ B1_ptr, float* __restrict__ B2_ptr, float* __restrict__ B3_ptr) {
   int i = ((int)threadIdx.x);
   int j = ((int)threadIdx.y);
-  B0_ptr[((i * 8) + j)] = (((B1_ptr[((j * 4) + i)] * 100.0f) + (B2_ptr[(((i * 8) + j) + 64)] * 10.0f)) + B3_ptr[((i * 16) + j)]);
+  int cse_v1 = ((i * 8) + j);
+  B0_ptr[cse_v1] = (((B1_ptr[((j * 4) + i)] * 100.0f) + (B2_ptr[(cse_v1 + 64)] * 10.0f)) + B3_ptr[((i * 16) + j)]);
 }
