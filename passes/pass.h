@@ -41,8 +41,12 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
     "constant folding, algebraic identities and range-based floordiv/floormod rules")              \
+  X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
+    "check that host code (before T.device_entry()) never reads or writes device memory")         \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
-    "split each kernel into a host launcher and a <name>_kernel device function")
+    "split each kernel into a host launcher and a <name>_kernel device function")                 \
+  X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \
+    "host functions get the packed calling convention: argument checks and shape bindings")
 
 typedef enum tx_pass_id {
 #define X(id, name, fn, doc) id,
