@@ -318,8 +318,8 @@ static void check_tensor(packer *pk, uint32_t i, const char *arg, const tx_buffe
 
   int code = 0, bits = 0;
   if (!dlpack_dtype(b->dtype, &code, &bits)) {
-    tx_error(pk->pc->diags, sp, "buffer parameter '%s' has dtype %s, which no tensor can hold",
-             arg, tx_dtype_str(b->dtype, dt));
+    tx_error(pk->pc->diags, sp, "buffer parameter '%s' has dtype %s, which no tensor can hold", arg,
+             tx_dtype_str(b->dtype, dt));
     pk->errors++;
     return;
   }
@@ -385,8 +385,8 @@ static void check_tensor(packer *pk, uint32_t i, const char *arg, const tx_buffe
     /* Bind the element offset: the byte offset must be a whole number of
      * elements, and the variable gets byte_offset / element bytes. */
     int64_t eb = elem_bits / 8;
-    snprintf(what, sizeof what, "argument '%s': expected byte_offset to be a multiple of %lld",
-             arg, (long long)eb);
+    snprintf(what, sizeof what, "argument '%s': expected byte_offset to be a multiple of %lld", arg,
+             (long long)eb);
     emit_eq(pk, tx_lc_modi(pk->ir, off, eb), lit(pk, TX_INT64, 0), what, sp, 0);
     match(pk, arg, tx_lc_divi(pk->ir, off, eb), b->elem_offset, 1, "elem_offset", sp);
   } else {
@@ -462,8 +462,7 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
     if (b)
-      check_tensor(pk, i, names[i], b, first_tensor,
-                   first_tensor >= 0 ? names[first_tensor] : "");
+      check_tensor(pk, i, names[i], b, first_tensor, first_tensor >= 0 ? names[first_tensor] : "");
   }
   if (pk->oom) return TIRX_ERR_NOMEM;
   if (pk->too_big) {
@@ -497,9 +496,12 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   const tx_stmt **items = tx_arena_alloc(ir->arena, (total ? total : 1) * sizeof *items);
   if (!items) return TIRX_ERR_NOMEM;
   uint32_t k = 0;
-  for (uint32_t i = 0; i < pk->nstmts; i++) items[k++] = pk->stmts[i];
-  for (uint32_t i = 0; i < pk->nlate; i++) items[k++] = pk->late[i];
-  for (uint32_t i = 0; i < nbody; i++) items[k++] = body_items[i];
+  for (uint32_t i = 0; i < pk->nstmts; i++)
+    items[k++] = pk->stmts[i];
+  for (uint32_t i = 0; i < pk->nlate; i++)
+    items[k++] = pk->late[i];
+  for (uint32_t i = 0; i < nbody; i++)
+    items[k++] = body_items[i];
   const tx_stmt *body = tx_lc_seq(ir, items, k, f->body ? f->body->span : f->span);
 
   /* Attributes: the function's own, then the packed-API description. */

@@ -34,7 +34,7 @@ typedef struct vm_state {
   const tx_func *f;
   const tx_expr *dev_data[256];
   uint32_t ndev;
-  int host_only;     /* the function has no device entry */
+  int host_only;      /* the function has no device entry */
   tirx_span fallback; /* span of the host statement being walked */
   int errors;
 } vm_state;
@@ -157,11 +157,11 @@ static int vm_pre_expr(tx_visitor *v, const tx_expr *e) {
 static int vm_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   vm_state *st = v->user;
   if (s->span.line) st->fallback = s->span;
-  if (s->kind == STMT_STORE && in_device_memory(st, s->buffer)) report(st, s->span, "write", s->buffer);
+  if (s->kind == STMT_STORE && in_device_memory(st, s->buffer))
+    report(st, s->span, "write", s->buffer);
   /* A declaration over device storage (T.decl_buffer(..., data=A.data)) is
    * device memory too; its own data variable then names the same storage. */
-  if (tx_stmt_defines_buffer((tx_stmt_kind)s->kind) && s->buffer &&
-      in_device_memory(st, s->buffer))
+  if (tx_stmt_defines_buffer((tx_stmt_kind)s->kind) && s->buffer && in_device_memory(st, s->buffer))
     add_dev_data(st, s->buffer->data);
   if (tx_diag_saturated(st->pc->diags)) v->stop = 1;
   return 1;

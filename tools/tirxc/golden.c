@@ -79,8 +79,8 @@ typedef struct runner {
   int passed, failed;
   int case_failed; /* the current case has printed its FAIL header */
   const char *case_path;
-  int only_passes;                   /* a .pass directory: run only the passes it names */
-  uint8_t pass_on[TX_PASS_COUNT];    /* ... these ones, in pipeline order */
+  int only_passes;                /* a .pass directory: run only the passes it names */
+  uint8_t pass_on[TX_PASS_COUNT]; /* ... these ones, in pipeline order */
 } runner;
 
 /* ---- Files ------------------------------------------------------------------- */
