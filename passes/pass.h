@@ -53,8 +53,12 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
     "bfloat16/fp8/fp6/fp4 arithmetic computed in float32; fp8 needs sm_89 or newer")               \
   X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
     "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
+  X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
+    "check that host code (before T.device_entry()) never reads or writes device memory")         \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
-    "split each kernel into a host launcher and a <name>_kernel device function")
+    "split each kernel into a host launcher and a <name>_kernel device function")                 \
+  X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \
+    "host functions get the packed calling convention: argument checks and shape bindings")
 
 typedef enum tx_pass_id {
 #define X(id, name, fn, doc) id,

@@ -52,7 +52,7 @@ NPASSES=$(wc -l <"$TMP/out")
 [ "$NPASSES" -ge 7 ] || fail "--list-passes: expected at least 7 lines"
 grep -q '^cse ' "$TMP/out" || fail "--list-passes: no cse"
 [ "$(head -n1 "$TMP/out" | cut -d' ' -f1)" = lower-tirx ] || fail "--list-passes: first is lower-tirx"
-for p in lower-tirx flatten-buffer simplify split-host-device; do
+for p in lower-tirx flatten-buffer simplify verify-memory split-host-device make-packed-api; do
   has "$TMP/out" "$p " "--list-passes lists $p"
 done
 
@@ -90,7 +90,8 @@ has "$TMP/err" "# after simplify" "--print-after=simplify"
 grep -qF "# after flatten-buffer" "$TMP/err" && fail "--print-after prints only the passes named"
 expect 0 "--print-after-all with a disabled pass" -- \
   "$TIRXC" "$SCALE" --emit=lowered --print-after-all --disable-pass=flatten-buffer
-[ "$(grep -c '^# after ' "$TMP/err")" -eq $((NPASSES - 1)) ] || fail "--print-after-all: all passes but one ran"
+[ "$(grep -c '^# after ' "$TMP/err")" -eq $((NPASSES - 1)) ] ||
+  fail "--print-after-all: all passes but the disabled one ran"
 expect 0 "--time-passes" -- "$TIRXC" "$SCALE" --emit=lowered --time-passes
 has "$TMP/err" "(verification)" "--time-passes table"
 has "$TMP/err" "total" "--time-passes table"

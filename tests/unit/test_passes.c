@@ -263,6 +263,45 @@ Test(passes, o0_skips_simplify) {
   tx_sb_free(&sb);
 }
 
+/* make-packed-api: the host launcher carries the packed API, kernels do not,
+ * and running the pass again changes nothing. */
+Test(passes, make_packed_api_marks_host_functions_only) {
+  const tx_module *m = parse(SCALE), *out = NULL, *again = NULL;
+  tx_pipeline_options o = {.verify_each = 1};
+  cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_OK);
+  cr_assert_eq(out->nfuncs, 2);
+  const tx_func *host = out->funcs[0], *kernel = out->funcs[1];
+  int host_packed = 0, kernel_packed = 0;
+  for (uint32_t i = 0; i < host->nattrs; i++)
+    host_packed |= strcmp(host->attr_keys[i], "tirx.packed_api") == 0;
+  for (uint32_t i = 0; i < kernel->nattrs; i++)
+    kernel_packed |= strcmp(kernel->attr_keys[i], "tirx.packed_api") == 0;
+  cr_assert(host_packed && !kernel_packed);
+  cr_assert_eq(host->body->kind, STMT_SEQ);
+  cr_assert_eq(host->body->stmts[0]->kind, STMT_ASSERT, "the prologue starts with the count");
+  cr_assert_eq(tx_pass_make_packed_api(&pc, out, &again), TIRX_OK);
+  cr_assert_eq(again, out, "idempotent");
+}
+
+/* verify-memory: a host read of a parameter buffer is one located error. */
+Test(passes, verify_memory_rejects_host_reads) {
+  const tx_module *m = parse("from tvm.script import tirx as T\n"
+                             "\n"
+                             "@T.prim_func\n"
+                             "def f(A: T.Buffer((256,), \"float32\")):\n"
+                             "    x = A[0]\n"
+                             "    T.device_entry()\n"
+                             "    tx = T.thread_id([256])\n"
+                             "    A[tx] = x\n"),
+                  *out = NULL;
+  tx_pipeline_options o = {0};
+  cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_ERR_INPUT);
+  cr_assert_eq(tx_diag_errors(ctx->diags), 1);
+  cr_assert_str_eq(diag_msg(0), "host code cannot read buffer 'A': it lives in device memory "
+                                "(move the access after T.device_entry())");
+  cr_assert_eq(tx_diag_at(ctx->diags, 0)->span.line, 5);
+}
+
 Test(passes, print_after_without_sink_is_fine) {
   const tx_module *m = parse(SCALE), *out = NULL;
   tx_pipeline_options o = {.print_after_all = 1};

@@ -19,8 +19,9 @@
  * -O2, whatever GPU the machine has) when they exist. In a directory holding
  * a `.lowering` marker file both are always expected (--update creates them),
  * and a case whose lowering fails with input errors is an error case
- * compared with NAME.expected.err. The same holds in a directory with a `.pass`
- * file (which runs only the pass it names).
+ * compared with NAME.expected.err. A `.pass` file lists the passes (one or
+ * more, blank-separated) that its directory's cases run instead of the whole
+ * pipeline; their input errors are compared with NAME.expected.err too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,6 +52,9 @@ static const char GOLDEN_HELP[] =
     "    NAME.expected.cu, if present, --emit=cuda (sm_90a, -O2). In a DIR that\n"
     "    contains a file named .lowering, both are always expected, and a case\n"
     "    whose lowering fails must match NAME.expected.err.\n"
+    "  - In a DIR with a file named .pass listing pass names (blank-separated),\n"
+    "    NAME.expected.lowered.tirx is the module after only those passes, and a\n"
+    "    case they reject must match NAME.expected.err.\n"
     "\n"
     "options:\n"
     "  --update   write NAME.expected.tirx (when NAME.tirx compiles) or\n"
@@ -75,7 +79,8 @@ typedef struct runner {
   int passed, failed;
   int case_failed; /* the current case has printed its FAIL header */
   const char *case_path;
-  int only_pass; /* a .pass directory: run just this pass (-1: the whole pipeline) */
+  int only_passes;                /* a .pass directory: run only the passes it names */
+  uint8_t pass_on[TX_PASS_COUNT]; /* ... these ones, in pipeline order */
 } runner;
 
 /* ---- Files ------------------------------------------------------------------- */
@@ -180,13 +185,13 @@ static tirx_status render_blob(const tirx_ctx *ctx, blob *out) {
 
 /* --emit=lowered / --emit=cuda output of a parsed module, with the default
  * target so expectations do not depend on the machine's GPU. */
-static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind kind, int only_pass,
-                             blob *out) {
+static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind kind,
+                             const uint8_t *pass_on, blob *out) {
   *out = (blob){0};
   tx_compile_request req;
   tx_compile_request_init(&req);
   req.emit = kind;
-  for (int i = 0; only_pass >= 0 && i < TX_PASS_COUNT; i++) req.pipeline.disabled[i] = i != only_pass;
+  for (int i = 0; pass_on && i < TX_PASS_COUNT; i++) req.pipeline.disabled[i] = !pass_on[i];
   tx_strbuf sb = {0};
   tirx_status st = tx_compile_module(ctx, m->mod, &req, NULL, &sb);
   if (st == TIRX_OK && sb.failed) st = TIRX_ERR_NOMEM;
@@ -508,17 +513,17 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
 
   /* Lowering first: in a .lowering directory its input errors make this an
    * error case, and the round trip below clears the diagnostics. */
-  int want_low = cf.has_low || lowering_dir || r->only_pass >= 0;
+  int want_low = cf.has_low || lowering_dir || r->only_passes;
   int want_cu = cf.has_cu || lowering_dir;
   if (want_low || want_cu) {
     const char *stage = "--emit=lowered";
-    st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, r->only_pass, &low) : TIRX_OK;
+    st = want_low ? emit_blob(ctx, m, TX_EMIT_LOWERED, r->only_passes ? r->pass_on : NULL, &low)
+                  : TIRX_OK;
     if (st == TIRX_OK && want_cu) {
       stage = "--emit=cuda";
-      st = emit_blob(ctx, m, TX_EMIT_CUDA, -1, &cu);
+      st = emit_blob(ctx, m, TX_EMIT_CUDA, NULL, &cu);
     }
-    /* A pass's own input errors are expectations in its .pass directory too. */
-    if (st == TIRX_ERR_INPUT && (lowering_dir || r->only_pass >= 0)) {
+    if (st == TIRX_ERR_INPUT && (lowering_dir || r->only_passes)) {
       check_errors(r, ctx, &cf);
       goto done;
     }
@@ -612,23 +617,28 @@ static int run_dir(runner *r, const char *dir) {
   char *marker = concat3(dir, "/", ".lowering");
   int lowering_dir = marker && is_regular(marker);
   free(marker);
-  /* A .pass file names the one pass this directory's cases exercise: each
-   * NAME.expected.lowered.tirx is the input after just that pass. */
-  r->only_pass = -1;
+  /* A .pass file names the passes this directory's cases exercise (one, or
+   * several separated by blanks, run in pipeline order): each
+   * NAME.expected.lowered.tirx is the input after just those passes, and a
+   * case they reject with input errors is compared with NAME.expected.err. */
+  r->only_passes = 0;
+  memset(r->pass_on, 0, sizeof r->pass_on);
   char *pass_marker = concat3(dir, "/", ".pass");
-  blob pass_name = {0};
-  if (pass_marker && is_regular(pass_marker) && read_file(pass_marker, &pass_name) == 0) {
-    while (pass_name.len && (pass_name.data[pass_name.len - 1] == '\n' ||
-                             pass_name.data[pass_name.len - 1] == ' '))
-      pass_name.data[--pass_name.len] = '\0';
-    r->only_pass = tx_pass_lookup(pass_name.data);
-    if (r->only_pass < 0) {
-      fprintf(stderr, "tirxc golden: error: %s names no pass ('%s'); see tirxc --list-passes\n",
-              pass_marker, pass_name.data);
-      rc = -1;
+  blob pass_names = {0};
+  if (pass_marker && is_regular(pass_marker) && read_file(pass_marker, &pass_names) == 0) {
+    for (char *tok = strtok(pass_names.data, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+      int id = tx_pass_lookup(tok);
+      if (id < 0) {
+        fprintf(stderr, "tirxc golden: error: %s names no pass ('%s'); see tirxc --list-passes\n",
+                pass_marker, tok);
+        rc = -1;
+        continue;
+      }
+      r->pass_on[id] = 1;
+      r->only_passes = 1;
     }
   }
-  free(pass_name.data);
+  free(pass_names.data);
   free(pass_marker);
   if (rc == 0) {
     /* readdir order is the file system's; sorting makes runs reproducible. */

@@ -3,5 +3,6 @@
 extern "C" __global__ void __launch_bounds__(128) legacy_add_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr) {
   int blockIdx_x = ((int)blockIdx.x);
   int threadIdx_x = ((int)threadIdx.x);
-  B_ptr[((blockIdx_x * 128) + threadIdx_x)] = (A_ptr[((blockIdx_x * 128) + threadIdx_x)] + 1.0f);
+  int cse_v1 = ((blockIdx_x * 128) + threadIdx_x);
+  B_ptr[cse_v1] = (A_ptr[cse_v1] + 1.0f);
 }

@@ -3,6 +3,8 @@
 extern "C" __global__ void __launch_bounds__(128) vec_axpy_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, float* __restrict__ C_ptr, float alpha) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
-  *(float4*)(C_ptr + (((bx * 128) + tx) * 8)) = make_float4(((A_ptr[((((bx * 128) + tx) * 8) + 0)] * alpha) + B_ptr[((((bx * 128) + tx) * 8) + 0)]), ((A_ptr[((((bx * 128) + tx) * 8) + 1)] * alpha) + B_ptr[((((bx * 128) + tx) * 8) + 1)]), ((A_ptr[((((bx * 128) + tx) * 8) + 2)] * alpha) + B_ptr[((((bx * 128) + tx) * 8) + 2)]), ((A_ptr[((((bx * 128) + tx) * 8) + 3)] * alpha) + B_ptr[((((bx * 128) + tx) * 8) + 3)]));
-  *(float4*)(C_ptr + ((((bx * 128) + tx) * 8) + 4)) = make_float4(((A_ptr[(((((bx * 128) + tx) * 8) + 4) + 0)] * alpha) + B_ptr[(((((bx * 128) + tx) * 8) + 4) + 0)]), ((A_ptr[(((((bx * 128) + tx) * 8) + 4) + 1)] * alpha) + B_ptr[(((((bx * 128) + tx) * 8) + 4) + 1)]), ((A_ptr[(((((bx * 128) + tx) * 8) + 4) + 2)] * alpha) + B_ptr[(((((bx * 128) + tx) * 8) + 4) + 2)]), ((A_ptr[(((((bx * 128) + tx) * 8) + 4) + 3)] * alpha) + B_ptr[(((((bx * 128) + tx) * 8) + 4) + 3)]));
+  int cse_v2 = (((bx * 128) + tx) * 8);
+  *(float4*)(C_ptr + cse_v2) = make_float4(((A_ptr[(cse_v2 + 0)] * alpha) + B_ptr[(cse_v2 + 0)]), ((A_ptr[(cse_v2 + 1)] * alpha) + B_ptr[(cse_v2 + 1)]), ((A_ptr[(cse_v2 + 2)] * alpha) + B_ptr[(cse_v2 + 2)]), ((A_ptr[(cse_v2 + 3)] * alpha) + B_ptr[(cse_v2 + 3)]));
+  int cse_v1 = (cse_v2 + 4);
+  *(float4*)(C_ptr + cse_v1) = make_float4(((A_ptr[(cse_v1 + 0)] * alpha) + B_ptr[(cse_v1 + 0)]), ((A_ptr[(cse_v1 + 1)] * alpha) + B_ptr[(cse_v1 + 1)]), ((A_ptr[(cse_v1 + 2)] * alpha) + B_ptr[(cse_v1 + 2)]), ((A_ptr[(cse_v1 + 3)] * alpha) + B_ptr[(cse_v1 + 3)]));
 }

@@ -1,0 +1,41 @@
+/*
+ * packed_api.h - the numbers of the packed calling convention that
+ * make-packed-api writes into host functions and the runtime reads back
+ * (docs/lowering.md, "After make-packed-api").
+ *
+ * They live in one header so that the pass and the runtime that executes its
+ * asserts cannot disagree. The DLPack values are DLPack 1.1's.
+ */
+#ifndef TIRX_PASSES_PACKED_API_H
+#define TIRX_PASSES_PACKED_API_H
+
+/* What T.arg_kind(i) returns: the kind of value the caller passed. */
+typedef enum tx_packed_arg_kind {
+  TX_ARG_INT = 0,    /* a Python int or bool: int*, uint*, bool parameters */
+  TX_ARG_FLOAT = 1,  /* a Python float: float* and bfloat* parameters */
+  TX_ARG_HANDLE = 2, /* an opaque pointer: T.handle parameters */
+  TX_ARG_TENSOR = 3, /* a DLPack tensor: buffer parameters */
+} tx_packed_arg_kind;
+
+/* DLDataTypeCode values compared with T.arg_dtype_code(i). */
+enum {
+  TX_DL_INT = 0,
+  TX_DL_UINT = 1,
+  TX_DL_FLOAT = 2,
+  TX_DL_OPAQUE_HANDLE = 3,
+  TX_DL_BFLOAT = 4,
+  TX_DL_BOOL = 6,
+  TX_DL_FLOAT8_E4M3FN = 10,
+  TX_DL_FLOAT8_E4M3FNUZ = 11,
+  TX_DL_FLOAT8_E5M2 = 12,
+  TX_DL_FLOAT8_E5M2FNUZ = 13,
+  TX_DL_FLOAT8_E8M0FNU = 14,
+  TX_DL_FLOAT6_E2M3FN = 15,
+  TX_DL_FLOAT6_E3M2FN = 16,
+  TX_DL_FLOAT4_E2M1FN = 17,
+};
+
+/* DLDeviceType kDLCUDA, compared with T.arg_device_type(i). */
+enum { TX_DL_CUDA = 2 };
+
+#endif
