@@ -37,8 +37,10 @@ extern "C" __global__ void __launch_bounds__(128) cluster_kernel(float* __restri
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   asm volatile("barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;" ::: "memory");
-  if (tx_elect_sync() != 0U) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(tx_smem_addr((&bar_ptr[0]))), "r"(512) : "memory");
+  if ((tx / 32) == 0) {
+    if (tx_elect_sync() != 0U) {
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(tx_smem_addr((&bar_ptr[0]))), "r"(0) : "memory");
+    }
   }
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"(tx_smem_addr((&bar_ptr[1]))) : "memory");
   tx_mbarrier_wait(tx_smem_addr((&bar_ptr[1])), 0);
