@@ -21,8 +21,8 @@
 
 #include "tirx/tirx.h"
 
-typedef int tx_cu_result; /* CUresult; an enum in cuda.h, int-sized in the ABI */
-typedef int tx_cu_device; /* CUdevice */
+typedef int tx_cu_result;                   /* CUresult; an enum in cuda.h, int-sized in the ABI */
+typedef int tx_cu_device;                   /* CUdevice */
 typedef unsigned long long tx_cu_deviceptr; /* CUdeviceptr (CUdeviceptr_v2) */
 typedef struct CUctx_st *tx_cu_context;
 typedef struct CUmod_st *tx_cu_module;
@@ -144,7 +144,7 @@ typedef struct tx_cu_launch_config {
   X(DeviceGet, cuDeviceGet, (tx_cu_device * dev, int ordinal))                                     \
   X(DeviceGetName, cuDeviceGetName, (char *name, int len, tx_cu_device dev))                       \
   X(DeviceGetAttribute, cuDeviceGetAttribute, (int *value, int attrib, tx_cu_device dev))          \
-  X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, (tx_cu_context * ctx, tx_cu_device dev))    \
+  X(DevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, (tx_cu_context * ctx, tx_cu_device dev))     \
   X(DevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, (tx_cu_device dev))                     \
   X(CtxSetCurrent, cuCtxSetCurrent, (tx_cu_context ctx))                                           \
   X(CtxGetCurrent, cuCtxGetCurrent, (tx_cu_context * ctx))                                         \
@@ -163,7 +163,8 @@ typedef struct tx_cu_launch_config {
   X(ModuleLoadDataEx, cuModuleLoadDataEx,                                                          \
     (tx_cu_module * m, const void *image, unsigned int nopts, int *opts, void **vals))             \
   X(ModuleUnload, cuModuleUnload, (tx_cu_module m))                                                \
-  X(ModuleGetFunction, cuModuleGetFunction, (tx_cu_function * f, tx_cu_module m, const char *name)) \
+  X(ModuleGetFunction, cuModuleGetFunction,                                                        \
+    (tx_cu_function * f, tx_cu_module m, const char *name))                                        \
   X(FuncSetAttribute, cuFuncSetAttribute, (tx_cu_function f, int attrib, int value))               \
   X(LaunchKernelEx, cuLaunchKernelEx,                                                              \
     (const tx_cu_launch_config *cfg, tx_cu_function f, void **params, void **extra))               \

@@ -35,7 +35,9 @@ tirx_status tx_rt_enter(tx_runtime *rt, tx_rt_error *err) {
   return tx_rt_check(rt, rt->cu.CtxSetCurrent(rt->ctx), "cuCtxSetCurrent", err);
 }
 
-void tx_rt_retain(tx_runtime *rt) { atomic_fetch_add_explicit(&rt->refs, 1, memory_order_relaxed); }
+void tx_rt_retain(tx_runtime *rt) {
+  atomic_fetch_add_explicit(&rt->refs, 1, memory_order_relaxed);
+}
 
 /* Tear down: modules first (they live in the context), then our reference
  * to the primary context, then the driver handle. */
@@ -79,9 +81,10 @@ static tirx_status read_facts(tx_runtime *rt, tx_rt_error *err) {
                           "cuDeviceGetAttribute", err)))
       return st;
   int minor = 0;
-  if ((st = tx_rt_check(
-           rt, rt->cu.DeviceGetAttribute(&minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, rt->dev),
-           "cuDeviceGetAttribute", err)))
+  if ((st = tx_rt_check(rt,
+                        rt->cu.DeviceGetAttribute(
+                            &minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, rt->dev),
+                        "cuDeviceGetAttribute", err)))
     return st;
   /* The "a" targets (sm_90a, sm_100a) unlock wgmma/tcgen05, which TIRx
    * kernels are written for; before Hopper there is none. */
@@ -143,11 +146,27 @@ tirx_status tx_rt_open(int ordinal, tx_runtime **out, tx_rt_error *err) {
   return tx_rt_open_with(NULL, ordinal, out, err);
 }
 
-int tx_rt_device_count(const tx_runtime *rt) { return rt->count; }
-int tx_rt_cc(const tx_runtime *rt) { return rt->cc; }
-const char *tx_rt_arch(const tx_runtime *rt) { return rt->arch; }
-const char *tx_rt_device_name(const tx_runtime *rt) { return rt->name; }
-DLDevice tx_rt_device(const tx_runtime *rt) { return (DLDevice){kDLCUDA, rt->ordinal}; }
-int tx_rt_driver_version(const tx_runtime *rt) { return rt->driver_version; }
-int tx_rt_sm_count(const tx_runtime *rt) { return rt->sm_count; }
-int tx_rt_max_shared_optin(const tx_runtime *rt) { return rt->shared_optin; }
+int tx_rt_device_count(const tx_runtime *rt) {
+  return rt->count;
+}
+int tx_rt_cc(const tx_runtime *rt) {
+  return rt->cc;
+}
+const char *tx_rt_arch(const tx_runtime *rt) {
+  return rt->arch;
+}
+const char *tx_rt_device_name(const tx_runtime *rt) {
+  return rt->name;
+}
+DLDevice tx_rt_device(const tx_runtime *rt) {
+  return (DLDevice){kDLCUDA, rt->ordinal};
+}
+int tx_rt_driver_version(const tx_runtime *rt) {
+  return rt->driver_version;
+}
+int tx_rt_sm_count(const tx_runtime *rt) {
+  return rt->sm_count;
+}
+int tx_rt_max_shared_optin(const tx_runtime *rt) {
+  return rt->shared_optin;
+}

@@ -10,7 +10,9 @@
 /* Dynamic shared memory a kernel may use without opting in. */
 enum { DEFAULT_DYN_SMEM_LIMIT = 48 * 1024 };
 
-static unsigned dim(uint32_t v) { return v ? v : 1; }
+static unsigned dim(uint32_t v) {
+  return v ? v : 1;
+}
 
 /* Beyond 48 KiB the kernel must opt in with MAX_DYNAMIC_SHARED_SIZE_BYTES.
  * The attribute is per function and sticky, so it is raised only when a
@@ -22,10 +24,11 @@ static tirx_status opt_in_shared(tx_runtime *rt, tx_rt_function *f, uint32_t byt
   pthread_mutex_lock(&f->module->lock);
   if (bytes > f->dyn_smem_set) {
     st = tx_rt_check(rt,
-                     rt->cu.FuncSetAttribute(f->fn, TX_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                             (int)bytes),
+                     rt->cu.FuncSetAttribute(
+                         f->fn, TX_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes),
                      "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", err);
-    if (st == TIRX_OK) f->dyn_smem_set = bytes;
+    if (st == TIRX_OK)
+      f->dyn_smem_set = bytes;
     else if (err) {
       size_t n = strlen(err->message);
       snprintf(err->message + n, sizeof err->message - n,
@@ -39,7 +42,8 @@ static tirx_status opt_in_shared(tx_runtime *rt, tx_rt_function *f, uint32_t byt
 
 tirx_status tx_rt_launch_kernel(tx_runtime *rt, tx_rt_function *f, const tx_rt_launch *cfg,
                                 void **args, tx_rt_error *err) {
-  if (!f || !cfg) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_launch_kernel: NULL function or config");
+  if (!f || !cfg)
+    return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_launch_kernel: NULL function or config");
   tirx_status st = tx_rt_enter(rt, err);
   if (st) return st;
   if (cfg->dyn_shared_bytes > DEFAULT_DYN_SMEM_LIMIT &&
@@ -49,8 +53,8 @@ tirx_status tx_rt_launch_kernel(tx_runtime *rt, tx_rt_function *f, const tx_rt_l
   unsigned n = 0;
   memset(attrs, 0, sizeof attrs);
   int cluster = cfg->cluster[0] || cfg->cluster[1] || cfg->cluster[2];
-  int preferred = cfg->preferred_cluster[0] || cfg->preferred_cluster[1] ||
-                  cfg->preferred_cluster[2];
+  int preferred =
+      cfg->preferred_cluster[0] || cfg->preferred_cluster[1] || cfg->preferred_cluster[2];
   if (cluster) {
     attrs[n].id = TX_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     attrs[n].value.clusterDim.x = dim(cfg->cluster[0]);

@@ -10,7 +10,9 @@
 
 /* CUdeviceptr is a 64-bit integer; the runtime hands out void * so device
  * pointers drop straight into DLTensor.data and kernel arguments. */
-static tx_cu_deviceptr dptr(const void *p) { return (tx_cu_deviceptr)(uintptr_t)p; }
+static tx_cu_deviceptr dptr(const void *p) {
+  return (tx_cu_deviceptr)(uintptr_t)p;
+}
 
 tirx_status tx_rt_alloc(tx_runtime *rt, size_t bytes, void **out, tx_rt_error *err) {
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_alloc: out is NULL");
@@ -44,11 +46,11 @@ tirx_status tx_rt_copy(tx_runtime *rt, void *dst, const void *src, size_t bytes,
   tx_cu_stream s = (tx_cu_stream)stream;
   switch (kind) {
   case TX_COPY_H2D:
-    return tx_rt_check(rt, rt->cu.MemcpyHtoDAsync(dptr(dst), src, bytes, s),
-                       "cuMemcpyHtoDAsync_v2", err);
+    return tx_rt_check(rt, rt->cu.MemcpyHtoDAsync(dptr(dst), src, bytes, s), "cuMemcpyHtoDAsync_v2",
+                       err);
   case TX_COPY_D2H:
-    return tx_rt_check(rt, rt->cu.MemcpyDtoHAsync(dst, dptr(src), bytes, s),
-                       "cuMemcpyDtoHAsync_v2", err);
+    return tx_rt_check(rt, rt->cu.MemcpyDtoHAsync(dst, dptr(src), bytes, s), "cuMemcpyDtoHAsync_v2",
+                       err);
   case TX_COPY_D2D:
     return tx_rt_check(rt, rt->cu.MemcpyDtoDAsync(dptr(dst), dptr(src), bytes, s),
                        "cuMemcpyDtoDAsync_v2", err);
@@ -81,14 +83,14 @@ tirx_status tx_rt_synchronize(tx_runtime *rt, tx_rt_stream s, tx_rt_error *err) 
   return tx_rt_check(rt, rt->cu.StreamSynchronize((tx_cu_stream)s), "cuStreamSynchronize", err);
 }
 
-tirx_status tx_rt_pointer_device(tx_runtime *rt, const void *ptr, DLDevice *out,
-                                 tx_rt_error *err) {
+tirx_status tx_rt_pointer_device(tx_runtime *rt, const void *ptr, DLDevice *out, tx_rt_error *err) {
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_pointer_device: out is NULL");
   *out = (DLDevice){kDLCPU, 0};
   tirx_status st = tx_rt_enter(rt, err);
   if (st) return st;
   unsigned int type = 0;
-  tx_cu_result r = rt->cu.PointerGetAttribute(&type, TX_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr));
+  tx_cu_result r =
+      rt->cu.PointerGetAttribute(&type, TX_CU_POINTER_ATTRIBUTE_MEMORY_TYPE, dptr(ptr));
   /* Memory CUDA never saw (malloc, the stack) is INVALID_VALUE: plain CPU
    * memory, not an error. */
   if (r == TX_CUDA_ERROR_INVALID_VALUE) return TIRX_OK;
@@ -96,15 +98,19 @@ tirx_status tx_rt_pointer_device(tx_runtime *rt, const void *ptr, DLDevice *out,
   int ordinal = 0;
   unsigned int managed = 0;
   if ((st = tx_rt_check(
-           rt, rt->cu.PointerGetAttribute(&ordinal, TX_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(ptr)),
+           rt,
+           rt->cu.PointerGetAttribute(&ordinal, TX_CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, dptr(ptr)),
            "cuPointerGetAttribute(DEVICE_ORDINAL)", err)) ||
       (st = tx_rt_check(
            rt, rt->cu.PointerGetAttribute(&managed, TX_CU_POINTER_ATTRIBUTE_IS_MANAGED, dptr(ptr)),
            "cuPointerGetAttribute(IS_MANAGED)", err)))
     return st;
-  if (managed) *out = (DLDevice){kDLCUDAManaged, 0};
-  else if (type == TX_CU_MEMORYTYPE_HOST) *out = (DLDevice){kDLCUDAHost, 0};
-  else *out = (DLDevice){kDLCUDA, ordinal};
+  if (managed)
+    *out = (DLDevice){kDLCUDAManaged, 0};
+  else if (type == TX_CU_MEMORYTYPE_HOST)
+    *out = (DLDevice){kDLCUDAHost, 0};
+  else
+    *out = (DLDevice){kDLCUDA, ordinal};
   return TIRX_OK;
 }
 
@@ -144,8 +150,8 @@ tirx_status tx_rt_timer_stop(tx_runtime *rt, tx_rt_timer *t, tx_rt_stream s, flo
   if (!t) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_timer_stop: timer is NULL");
   tirx_status st = tx_rt_enter(rt, err);
   float v = 0;
-  if (!st && !(st = tx_rt_check(rt, rt->cu.EventRecord(t->end, (tx_cu_stream)s), "cuEventRecord",
-                                err)) &&
+  if (!st &&
+      !(st = tx_rt_check(rt, rt->cu.EventRecord(t->end, (tx_cu_stream)s), "cuEventRecord", err)) &&
       !(st = tx_rt_check(rt, rt->cu.EventSynchronize(t->end), "cuEventSynchronize", err)))
     st = tx_rt_check(rt, rt->cu.EventElapsedTime(&v, t->start, t->end), "cuEventElapsedTime", err);
   if (ms) *ms = st ? 0.0f : v;

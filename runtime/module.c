@@ -16,8 +16,8 @@
 
 enum { JIT_LOG_BYTES = 16384 };
 
-tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size,
-                              tx_rt_module **out, tx_rt_error *err) {
+tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size, tx_rt_module **out,
+                              tx_rt_error *err) {
   (void)size;
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_module_load: out is NULL");
   *out = NULL;
@@ -40,7 +40,8 @@ tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size,
     st = tx_rt_check(rt, r, "cuModuleLoadDataEx", err);
     log[JIT_LOG_BYTES - 1] = '\0';
     size_t n = strlen(log);
-    while (n && (log[n - 1] == '\n' || log[n - 1] == ' ')) log[--n] = '\0';
+    while (n && (log[n - 1] == '\n' || log[n - 1] == ' '))
+      log[--n] = '\0';
     if (err && n) {
       size_t used = strlen(err->message);
       snprintf(err->message + used, sizeof err->message - used, "; JIT log: %s", log);
@@ -62,7 +63,8 @@ tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size,
 }
 
 void tx_rt_module_destroy(tx_rt_module *m) {
-  for (size_t i = 0; i < m->cap; i++) free(m->slots[i]);
+  for (size_t i = 0; i < m->cap; i++)
+    free(m->slots[i]);
   free(m->slots);
   m->rt->cu.ModuleUnload(m->mod);
   pthread_mutex_destroy(&m->lock);
@@ -72,8 +74,10 @@ void tx_rt_module_destroy(tx_rt_module *m) {
 void tx_rt_module_unload(tx_runtime *rt, tx_rt_module *m) {
   if (!m || !rt) return;
   pthread_mutex_lock(&rt->lock);
-  if (m->prev) m->prev->next = m->next;
-  else rt->modules = m->next;
+  if (m->prev)
+    m->prev->next = m->next;
+  else
+    rt->modules = m->next;
   if (m->next) m->next->prev = m->prev;
   pthread_mutex_unlock(&rt->lock);
   rt->cu.CtxSetCurrent(rt->ctx); /* cuModuleUnload needs the module's context */
@@ -83,14 +87,16 @@ void tx_rt_module_unload(tx_runtime *rt, tx_rt_module *m) {
 /* FNV-1a: short kernel names, no adversarial keys. */
 static uint64_t hash_name(const char *s) {
   uint64_t h = 1469598103934665603ull;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211ull;
   return h;
 }
 
 /* The slot holding `name`, or the empty slot where it belongs. */
 static size_t find_slot(tx_rt_function *const *slots, size_t cap, const char *name) {
   size_t i = (size_t)hash_name(name) & (cap - 1);
-  while (slots[i] && strcmp(slots[i]->name, name) != 0) i = (i + 1) & (cap - 1);
+  while (slots[i] && strcmp(slots[i]->name, name) != 0)
+    i = (i + 1) & (cap - 1);
   return i;
 }
 
@@ -112,7 +118,8 @@ tirx_status tx_rt_get_function(tx_runtime *rt, tx_rt_module *m, const char *name
                                tx_rt_function **out, tx_rt_error *err) {
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_get_function: out is NULL");
   *out = NULL;
-  if (!m || !name) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_get_function: NULL module or name");
+  if (!m || !name)
+    return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_get_function: NULL module or name");
   tirx_status st = tx_rt_enter(rt, err);
   if (st) return st;
   pthread_mutex_lock(&m->lock);

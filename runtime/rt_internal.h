@@ -21,7 +21,7 @@ struct tx_runtime {
   /* One reference for the opener plus one per live exported tensor: a
    * DLPack consumer may run a deleter long after the opener closed. */
   atomic_int refs;
-  pthread_mutex_t lock; /* guards `modules` */
+  pthread_mutex_t lock;  /* guards `modules` */
   tx_rt_module *modules; /* loaded modules, unloaded at the last release */
 };
 
@@ -35,7 +35,7 @@ struct tx_rt_function {
 struct tx_rt_module {
   tx_runtime *rt;
   tx_cu_module mod;
-  pthread_mutex_t lock; /* guards the cache and every function's dyn_smem_set */
+  pthread_mutex_t lock;   /* guards the cache and every function's dyn_smem_set */
   tx_rt_function **slots; /* open addressing, power-of-two capacity */
   size_t cap, count;
   tx_rt_module *prev, *next; /* in rt->modules */

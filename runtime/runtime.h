@@ -61,10 +61,10 @@ void tx_rt_close(tx_runtime *rt);
 
 /* Device facts, read once at open. */
 int tx_rt_device_count(const tx_runtime *rt);
-int tx_rt_cc(const tx_runtime *rt); /* 90 for compute capability 9.0 */
+int tx_rt_cc(const tx_runtime *rt);           /* 90 for compute capability 9.0 */
 const char *tx_rt_arch(const tx_runtime *rt); /* NVRTC target: "sm_90a" (the "a" from cc 9.0 on) */
 const char *tx_rt_device_name(const tx_runtime *rt);
-DLDevice tx_rt_device(const tx_runtime *rt); /* {kDLCUDA, ordinal} */
+DLDevice tx_rt_device(const tx_runtime *rt);    /* {kDLCUDA, ordinal} */
 int tx_rt_driver_version(const tx_runtime *rt); /* 13000 for CUDA 13.0 */
 int tx_rt_sm_count(const tx_runtime *rt);
 /* The most dynamic + static shared memory one block may opt in to. */
@@ -88,8 +88,7 @@ tirx_status tx_rt_synchronize(tx_runtime *rt, tx_rt_stream s, tx_rt_error *err);
 /* Where a pointer lives, for DLPack device checks: {kDLCUDA, ordinal} for
  * device memory, kDLCUDAManaged for managed memory, kDLCUDAHost for pinned
  * host memory, {kDLCPU, 0} for memory CUDA does not know. */
-tirx_status tx_rt_pointer_device(tx_runtime *rt, const void *ptr, DLDevice *out,
-                                 tx_rt_error *err);
+tirx_status tx_rt_pointer_device(tx_runtime *rt, const void *ptr, DLDevice *out, tx_rt_error *err);
 
 /* Kernel timing with CUDA events: milliseconds between two points on `s`.
  * tx_rt_timer_stop waits for the end event and always frees the timer. */
@@ -101,8 +100,8 @@ tirx_status tx_rt_timer_stop(tx_runtime *rt, tx_rt_timer *t, tx_rt_stream s, flo
 /* Modules from PTX text (NUL-terminated) or a cubin image; `size` is only
  * informational (the driver finds the end itself). A JIT failure returns
  * TIRX_ERR_INPUT with the JIT error log in the message. */
-tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size,
-                              tx_rt_module **out, tx_rt_error *err);
+tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size, tx_rt_module **out,
+                              tx_rt_error *err);
 /* Unload and free the module and its cached functions; NULL is ignored. */
 void tx_rt_module_unload(tx_runtime *rt, tx_rt_module *m);
 /* Cached lookup: the same name gives the same handle, valid until the
@@ -113,8 +112,8 @@ tirx_status tx_rt_get_function(tx_runtime *rt, tx_rt_module *m, const char *name
 /* Zero dimensions count as 1 in grid and block. */
 typedef struct tx_rt_launch {
   uint32_t grid[3], block[3];
-  uint32_t dyn_shared_bytes; /* > 48 KiB raises MAX_DYNAMIC_SHARED_SIZE_BYTES once */
-  uint32_t cluster[3];       /* all zero: no cluster; zero y/z count as 1 */
+  uint32_t dyn_shared_bytes;     /* > 48 KiB raises MAX_DYNAMIC_SHARED_SIZE_BYTES once */
+  uint32_t cluster[3];           /* all zero: no cluster; zero y/z count as 1 */
   uint32_t preferred_cluster[3]; /* all zero: none (needs a cluster; cc 10.0+) */
   tx_rt_stream stream;
 } tx_rt_launch;

@@ -16,10 +16,10 @@
  * code (tx < 0) are DLPack types TIRx cannot express; they carry their own
  * name (a prefix followed by the bit width when `sized`). */
 typedef struct dl_row {
-  int tx;            /* tx_dtype_code, or -1 */
-  uint8_t dl;        /* DLDataTypeCode */
-  const char *name;  /* only for tx < 0 */
-  int sized;         /* name is followed by the bit width (complex64) */
+  int tx;           /* tx_dtype_code, or -1 */
+  uint8_t dl;       /* DLDataTypeCode */
+  const char *name; /* only for tx < 0 */
+  int sized;        /* name is followed by the bit width (complex64) */
 } dl_row;
 
 static const dl_row ROWS[] = {
@@ -86,7 +86,9 @@ int tx_dl_dtype_valid(DLDataType t) {
   return 0;
 }
 
-uint64_t tx_dl_dtype_bits(DLDataType t) { return (uint64_t)t.bits * t.lanes; }
+uint64_t tx_dl_dtype_bits(DLDataType t) {
+  return (uint64_t)t.bits * t.lanes;
+}
 
 int tx_dl_from_tx_dtype(tx_dtype t, DLDataType *out) {
   for (size_t i = 0; i < NROWS; i++) {
@@ -111,7 +113,8 @@ int tx_dl_to_tx_dtype(DLDataType t, tx_dtype *out) {
 static int parse_uint(const char *s, size_t n, size_t *i, unsigned *v) {
   size_t start = *i;
   unsigned x = 0;
-  while (*i < n && *i - start < 5 && s[*i] >= '0' && s[*i] <= '9') x = x * 10 + (unsigned)(s[(*i)++] - '0');
+  while (*i < n && *i - start < 5 && s[*i] >= '0' && s[*i] <= '9')
+    x = x * 10 + (unsigned)(s[(*i)++] - '0');
   if (*i == start || s[start] == '0') return 0;
   *v = x;
   return 1;
@@ -183,8 +186,10 @@ tirx_status tx_dl_nbytes(const DLTensor *t, int subbyte_padded, size_t *out, tx_
                       tx_dl_dtype_str(t->dtype, name));
   }
   int64_t n = tx_dl_numel(t);
-  if (n < 0) return tx_rt_fail(err, TIRX_ERR_USAGE, "invalid tensor shape (negative or overflowing)");
-  uint64_t bits = t->dtype.bits < 8 && subbyte_padded ? 8u * t->dtype.lanes : tx_dl_dtype_bits(t->dtype);
+  if (n < 0)
+    return tx_rt_fail(err, TIRX_ERR_USAGE, "invalid tensor shape (negative or overflowing)");
+  uint64_t bits =
+      t->dtype.bits < 8 && subbyte_padded ? 8u * t->dtype.lanes : tx_dl_dtype_bits(t->dtype);
   if (n != 0 && (uint64_t)n > (UINT64_MAX - 7) / bits)
     return tx_rt_fail(err, TIRX_ERR_USAGE, "tensor size overflows");
   uint64_t bytes = ((uint64_t)n * bits + 7) / 8;
@@ -245,9 +250,8 @@ static tirx_status make_block(tx_runtime *rt, const int64_t *shape, int32_t ndim
   return TIRX_OK;
 }
 
-tirx_status tx_rt_tensor_alloc(tx_runtime *rt, const int64_t *shape, int32_t ndim,
-                               DLDataType dtype, DLManagedTensorVersioned **out,
-                               tx_rt_error *err) {
+tirx_status tx_rt_tensor_alloc(tx_runtime *rt, const int64_t *shape, int32_t ndim, DLDataType dtype,
+                               DLManagedTensorVersioned **out, tx_rt_error *err) {
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_tensor_alloc: out is NULL");
   *out = NULL;
   export_block *b;
@@ -281,11 +285,13 @@ tirx_status tx_rt_tensor_alloc_legacy(tx_runtime *rt, const int64_t *shape, int3
 /* ---- import -------------------------------------------------------------- */
 
 static tirx_status check_tensor(const DLTensor *t, tx_rt_error *err) {
-  if (t->ndim < 0) return tx_rt_fail(err, TIRX_ERR_USAGE, "DLPack tensor has ndim %d", (int)t->ndim);
+  if (t->ndim < 0)
+    return tx_rt_fail(err, TIRX_ERR_USAGE, "DLPack tensor has ndim %d", (int)t->ndim);
   if (t->ndim > 0 && !t->shape)
     return tx_rt_fail(err, TIRX_ERR_USAGE, "DLPack tensor of rank %d has no shape", (int)t->ndim);
   if (!tx_dl_dtype_valid(t->dtype))
-    return tx_rt_fail(err, TIRX_ERR_USAGE, "DLPack tensor has an invalid dtype {code %u, bits %u, lanes %u}",
+    return tx_rt_fail(err, TIRX_ERR_USAGE,
+                      "DLPack tensor has an invalid dtype {code %u, bits %u, lanes %u}",
                       (unsigned)t->dtype.code, (unsigned)t->dtype.bits, (unsigned)t->dtype.lanes);
   if (tx_dl_numel(t) < 0)
     return tx_rt_fail(err, TIRX_ERR_USAGE, "DLPack tensor has a negative or overflowing shape");

@@ -56,9 +56,8 @@ tirx_status tx_dl_nbytes(const DLTensor *t, int subbyte_padded, size_t *out, tx_
 /* A compact device tensor of `shape` on the runtime's device. The deleter
  * frees the device memory and the capsule; the capsule keeps the runtime
  * alive until then (tx_rt_close may come first). Contents are undefined. */
-tirx_status tx_rt_tensor_alloc(tx_runtime *rt, const int64_t *shape, int32_t ndim,
-                               DLDataType dtype, DLManagedTensorVersioned **out,
-                               tx_rt_error *err);
+tirx_status tx_rt_tensor_alloc(tx_runtime *rt, const int64_t *shape, int32_t ndim, DLDataType dtype,
+                               DLManagedTensorVersioned **out, tx_rt_error *err);
 /* The same as a legacy (pre-1.0) DLManagedTensor, for consumers that only
  * take those. */
 tirx_status tx_rt_tensor_alloc_legacy(tx_runtime *rt, const int64_t *shape, int32_t ndim,

@@ -63,10 +63,12 @@ int child_run(child_fn fn, void *arg, int timeout_s, char *msg, size_t cap) {
     nanosleep(&tick, NULL);
   }
   ssize_t k;
-  while (got + 1 < cap && (k = read(fds[0], msg + got, cap - 1 - got)) > 0) got += (size_t)k;
+  while (got + 1 < cap && (k = read(fds[0], msg + got, cap - 1 - got)) > 0)
+    got += (size_t)k;
   msg[got] = '\0';
   close(fds[0]);
-  while (got && (msg[got - 1] == '\n' || msg[got - 1] == ' ')) msg[--got] = '\0';
+  while (got && (msg[got - 1] == '\n' || msg[got - 1] == ' '))
+    msg[--got] = '\0';
   if (!reaped || (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
     snprintf(msg, cap, "timed out after %d s (hang?)", timeout_s);
     return CHILD_FAIL;

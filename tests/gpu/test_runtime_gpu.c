@@ -86,7 +86,7 @@ static int rt_fail(env *e, const char *what) {
 }
 #define CHECK(e, call)                                                                             \
   do {                                                                                             \
-    if ((call) != TIRX_OK) return rt_fail((e), #call);                                              \
+    if ((call) != TIRX_OK) return rt_fail((e), #call);                                             \
   } while (0)
 
 /* Compile KERNELS_CU to a cubin for `arch` (no PTX JIT involved, so an
@@ -101,7 +101,8 @@ static int compile_kernels(const char *arch, int sm, tx_strbuf *image, char *msg
   }
   tx_target target = {arch, sm, 3};
   tx_nvrtc_options opts = {NULL, &target, NVRTC_CUBIN, 0};
-  tirx_status st = tx_nvrtc_compile(diags, KERNELS_CU, strlen(KERNELS_CU), NULL, &opts, image, NULL);
+  tirx_status st =
+      tx_nvrtc_compile(diags, KERNELS_CU, strlen(KERNELS_CU), NULL, &opts, image, NULL);
   int r = CHILD_PASS;
   if (st != TIRX_OK) {
     tx_strbuf sb = {0};
@@ -119,7 +120,8 @@ static int compile_kernels(const char *arch, int sm, tx_strbuf *image, char *msg
 static int load_kernels(env *e) {
   tx_strbuf image = {0};
   int r = compile_kernels(tx_rt_arch(e->rt), tx_rt_cc(e->rt), &image, e->msg, e->cap);
-  if (r == CHILD_PASS && tx_rt_module_load(e->rt, image.data, image.len, &e->mod, &e->err) != TIRX_OK)
+  if (r == CHILD_PASS &&
+      tx_rt_module_load(e->rt, image.data, image.len, &e->mod, &e->err) != TIRX_OK)
     r = rt_fail(e, "tx_rt_module_load");
   tx_sb_free(&image);
   return r;
@@ -148,7 +150,8 @@ static int case_device(env *e) {
 static int case_copies(env *e) {
   enum { N = 1 << 18 };
   static unsigned in[N], out[N];
-  for (unsigned i = 0; i < N; i++) in[i] = i * 2654435761u;
+  for (unsigned i = 0; i < N; i++)
+    in[i] = i * 2654435761u;
   void *a = NULL, *b = NULL;
   tx_rt_stream s = NULL;
   CHECK(e, tx_rt_alloc(e->rt, sizeof in, &a, &e->err));
@@ -165,7 +168,8 @@ static int case_copies(env *e) {
   if (d.device_type != kDLCUDA || d.device_id != 0)
     return fail(e, "device pointer reported as {%d, %d}", (int)d.device_type, (int)d.device_id);
   CHECK(e, tx_rt_pointer_device(e->rt, in, &d, &e->err));
-  if (d.device_type != kDLCPU) return fail(e, "host pointer reported as type %d", (int)d.device_type);
+  if (d.device_type != kDLCPU)
+    return fail(e, "host pointer reported as type %d", (int)d.device_type);
   CHECK(e, tx_rt_stream_destroy(e->rt, s, &e->err));
   CHECK(e, tx_rt_free(e->rt, a, &e->err));
   CHECK(e, tx_rt_free(e->rt, b, &e->err));
@@ -180,7 +184,8 @@ static int case_launch_cache(env *e) {
   if (f != g) return fail(e, "the cache returned two handles for add_one");
   enum { N = 1000 };
   int host[N];
-  for (int i = 0; i < N; i++) host[i] = i;
+  for (int i = 0; i < N; i++)
+    host[i] = i;
   void *d = NULL;
   int n = N;
   CHECK(e, tx_rt_alloc(e->rt, sizeof host, &d, &e->err));
@@ -206,7 +211,8 @@ static int case_dyn_smem_100k(env *e) {
   tx_rt_function *f = NULL;
   if ((r = load_kernels(e)) || (r = get(e, "smem_reverse", &f))) return r;
   static float in[N], out[N];
-  for (int i = 0; i < N; i++) in[i] = (float)i * 0.5f;
+  for (int i = 0; i < N; i++)
+    in[i] = (float)i * 0.5f;
   void *din = NULL, *dout = NULL;
   int n = N;
   CHECK(e, tx_rt_alloc(e->rt, sizeof in, &din, &e->err));
@@ -244,7 +250,9 @@ static int run_cluster(env *e, uint32_t grid, uint32_t cluster, uint32_t preferr
   CHECK(e, tx_rt_alloc(e->rt, sizeof host, &d, &e->err));
   CHECK(e, tx_rt_copy(e->rt, d, host, sizeof host, TX_COPY_H2D, NULL, &e->err));
   void *args[] = {&d};
-  tx_rt_launch cfg = {.grid = {grid}, .block = {32}, .cluster = {cluster, 1, 1},
+  tx_rt_launch cfg = {.grid = {grid},
+                      .block = {32},
+                      .cluster = {cluster, 1, 1},
                       .preferred_cluster = {preferred, preferred ? 1 : 0, preferred ? 1 : 0}};
   CHECK(e, tx_rt_launch_kernel(e->rt, f, &cfg, args, &e->err));
   CHECK(e, tx_rt_copy(e->rt, host, d, sizeof host, TX_COPY_D2H, NULL, &e->err));
@@ -342,8 +350,10 @@ static int case_threads(env *e) {
   }
   CHECK(e, tx_rt_synchronize(e->rt, NULL, &e->err));
   for (int t = 0; t < 2; t++)
-    if (pthread_create(&th[t], NULL, thread_launches, &jobs[t]) != 0) return fail(e, "pthread_create");
-  for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    if (pthread_create(&th[t], NULL, thread_launches, &jobs[t]) != 0)
+      return fail(e, "pthread_create");
+  for (int t = 0; t < 2; t++)
+    pthread_join(th[t], NULL);
   for (int t = 0; t < 2; t++)
     if (!jobs[t].ok) return fail(e, "thread %d: %s", t, jobs[t].err.message);
   if (jobs[0].seen != jobs[1].seen) return fail(e, "threads got different handles for add_one");
@@ -361,7 +371,8 @@ static int case_threads(env *e) {
 static int case_jit_error(env *e) {
   tx_rt_module *m = NULL;
   tirx_status st = tx_rt_module_load(e->rt, BAD_PTX, sizeof BAD_PTX, &m, &e->err);
-  if (st != TIRX_ERR_INPUT) return fail(e, "bad PTX gave %s: %s", tirx_status_name(st), e->err.message);
+  if (st != TIRX_ERR_INPUT)
+    return fail(e, "bad PTX gave %s: %s", tirx_status_name(st), e->err.message);
   if (!strstr(e->err.message, "cuModuleLoadDataEx failed: CUDA_ERROR_") ||
       !strstr(e->err.message, "JIT log: "))
     return fail(e, "message lacks the call or the JIT log: %s", e->err.message);
@@ -393,7 +404,8 @@ static int case_fault(env *e) {
   tx_rt_launch cfg = {.grid = {1}, .block = {32}};
   CHECK(e, tx_rt_launch_kernel(e->rt, f, &cfg, args, &e->err));
   tirx_status st = tx_rt_synchronize(e->rt, NULL, &e->err);
-  if (st != TIRX_ERR_IO || !strstr(e->err.message, "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS"))
+  if (st != TIRX_ERR_IO ||
+      !strstr(e->err.message, "cuCtxSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS"))
     return fail(e, "a NULL store gave %s: %s", tirx_status_name(st), e->err.message);
   return CHILD_PASS;
 }
@@ -412,7 +424,8 @@ static int case_tensor(env *e) {
   CHECK(e, tx_dl_nbytes(&t->dl_tensor, 0, &bytes, &e->err));
   if (bytes != 128) return fail(e, "nbytes %zu", bytes);
   float in[32], out[32];
-  for (int i = 0; i < 32; i++) in[i] = (float)i;
+  for (int i = 0; i < 32; i++)
+    in[i] = (float)i;
   CHECK(e, tx_rt_copy(e->rt, t->dl_tensor.data, in, bytes, TX_COPY_H2D, NULL, &e->err));
   CHECK(e, tx_rt_copy(e->rt, out, t->dl_tensor.data, bytes, TX_COPY_D2H, NULL, &e->err));
   CHECK(e, tx_rt_synchronize(e->rt, NULL, &e->err));
@@ -479,8 +492,10 @@ int main(int argc, char **argv) {
   const char *only[N_CASES + 1];
   int nonly = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout_s = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--list") == 0) list = 1;
+    if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+      timeout_s = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--list") == 0)
+      list = 1;
     else if (strcmp(argv[i], "--compile-only") == 0 && i + 1 < argc) {
       /* The test kernels through NVRTC for ARCH, without a GPU. */
       const char *arch = argv[++i];
@@ -493,18 +508,19 @@ int main(int argc, char **argv) {
       child_tally t = {0};
       child_report(&t, arch, r, msg);
       return child_summary(&t);
-    }
-    else if (argv[i][0] == '-' || nonly == N_CASES) {
+    } else if (argv[i][0] == '-' || nonly == N_CASES) {
       fprintf(stderr, "usage: test_runtime_gpu [--timeout SECONDS] [--list] [CASE...]\n");
       return 2;
-    } else only[nonly++] = argv[i];
+    } else
+      only[nonly++] = argv[i];
   }
   if (timeout_s <= 0) timeout_s = 60;
   child_tally tally = {0};
   int first = 1;
   for (size_t i = 0; i < N_CASES; i++) {
     int selected = nonly == 0;
-    for (int k = 0; k < nonly; k++) selected |= strcmp(CASES[i].name, only[k]) == 0;
+    for (int k = 0; k < nonly; k++)
+      selected |= strcmp(CASES[i].name, only[k]) == 0;
     if (!selected) continue;
     if (list) {
       printf("%s\n", CASES[i].name);

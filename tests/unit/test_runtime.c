@@ -234,9 +234,10 @@ Test(runtime_fake, function_cache_threads) {
     cr_assert_null(r);
   }
   for (int i = 0; i < 64; i++)
-    for (int t = 1; t < 4; t++) cr_assert_eq(jobs[t].got[i], jobs[0].got[i]);
+    for (int t = 1; t < 4; t++)
+      cr_assert_eq(jobs[t].got[i], jobs[0].got[i]);
   cr_assert_eq(s->get_function_calls, 64); /* one driver lookup per name */
-  tx_rt_close(rt); /* unloads the module still loaded */
+  tx_rt_close(rt);                         /* unloads the module still loaded */
   cr_assert_eq(s->modules_unloaded, 1);
 }
 
@@ -305,7 +306,8 @@ Test(runtime_fake, memory_streams_timer) {
   tx_rt_stream st = NULL;
   cr_assert_eq(tx_rt_stream_create(rt, &st, &err), TIRX_OK);
   char in[64], out[64] = {0};
-  for (int i = 0; i < 64; i++) in[i] = (char)i;
+  for (int i = 0; i < 64; i++)
+    in[i] = (char)i;
   cr_assert_eq(tx_rt_copy(rt, a, in, 64, TX_COPY_H2D, st, &err), TIRX_OK);
   cr_assert_eq(tx_rt_copy(rt, b, a, 64, TX_COPY_D2D, st, &err), TIRX_OK);
   cr_assert_eq(tx_rt_copy(rt, out, b, 64, TX_COPY_D2H, st, &err), TIRX_OK);
@@ -415,8 +417,8 @@ Test(runtime_dtype, names_round_trip) {
 }
 
 Test(runtime_dtype, bad_names) {
-  const char *bad[] = {"", "float", "float7", "int3", "complex", "complex63", "void",
-                       "float32x", "float32x0", "bfloat32", "float8_e4m3y", "int08"};
+  const char *bad[] = {"",     "float",    "float7",    "int3",     "complex",      "complex63",
+                       "void", "float32x", "float32x0", "bfloat32", "float8_e4m3y", "int08"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     DLDataType t = {99, 99, 99};
     cr_assert_not(tx_dl_dtype_parse(bad[i], strlen(bad[i]), &t), "parsed '%s'", bad[i]);
@@ -518,7 +520,10 @@ static void count_legacy(DLManagedTensor *self) {
 Test(runtime_dlpack, versioned_import) {
   int64_t shape[] = {4};
   float data[4];
-  DLManagedTensorVersioned m = {{1, 3}, NULL, count_versioned, DLPACK_FLAG_BITMASK_READ_ONLY,
+  DLManagedTensorVersioned m = {{1, 3},
+                                NULL,
+                                count_versioned,
+                                DLPACK_FLAG_BITMASK_READ_ONLY,
                                 {data, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, NULL, 0}};
   tx_dl_import imp;
   tx_rt_error err = {0};
@@ -557,8 +562,8 @@ Test(runtime_dlpack, versioned_import) {
 
 Test(runtime_dlpack, legacy_import) {
   int64_t shape[] = {2, 2};
-  DLManagedTensor m = {{NULL, {kDLCUDA, 0}, 2, {kDLBfloat, 16, 1}, shape, NULL, 0}, NULL,
-                       count_legacy};
+  DLManagedTensor m = {
+      {NULL, {kDLCUDA, 0}, 2, {kDLBfloat, 16, 1}, shape, NULL, 0}, NULL, count_legacy};
   tx_dl_import imp;
   cr_assert_eq(tx_dl_import_legacy(&m, &imp, NULL), TIRX_OK);
   cr_assert_not(imp.read_only);

@@ -20,7 +20,9 @@ static fake_cuda_state S = {.init_result = 0, .device_count = 1};
 static char token_store[64]; /* addresses for fake handles */
 
 FAKE_API fake_cuda_state *fake_cuda_state_get(void);
-fake_cuda_state *fake_cuda_state_get(void) { return &S; }
+fake_cuda_state *fake_cuda_state_get(void) {
+  return &S;
+}
 
 /* Declarations first (the warnings want prototypes), then definitions. */
 #define DECL(member, sym, params) FAKE_API tx_cu_result sym params;
@@ -52,11 +54,20 @@ tx_cu_result cuDeviceGetName(char *name, int len, tx_cu_device dev) {
 tx_cu_result cuDeviceGetAttribute(int *value, int attrib, tx_cu_device dev) {
   (void)dev;
   switch (attrib) {
-  case TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; break;
-  case TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; break;
-  case TX_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; break;
-  case TX_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *value = 232448; break;
-  default: return TX_CUDA_ERROR_INVALID_VALUE;
+  case TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = 9;
+    break;
+  case TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = 0;
+    break;
+  case TX_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *value = 132;
+    break;
+  case TX_CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *value = 232448;
+    break;
+  default:
+    return TX_CUDA_ERROR_INVALID_VALUE;
   }
   return 0;
 }
@@ -80,7 +91,9 @@ tx_cu_result cuCtxGetCurrent(tx_cu_context *ctx) {
   *ctx = (tx_cu_context)(void *)&token_store[0];
   return 0;
 }
-tx_cu_result cuCtxSynchronize(void) { return 0; }
+tx_cu_result cuCtxSynchronize(void) {
+  return 0;
+}
 tx_cu_result cuMemAlloc_v2(tx_cu_deviceptr *ptr, size_t bytes) {
   void *p = malloc(bytes);
   if (!p) return TX_CUDA_ERROR_OUT_OF_MEMORY;
@@ -156,7 +169,8 @@ tx_cu_result cuModuleGetFunction(tx_cu_function *f, tx_cu_module m, const char *
 }
 tx_cu_result cuFuncSetAttribute(tx_cu_function f, int attrib, int value) {
   (void)f;
-  if (attrib != TX_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) return TX_CUDA_ERROR_INVALID_VALUE;
+  if (attrib != TX_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+    return TX_CUDA_ERROR_INVALID_VALUE;
   if (value > 232448) return TX_CUDA_ERROR_INVALID_VALUE;
   S.func_set_attribute_calls++;
   S.last_smem_value = value;
@@ -197,16 +211,32 @@ tx_cu_result cuEventDestroy_v2(tx_cu_event e) {
 }
 tx_cu_result cuGetErrorName(tx_cu_result r, const char **name) {
   switch (r) {
-  case 0: *name = "CUDA_SUCCESS"; return 0;
-  case 1: *name = "CUDA_ERROR_INVALID_VALUE"; return 0;
-  case 100: *name = "CUDA_ERROR_NO_DEVICE"; return 0;
-  case 218: *name = "CUDA_ERROR_INVALID_PTX"; return 0;
-  case 500: *name = "CUDA_ERROR_NOT_FOUND"; return 0;
-  case 999: *name = "CUDA_ERROR_UNKNOWN"; return 0;
-  default: *name = NULL; return TX_CUDA_ERROR_INVALID_VALUE;
+  case 0:
+    *name = "CUDA_SUCCESS";
+    return 0;
+  case 1:
+    *name = "CUDA_ERROR_INVALID_VALUE";
+    return 0;
+  case 100:
+    *name = "CUDA_ERROR_NO_DEVICE";
+    return 0;
+  case 218:
+    *name = "CUDA_ERROR_INVALID_PTX";
+    return 0;
+  case 500:
+    *name = "CUDA_ERROR_NOT_FOUND";
+    return 0;
+  case 999:
+    *name = "CUDA_ERROR_UNKNOWN";
+    return 0;
+  default:
+    *name = NULL;
+    return TX_CUDA_ERROR_INVALID_VALUE;
   }
 }
-tx_cu_result cuGetErrorString(tx_cu_result r, const char **text) { return cuGetErrorName(r, text); }
+tx_cu_result cuGetErrorString(tx_cu_result r, const char **text) {
+  return cuGetErrorName(r, text);
+}
 tx_cu_result cuPointerGetAttribute(void *data, int attrib, tx_cu_deviceptr ptr) {
   (void)data, (void)attrib, (void)ptr;
   return TX_CUDA_ERROR_INVALID_VALUE; /* nothing is device memory to this fake's pointer table */
