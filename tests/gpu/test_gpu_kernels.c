@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "codegen/codegen.h"
+#include "child_runner.h"
 #include "gpu_harness.h"
 #include "ir/context.h"
 #include "passes/compile.h"
@@ -550,73 +551,18 @@ out:
   return r;
 }
 
-/* ---- the driver: fork, time out, report ------------------------------------ */
+/* ---- the driver: each case in a forked child (child_runner.h) ------------- */
 
-typedef enum outcome { PASS, FAIL, SKIP } outcome;
+typedef struct case_job {
+  const gpu_case *c;
+  const char *cuda_dir;
+  int first;
+} case_job;
 
-static outcome run_forked(const gpu_case *c, const char *cuda_dir, int timeout_s, int first,
-                          char *msg, size_t cap) {
-  int fds[2];
-  msg[0] = '\0';
-  if (pipe(fds) != 0) {
-    snprintf(msg, cap, "pipe: %s", strerror(errno));
-    return FAIL;
-  }
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(msg, cap, "fork: %s", strerror(errno));
-    close(fds[0]);
-    close(fds[1]);
-    return FAIL;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    alarm((unsigned)timeout_s); /* the default SIGALRM action ends a hung child */
-    char buf[4096] = "";
-    int r = run_case(c, cuda_dir, first, buf, sizeof buf);
-    size_t n = strlen(buf);
-    if (write(fds[1], buf, n) != (ssize_t)n) r = GPU_FAIL;
-    close(fds[1]);
-    _exit(r == GPU_OK ? EXIT_PASS : r == GPU_SKIP ? EXIT_SKIP : EXIT_FAIL);
-  }
-  close(fds[1]);
-  /* Read until the child closes its end (messages are short), then reap it;
-   * the parent's own deadline covers a child stuck where SIGALRM cannot end
-   * it. */
-  size_t got = 0;
-  int status = 0, reaped = 0;
-  struct timespec start, now, tick = {0, 10 * 1000 * 1000};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  for (;;) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) {
-      reaped = 1;
-      break;
-    }
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec - start.tv_sec > timeout_s + 5) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
-    }
-    nanosleep(&tick, NULL);
-  }
-  ssize_t k;
-  while (got + 1 < cap && (k = read(fds[0], msg + got, cap - 1 - got)) > 0) got += (size_t)k;
-  msg[got] = '\0';
-  close(fds[0]);
-  while (got && (msg[got - 1] == '\n' || msg[got - 1] == ' ')) msg[--got] = '\0';
-  if (!reaped || (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
-    snprintf(msg, cap, "timed out after %d s (hang?)", timeout_s);
-    return FAIL;
-  }
-  if (WIFSIGNALED(status)) {
-    snprintf(msg + got, cap - got, "%scrashed with signal %d", got ? "; " : "", WTERMSIG(status));
-    return FAIL;
-  }
-  int code = WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_FAIL;
-  return code == EXIT_PASS ? PASS : code == EXIT_SKIP ? SKIP : FAIL;
+static int case_child(void *arg, char *msg, size_t cap) {
+  const case_job *j = arg;
+  int r = run_case(j->c, j->cuda_dir, j->first, msg, cap);
+  return r == GPU_OK ? CHILD_PASS : r == GPU_SKIP ? CHILD_SKIP : CHILD_FAIL;
 }
 
 static void usage(FILE *f) {
@@ -717,7 +663,8 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  int passed = 0, failed = 0, skipped = 0, first = 1;
+  child_tally tally = {0};
+  int first = 1;
   for (size_t i = 0; i < N_CASES; i++) {
     const gpu_case *c = &CASES[i];
     int selected = nonly == 0;
@@ -728,26 +675,11 @@ int main(int argc, char **argv) {
       continue;
     }
     char msg[4096];
-    outcome o = run_forked(c, cuda_dir, timeout_s, first, msg, sizeof msg);
+    case_job job = {c, cuda_dir, first};
+    int o = child_run(case_child, &job, timeout_s, msg, sizeof msg);
     first = 0;
-    switch (o) {
-    case PASS:
-      passed++;
-      printf("PASS %s\n", c->name);
-      break;
-    case SKIP:
-      skipped++;
-      printf("SKIP %s (%s)\n", c->name, msg[0] ? msg : "no reason given");
-      break;
-    case FAIL:
-      failed++;
-      printf("FAIL %s: %s\n", c->name, msg[0] ? msg : "no message");
-      break;
-    }
-    fflush(stdout);
+    child_report(&tally, c->name, o, msg);
   }
   if (list) return 0;
-  printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
-  if (failed) return 1;
-  return passed == 0 && skipped > 0 ? EXIT_SKIP : 0;
+  return child_summary(&tally);
 }
