@@ -1261,7 +1261,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else {
       for (uint32_t i = 0; i < dc.n; i++) {
         if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
-        add_storage(g, (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
+        add_storage(g,
+                    (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
       line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];", align);

@@ -565,7 +565,8 @@ static int is_shared_ptr(cuda_cg *g, const tx_expr *a) {
   if (a->kind != EXPR_CALL || a->nops < 1) return 0;
   const char *op = a->u.call.op;
   size_t ol = strlen(op);
-  int addr = strcmp(op, "T.address_of") == 0 && (a->ops[0]->kind == EXPR_LOAD || a->ops[0]->kind == EXPR_BUFFER);
+  int addr = strcmp(op, "T.address_of") == 0 &&
+             (a->ops[0]->kind == EXPR_LOAD || a->ops[0]->kind == EXPR_BUFFER);
   int ptr_to = ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0 && a->ops[0]->kind == EXPR_BUFFER;
   if (!addr && !ptr_to) return 0;
   const tx_buffer *b = a->ops[0]->u.buffer;
@@ -635,10 +636,11 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   for (uint32_t i = npos(e); i < e->nops; i++) {
     const char *kw = e->u.call.kw.names[i - e->u.call.kw.npos];
     if (strcmp(kw, "return_type") != 0 && strcmp(kw, "dtype") != 0) {
-      cuda_error(g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
-                 "%s: unexpected keyword argument '%s' (raw PTX calls take only return_type= or dtype=; "
-                 "pass qualifiers as \".qualifier\" strings)",
-                 op, kw);
+      cuda_error(
+          g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
+          "%s: unexpected keyword argument '%s' (raw PTX calls take only return_type= or dtype=; "
+          "pass qualifiers as \".qualifier\" strings)",
+          op, kw);
       return;
     }
   }
@@ -655,7 +657,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     rc = raw_constraint(g, rt, &rconv);
     if (!rc) {
       char buf[32];
-      cuda_error(g, e->span, "%s: no PTX register type for the result dtype %s", op, tx_dtype_str(rt, buf));
+      cuda_error(g, e->span, "%s: no PTX register type for the result dtype %s", op,
+                 tx_dtype_str(rt, buf));
       goto done;
     }
     /* A bool result is a predicate: written by the instruction, then made 0/1. */
@@ -706,8 +709,9 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       const char *conv = NULL, *c = raw_constraint(g, a->dtype, &conv);
       if (!c) {
         char buf[32];
-        cuda_error(g, a->span.line ? a->span : e->span, "%s: argument %u has dtype %s, which has no PTX register type",
-                   op, i + 1, tx_dtype_str(a->dtype, buf));
+        cuda_error(g, a->span.line ? a->span : e->span,
+                   "%s: argument %u has dtype %s, which has no PTX register type", op, i + 1,
+                   tx_dtype_str(a->dtype, buf));
         goto done;
       }
       tx_sb_printf(&ops, "%%%u", k);
@@ -736,28 +740,33 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (has_dst) {
     /* The C type the register is read into, and how it becomes the result. */
     const char *ct = rc[0] == 'l'   ? (rt.code == DT_INT ? "long long" : "unsigned long long")
-                   : rc[0] == 'f'   ? "float"
-                   : rc[0] == 'd'   ? "double"
-                   : rc[0] == 'h'   ? (rt.code == DT_INT ? "short" : "unsigned short")
-                   : rt.code == DT_INT && rt.bits == 32 ? "int"
-                                                        : "unsigned";
-    const char *back = rt.code == DT_BOOL                          ? "tx_r != 0"
-                     : rt.code == DT_FLOAT && rt.bits == 16        ? "__ushort_as_half(tx_r)"
-                     : rt.code == DT_BFLOAT                        ? "__ushort_as_bfloat16(tx_r)"
-                     : rt.code == DT_HANDLE                        ? "(void*)tx_r"
-                     : (rt.code == DT_INT || rt.code == DT_UINT) && rt.bits == 8 ? NULL
-                                                                                 : "tx_r";
+                     : rc[0] == 'f' ? "float"
+                     : rc[0] == 'd' ? "double"
+                     : rc[0] == 'h' ? (rt.code == DT_INT ? "short" : "unsigned short")
+                     : rt.code == DT_INT && rt.bits == 32 ? "int"
+                                                          : "unsigned";
+    const char *back = rt.code == DT_BOOL                     ? "tx_r != 0"
+                       : rt.code == DT_FLOAT && rt.bits == 16 ? "__ushort_as_half(tx_r)"
+                       : rt.code == DT_BFLOAT                 ? "__ushort_as_bfloat16(tx_r)"
+                       : rt.code == DT_HANDLE                 ? "(void*)tx_r"
+                       : (rt.code == DT_INT || rt.code == DT_UINT) && rt.bits == 8 ? NULL
+                                                                                   : "tx_r";
     tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ct);
     cuda_put_cstring(sb, text.data, text.len);
-    tx_sb_printf(sb, " : \"=%s\"(tx_r) :%s%s : \"memory\"); return ", rc, ins.len ? " " : "", ins.len ? tx_sb_cstr(&ins) : "");
-    if (back) tx_sb_puts(sb, back);
-    else tx_sb_printf(sb, "(%s)tx_r", rt.code == DT_INT ? "signed char" : "unsigned char");
+    tx_sb_printf(sb, " : \"=%s\"(tx_r) :%s%s : \"memory\"); return ", rc, ins.len ? " " : "",
+                 ins.len ? tx_sb_cstr(&ins) : "");
+    if (back)
+      tx_sb_puts(sb, back);
+    else
+      tx_sb_printf(sb, "(%s)tx_r", rt.code == DT_INT ? "signed char" : "unsigned char");
     tx_sb_puts(sb, "; }())");
   } else {
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data, text.len);
-    if (ins.len) tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ins));
-    else tx_sb_puts(sb, " ::: \"memory\")");
+    if (ins.len)
+      tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ins));
+    else
+      tx_sb_puts(sb, " ::: \"memory\")");
   }
   tx_sb_free(&text);
 done:
@@ -1038,7 +1047,9 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   /* A registered T.ptx.* helper without an emitter: its operands follow
    * TVM's convention for that helper, so name the raw form instead. */
   if (strncmp(op, "T.ptx.", 6) == 0) {
-    unsupported(g, e, "no emitter for this TVM helper; write the instruction as T.ptx[\"opcode\"](operands...)");
+    unsupported(
+        g, e,
+        "no emitter for this TVM helper; write the instruction as T.ptx[\"opcode\"](operands...)");
     return;
   }
   unsupported(g, e, NULL);

@@ -131,9 +131,10 @@ static void run_golden(const char *name) {
 }
 
 #define GOLDEN_CASES(X)                                                                            \
-  X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum)              \
-  X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv)         \
-  X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(regs) X(raw_ptx)
+  X(scale)                                                                                         \
+  X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) X(warp_reduce)         \
+      X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) X(cluster)          \
+          X(module) X(lowp) X(host_prelude) X(vector) X(regs) X(raw_ptx)
 
 #define X(name)                                                                                    \
   Test(cuda_golden, name) { run_golden(#name); }
@@ -271,8 +272,9 @@ Test(errors, unsupported_ptx_op_is_named) {
 }
 
 Test(errors, raw_ptx_keyword_is_named) {
-  expect_error("    A[tx] = T.ptx[\"add.f32\"](A[tx], A[tx], return_type=\"float32\", rounding=\"rn\")\n",
-               "unexpected keyword argument 'rounding'");
+  expect_error(
+      "    A[tx] = T.ptx[\"add.f32\"](A[tx], A[tx], return_type=\"float32\", rounding=\"rn\")\n",
+      "unexpected keyword argument 'rounding'");
 }
 
 Test(errors, raw_ptx_operand_without_register) {
