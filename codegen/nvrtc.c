@@ -286,7 +286,9 @@ static tirx_status report_compile_errors(tx_diag_sink *diags, const char *src, s
 static int opt_options(const tx_nvrtc_options *opts, int version, const char **argv) {
   static const char *const PTXAS[] = {"--ptxas-options=-O0", "--ptxas-options=-O1",
                                       "--ptxas-options=-O2", "--ptxas-options=-O3"};
-  int level = opts->target->opt_level < 0 ? 0 : opts->target->opt_level > 3 ? 3 : opts->target->opt_level;
+  int level = opts->target->opt_level < 0   ? 0
+              : opts->target->opt_level > 3 ? 3
+                                            : opts->target->opt_level;
   int n = 0;
   if (level == 0 && version >= 1208) argv[n++] = "--Ofast-compile=max";
   if (level == 1 && version >= 1208) argv[n++] = "--Ofast-compile=mid";

@@ -189,8 +189,8 @@ Test(nvrtc, opt_level_options) {
                                cubin ? NVRTC_CUBIN : NVRTC_PTX, level);
       char *msg = rendered(&f);
       const char *log = tx_sb_cstr(&f.log);
-      cr_assert_eq(st, TIRX_OK, "-O%d %s: status %d: %s\nlog: %s", level, cubin ? "cubin" : "PTX", st,
-                   msg, log);
+      cr_assert_eq(st, TIRX_OK, "-O%d %s: status %d: %s\nlog: %s", level, cubin ? "cubin" : "PTX",
+                   st, msg, log);
       int major = 0, minor = 0;
       const char *v = strstr(log, "(NVRTC ");
       cr_assert(v && sscanf(v, "(NVRTC %d.%d)", &major, &minor) == 2, "%s", log);
@@ -206,8 +206,8 @@ Test(nvrtc, opt_level_options) {
       }
       char got[256];
       opt_tokens(log, got, sizeof got);
-      cr_expect_str_eq(got, want, "-O%d %s: options '%s', want '%s'", level, cubin ? "cubin" : "PTX", got,
-                       want);
+      cr_expect_str_eq(got, want, "-O%d %s: options '%s', want '%s'", level,
+                       cubin ? "cubin" : "PTX", got, want);
       free(msg);
       fx_fini(&f);
     }
