@@ -891,7 +891,7 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   }
   const char *name = bind_name(g, b->data, "_ptr");
   const char *t = ctype(g, b->dtype, s->span);
-  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0});
+  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
   if (shared)
     line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];", b->align ? b->align : 64, t,
          name, n);
@@ -1228,8 +1228,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
-      add_storage(g, (cuda_storage){p, name, elem, 0, 0});
-      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0});
+      add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});
+      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0});
       tx_sb_printf(&head, "%s* __restrict__ %s", elem.code == DT_VOID ? "void" : ctype(g, elem, p->span),
                    name);
     } else {
@@ -1261,7 +1261,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else {
       for (uint32_t i = 0; i < dc.n; i++) {
         if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
-        add_storage(g, (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1});
+        add_storage(g,
+                    (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
       line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];", align);

@@ -112,6 +112,7 @@ typedef struct cuda_storage {
   tx_dtype elem;       /* the element type of cname; void for untyped handles */
   int64_t byte_offset; /* inside the dynamic shared arena */
   int is_dyn;
+  int is_shared; /* shared or shared.dyn: raw PTX passes its address as 32 bits */
 } cuda_storage;
 
 typedef struct cuda_name {

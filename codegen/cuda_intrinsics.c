@@ -4,8 +4,13 @@
  * asm (mbarriers, fences, bulk-copy groups, elect.sync, setmaxnreg, cluster
  * barriers and special registers).
  *
- * Anything not covered is a located error naming the op, never a guess:
- * a wrong PTX operand order would compile and silently misbehave.
+ * Raw PTX (T.ptx["opcode"](...), and any T.ptx name the frontend did not
+ * register) is emitted generically: `opcode [dst,] operands;` with one asm
+ * operand per argument (docs/codegen.md "Raw PTX"); the user wrote the
+ * operand order, so nothing is guessed.
+ *
+ * Anything else not covered is a located error naming the op, never a
+ * guess: a wrong PTX operand order would compile and silently misbehave.
  * Operand constraints follow the operand dtype: "r" 32-bit (and smaller)
  * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
  * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
@@ -13,6 +18,7 @@
 #include <string.h>
 
 #include "codegen/cuda_internal.h"
+#include "frontend/intrinsics.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -501,6 +507,275 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   return 0;
 }
 
+/* ---- raw PTX: T.ptx["opcode"](...) ------------------------------------------------ */
+
+/* Is `op` a raw PTX call? The frontend names T.ptx["a.b"] as T.ptx.a.b when
+ * every segment is an identifier and T.ptx["a.b::c"] otherwise, and lets
+ * such names through only in that subscript form. Registered T.ptx.* names
+ * (frontend/intrinsics.def) are TVM helpers with their own operand
+ * conventions (destination pointers, dtype strings, qualifier keywords), so
+ * they never take this path: emitting them as `name operands;` would be a
+ * guess. */
+static int is_raw_ptx(const char *op) {
+  return (strncmp(op, "T.ptx.", 6) == 0 || strncmp(op, "T.ptx[", 6) == 0) && !tx_intrinsic_find(op);
+}
+
+/* User text into an asm template: '%' is doubled (operands are ours to number). */
+static void put_asm_text(tx_strbuf *sb, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '%') tx_sb_putc(sb, '%');
+    tx_sb_putc(sb, s[i]);
+  }
+}
+
+/* The PTX opcode of a raw call: the name after "T.ptx", dotted segments and
+ * ["..."] segments (unescaped) joined by '.'. '%' is doubled because the
+ * text becomes an asm template. */
+static void raw_opcode(const char *op, tx_strbuf *sb) {
+  const char *p = op + 5;
+  size_t start = sb->len;
+  while (*p) {
+    if (p[0] == '[' && p[1] == '"') {
+      if (sb->len > start) tx_sb_putc(sb, '.');
+      for (p += 2; *p && !(p[0] == '"' && p[1] == ']'); p++) {
+        if (*p == '\\' && p[1]) p++;
+        put_asm_text(sb, p, 1);
+      }
+      p += *p ? 2 : 0;
+    } else if (*p == '.') {
+      if (sb->len > start) tx_sb_putc(sb, '.');
+      p++;
+    } else {
+      put_asm_text(sb, p++, 1);
+    }
+  }
+}
+
+static int scope_is_shared(const char *scope) {
+  return scope && strncmp(scope, "shared", 6) == 0;
+}
+
+/* Does pointer argument `a` point into shared memory? The data of a shared
+ * allocation, T.address_of(S[i]) and S.ptr_to([i]) of a shared buffer. */
+static int is_shared_ptr(cuda_cg *g, const tx_expr *a) {
+  if (a->kind == EXPR_VAR) {
+    const cuda_storage *s = cuda_find_storage(g, a);
+    return (s && s->is_shared) || scope_is_shared(a->u.var.scope);
+  }
+  if (a->kind != EXPR_CALL || a->nops < 1) return 0;
+  const char *op = a->u.call.op;
+  size_t ol = strlen(op);
+  int addr = strcmp(op, "T.address_of") == 0 &&
+             (a->ops[0]->kind == EXPR_LOAD || a->ops[0]->kind == EXPR_BUFFER);
+  int ptr_to = ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0 && a->ops[0]->kind == EXPR_BUFFER;
+  if (!addr && !ptr_to) return 0;
+  const tx_buffer *b = a->ops[0]->u.buffer;
+  const cuda_storage *s = b && b->data ? cuda_find_storage(g, b->data) : NULL;
+  return b && ((s && s->is_shared) || scope_is_shared(b->scope));
+}
+
+/* Constraint and C conversion for a value of dtype t: "r"/"l"/"f"/"d"/"h"
+ * by width and kind, with the cast that makes the C value fit the
+ * register (16-bit floats travel as their bits). NULL when PTX has no
+ * register for it (vectors, fp8 and narrower, void). */
+static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
+  *conv = NULL;
+  if (t.lanes != 1) return NULL;
+  switch ((tx_dtype_code)t.code) {
+  case DT_INT:
+  case DT_UINT:
+    if (t.bits == 64) return "l";
+    if (t.bits == 32) return "r";
+    if (t.bits == 16) {
+      *conv = t.code == DT_INT ? "(short)" : "(unsigned short)";
+      return "h";
+    }
+    if (t.bits == 8) {
+      *conv = t.code == DT_INT ? "(int)" : "(unsigned)";
+      return "r";
+    }
+    return NULL;
+  case DT_FLOAT:
+    if (t.bits == 64) return "d";
+    if (t.bits == 32) return "f";
+    if (t.bits == 16) {
+      g->features |= CUDA_FEAT_FP16;
+      *conv = "__half_as_ushort";
+      return "h";
+    }
+    return NULL;
+  case DT_BFLOAT:
+    if (t.bits != 16) return NULL;
+    g->features |= CUDA_FEAT_BF16;
+    *conv = "__bfloat16_as_ushort";
+    return "h";
+  case DT_HANDLE:
+    return "l";
+  case DT_BOOL:
+    *conv = "(unsigned)";
+    return "r";
+  case DT_VOID:
+  case DT_E4M3FN:
+  case DT_E4M3FNUZ:
+  case DT_E5M2:
+  case DT_E5M2FNUZ:
+  case DT_E8M0FNU:
+  case DT_E2M3FN:
+  case DT_E3M2FN:
+  case DT_E2M1FN:
+    return NULL;
+  }
+  return NULL;
+}
+
+/* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
+ * A result makes the call an immediately invoked lambda so it stays an
+ * expression (asm outputs need an lvalue). */
+static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  for (uint32_t i = npos(e); i < e->nops; i++) {
+    const char *kw = e->u.call.kw.names[i - e->u.call.kw.npos];
+    if (strcmp(kw, "return_type") != 0 && strcmp(kw, "dtype") != 0) {
+      cuda_error(
+          g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
+          "%s: unexpected keyword argument '%s' (raw PTX calls take only return_type= or dtype=; "
+          "pass qualifiers as \".qualifier\" strings)",
+          op, kw);
+      return;
+    }
+  }
+  tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0};
+  raw_opcode(op, &opc);
+  if (opc.len == 0) {
+    cuda_error(g, e->span, "%s: empty PTX opcode", op);
+    goto done;
+  }
+  tx_dtype rt = e->dtype;
+  int has_dst = rt.code != DT_VOID;
+  const char *rconv = NULL, *rc = NULL;
+  if (has_dst) {
+    rc = raw_constraint(g, rt, &rconv);
+    if (!rc) {
+      char buf[32];
+      cuda_error(g, e->span, "%s: no PTX register type for the result dtype %s", op,
+                 tx_dtype_str(rt, buf));
+      goto done;
+    }
+    /* A bool result is a predicate: written by the instruction, then made 0/1. */
+    if (rt.code == DT_BOOL) {
+      tx_sb_puts(&pre, ".reg .pred tx_pd;\n\t");
+      tx_sb_puts(&ops, "tx_pd");
+    } else {
+      tx_sb_puts(&ops, "%0");
+    }
+  }
+  uint32_t k = has_dst, npred = 0;
+  for (uint32_t i = 0; i < npos(e); i++) {
+    const tx_expr *a = e->ops[i];
+    if (a->kind == EXPR_STRING) {
+      /* ".rn" extends the opcode; anything else ("_", "%laneid") is an operand. */
+      tx_strbuf *to = a->u.str.len && a->u.str.data[0] == '.' ? &opc : &ops;
+      if (to == &ops && ops.len) tx_sb_puts(&ops, ", ");
+      put_asm_text(to, a->u.str.data, a->u.str.len);
+      continue;
+    }
+    if (ops.len) tx_sb_puts(&ops, ", ");
+    if (ins.len) tx_sb_puts(&ins, ", ");
+    if (a->dtype.code == DT_BOOL && a->dtype.lanes == 1) {
+      /* PTX takes predicates, C has no predicate operand: test the value. */
+      tx_sb_printf(&pre, ".reg .pred tx_p%u;\n\tsetp.ne.b32 tx_p%u, %%%u, 0;\n\t", npred, npred, k);
+      tx_sb_printf(&ops, "tx_p%u", npred++);
+      tx_sb_puts(&ins, "\"r\"((unsigned)(");
+      cuda_emit_expr(g, a, &ins);
+      tx_sb_puts(&ins, "))");
+    } else if (a->kind == EXPR_INT) {
+      /* Immediates stay immediates: some operands (shift counts, barrier
+       * ids of some forms) must be constants. */
+      tx_sb_printf(&ops, "%%%u", k);
+      tx_sb_puts(&ins, "\"n\"(");
+      cuda_emit_expr(g, a, &ins);
+      tx_sb_putc(&ins, ')');
+    } else if (a->dtype.code == DT_HANDLE) {
+      /* Pointers are memory operands; shared ones as 32-bit shared addresses. */
+      tx_sb_printf(&ops, "[%%%u]", k);
+      if (is_shared_ptr(g, a)) {
+        smem_addr_in(g, a, &ins);
+      } else {
+        tx_sb_puts(&ins, "\"l\"(");
+        cuda_emit_expr(g, a, &ins);
+        tx_sb_putc(&ins, ')');
+      }
+    } else {
+      const char *conv = NULL, *c = raw_constraint(g, a->dtype, &conv);
+      if (!c) {
+        char buf[32];
+        cuda_error(g, a->span.line ? a->span : e->span,
+                   "%s: argument %u has dtype %s, which has no PTX register type", op, i + 1,
+                   tx_dtype_str(a->dtype, buf));
+        goto done;
+      }
+      tx_sb_printf(&ops, "%%%u", k);
+      tx_sb_printf(&ins, "\"%s\"(", c);
+      if (conv) tx_sb_printf(&ins, "%s(", conv);
+      cuda_emit_expr(g, a, &ins);
+      if (conv) tx_sb_putc(&ins, ')');
+      tx_sb_putc(&ins, ')');
+    }
+    k++;
+  }
+  if (opc.failed || ops.failed || pre.failed || ins.failed) {
+    g->nomem = 1;
+    goto done;
+  }
+  tx_strbuf text = {0};
+  if (pre.len) tx_sb_printf(&text, "{\n\t%s", tx_sb_cstr(&pre));
+  tx_sb_printf(&text, "%s%s%s;", tx_sb_cstr(&opc), ops.len ? " " : "", tx_sb_cstr(&ops));
+  if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
+  if (pre.len) tx_sb_puts(&text, "\n\t}");
+  if (text.failed) {
+    g->nomem = 1;
+    tx_sb_free(&text);
+    goto done;
+  }
+  if (has_dst) {
+    /* The C type the register is read into, and how it becomes the result. */
+    const char *ct = rc[0] == 'l'   ? (rt.code == DT_INT ? "long long" : "unsigned long long")
+                     : rc[0] == 'f' ? "float"
+                     : rc[0] == 'd' ? "double"
+                     : rc[0] == 'h' ? (rt.code == DT_INT ? "short" : "unsigned short")
+                     : rt.code == DT_INT && rt.bits == 32 ? "int"
+                                                          : "unsigned";
+    const char *back = rt.code == DT_BOOL                     ? "tx_r != 0"
+                       : rt.code == DT_FLOAT && rt.bits == 16 ? "__ushort_as_half(tx_r)"
+                       : rt.code == DT_BFLOAT                 ? "__ushort_as_bfloat16(tx_r)"
+                       : rt.code == DT_HANDLE                 ? "(void*)tx_r"
+                       : (rt.code == DT_INT || rt.code == DT_UINT) && rt.bits == 8 ? NULL
+                                                                                   : "tx_r";
+    tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ct);
+    cuda_put_cstring(sb, text.data, text.len);
+    tx_sb_printf(sb, " : \"=%s\"(tx_r) :%s%s : \"memory\"); return ", rc, ins.len ? " " : "",
+                 ins.len ? tx_sb_cstr(&ins) : "");
+    if (back)
+      tx_sb_puts(sb, back);
+    else
+      tx_sb_printf(sb, "(%s)tx_r", rt.code == DT_INT ? "signed char" : "unsigned char");
+    tx_sb_puts(sb, "; }())");
+  } else {
+    tx_sb_puts(sb, "asm volatile(");
+    cuda_put_cstring(sb, text.data, text.len);
+    if (ins.len)
+      tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ins));
+    else
+      tx_sb_puts(sb, " ::: \"memory\")");
+  }
+  tx_sb_free(&text);
+done:
+  tx_sb_free(&opc);
+  tx_sb_free(&ops);
+  tx_sb_free(&pre);
+  tx_sb_free(&ins);
+}
+
 /* ---- the dispatcher --------------------------------------------------------------- */
 
 static const char *infix_call(const char *op) {
@@ -556,6 +831,10 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   uint32_t n = npos(e);
   if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
+  if (is_raw_ptx(op)) {
+    emit_raw_ptx(g, e, sb);
+    return;
+  }
   const char *inf = infix_call(op);
   if (inf) {
     if (!nargs_ok(g, e, 2, 2)) return;
@@ -763,6 +1042,14 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.launch_thread") == 0) {
     unsupported(g, e, "T.launch_thread must be bound to a variable (tx = T.launch_thread(...))");
+    return;
+  }
+  /* A registered T.ptx.* helper without an emitter: its operands follow
+   * TVM's convention for that helper, so name the raw form instead. */
+  if (strncmp(op, "T.ptx.", 6) == 0) {
+    unsupported(
+        g, e,
+        "no emitter for this TVM helper; write the instruction as T.ptx[\"opcode\"](operands...)");
     return;
   }
   unsupported(g, e, NULL);

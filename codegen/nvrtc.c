@@ -276,6 +276,27 @@ static tirx_status report_compile_errors(tx_diag_sink *diags, const char *src, s
   return internal ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
 }
 
+/* The optimization options for target->opt_level (0..3; clamped), given
+ * NVRTC's version as major * 100 + minor. Returns how many were stored in
+ * argv (at most 2). NVRTC has no -O: the front end (NVVM) is tuned with
+ * --Ofast-compile, which trades run time for compile time (NVRTC 12.8 and
+ * later; CUDA 13 rejects --dopt=off), and --extra-device-vectorization;
+ * a cubin's ptxas takes -O0..-O3 itself. The PTX of -O2 is NVRTC's
+ * default, so the common case compiles exactly as before. */
+static int opt_options(const tx_nvrtc_options *opts, int version, const char **argv) {
+  static const char *const PTXAS[] = {"--ptxas-options=-O0", "--ptxas-options=-O1",
+                                      "--ptxas-options=-O2", "--ptxas-options=-O3"};
+  int level = opts->target->opt_level < 0   ? 0
+              : opts->target->opt_level > 3 ? 3
+                                            : opts->target->opt_level;
+  int n = 0;
+  if (level == 0 && version >= 1208) argv[n++] = "--Ofast-compile=max";
+  if (level == 1 && version >= 1208) argv[n++] = "--Ofast-compile=mid";
+  if (level == 3 && version >= 1200) argv[n++] = "--extra-device-vectorization";
+  if (opts->output == NVRTC_CUBIN) argv[n++] = PTXAS[level];
+  return n;
+}
+
 tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t len,
                              const tx_line_map *map, const tx_nvrtc_options *opts, tx_strbuf *out,
                              tx_strbuf *log) {
@@ -293,17 +314,17 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   st = load_nvrtc(diags, root, explicit_root, &api);
   if (st != TIRX_OK) goto done;
 
+  int major = 0, minor = 0;
+  api.Version(&major, &minor);
+
   /* Options, and why each is there:
    *  - the architecture (compute_XX for PTX, sm_XX for a cubin);
    *  - -default-device: helpers without __device__ are device code;
    *  - -std=c++17: the dialect codegen/cuda.c writes;
    *  - -I<root>/include, when it exists, for cuda_fp16.h / cuda_bf16.h and
-   *    friends (recent NVRTCs carry them built in; older ones do not).
-   * opt_level is not passed on: NVRTC has no -O levels, CUDA 13 rejects
-   * --dopt=off, and -G would add debug info and change code generation far
-   * more than -O0 means here. PTX is always optimized; ptxas (or the
-   * driver's JIT) applies its own -O3. */
-  const char *argv[8];
+   *    friends (recent NVRTCs carry them built in; older ones do not);
+   *  - the optimization options of target->opt_level (opt_options). */
+  const char *argv[12];
   int argc = 0;
   argv[argc++] = tx_sb_cstr(&arch);
   argv[argc++] = "-default-device";
@@ -314,6 +335,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
     tx_sb_printf(&inc, "-I%s/include", root);
     argv[argc++] = tx_sb_cstr(&inc);
   }
+  argc += opt_options(opts, major * 100 + minor, argv + argc);
   /* NVRTC wants NUL-terminated source; the caller's need not be. */
   tx_sb_putn(&src, cuda_src, len);
   const char *csrc = tx_sb_cstr(&src);
@@ -324,8 +346,6 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
     goto done;
   }
 
-  int major = 0, minor = 0;
-  api.Version(&major, &minor);
   if (log && opts->verbose) {
     tx_sb_printf(log, "nvrtc: %s (NVRTC %d.%d)\nnvrtc options:", tx_dynlib_name(api.lib), major,
                  minor);

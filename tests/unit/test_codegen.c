@@ -131,9 +131,10 @@ static void run_golden(const char *name) {
 }
 
 #define GOLDEN_CASES(X)                                                                            \
-  X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum)              \
-  X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv)         \
-  X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(regs)
+  X(scale)                                                                                         \
+  X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) X(warp_reduce)         \
+      X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) X(cluster)          \
+          X(module) X(lowp) X(host_prelude) X(vector) X(regs) X(raw_ptx)
 
 #define X(name)                                                                                    \
   Test(cuda_golden, name) { run_golden(#name); }
@@ -268,6 +269,21 @@ static void expect_error(const char *body, const char *needle) {
 
 Test(errors, unsupported_ptx_op_is_named) {
   expect_error("    T.ptx.tcgen05.alloc(T.address_of(A[0]), 512, 1)\n", "T.ptx.tcgen05.alloc");
+}
+
+Test(errors, raw_ptx_keyword_is_named) {
+  expect_error(
+      "    A[tx] = T.ptx[\"add.f32\"](A[tx], A[tx], return_type=\"float32\", rounding=\"rn\")\n",
+      "unexpected keyword argument 'rounding'");
+}
+
+Test(errors, raw_ptx_operand_without_register) {
+  expect_error("    T.ptx[\"st.global.v4.f32\"](T.address_of(A[0]), A[T.Ramp(0, 1, 4)])\n",
+               "argument 2 has dtype float32x4");
+}
+
+Test(errors, raw_ptx_empty_opcode) {
+  expect_error("    T.ptx[\"\"](A[0])\n", "empty PTX opcode");
 }
 
 Test(errors, strided_vector_access) {

@@ -157,6 +157,73 @@ Test(nvrtc, verbose_log_names_options) {
   fx_fini(&f);
 }
 
+/* The options of the "nvrtc options:" log line that are not the fixed ones
+ * (architecture, -default-device, -std, -I), space-separated. */
+static void opt_tokens(const char *log, char *out, size_t cap) {
+  const char *line = strstr(log, "nvrtc options:");
+  cr_assert_not_null(line, "%s", log);
+  line += strlen("nvrtc options:");
+  size_t n = strcspn(line, "\n");
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%.*s", (int)n, line);
+  out[0] = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    if (strncmp(tok, "--gpu-architecture=", 19) == 0 || strcmp(tok, "-default-device") == 0 ||
+        strcmp(tok, "-std=c++17") == 0 || strncmp(tok, "-I", 2) == 0)
+      continue;
+    if (out[0]) strncat(out, " ", cap - strlen(out) - 1);
+    strncat(out, tok, cap - strlen(out) - 1);
+  }
+}
+
+/* -O0..-O3 become NVRTC options (docs/nvrtc.md): --Ofast-compile=max/mid at
+ * -O0/-O1 (NVRTC 12.8+), --extra-device-vectorization at -O3 (12.0+), and
+ * for a cubin --ptxas-options=-O<n>. Each set is compiled for real, so the
+ * local NVRTC is known to accept it. */
+Test(nvrtc, opt_level_options) {
+  for (int cubin = 0; cubin <= 1; cubin++) {
+    for (int level = 0; level <= 3; level++) {
+      fixture f;
+      fx_init(&f);
+      tirx_status st = compile(&f, SCALE_CU, strlen(SCALE_CU), NULL, "sm_90a", 90,
+                               cubin ? NVRTC_CUBIN : NVRTC_PTX, level);
+      char *msg = rendered(&f);
+      const char *log = tx_sb_cstr(&f.log);
+      cr_assert_eq(st, TIRX_OK, "-O%d %s: status %d: %s\nlog: %s", level, cubin ? "cubin" : "PTX",
+                   st, msg, log);
+      int major = 0, minor = 0;
+      const char *v = strstr(log, "(NVRTC ");
+      cr_assert(v && sscanf(v, "(NVRTC %d.%d)", &major, &minor) == 2, "%s", log);
+      int version = major * 100 + minor;
+      char want[256] = "";
+      if (level == 0 && version >= 1208) strcat(want, "--Ofast-compile=max");
+      if (level == 1 && version >= 1208) strcat(want, "--Ofast-compile=mid");
+      if (level == 3 && version >= 1200) strcat(want, "--extra-device-vectorization");
+      if (cubin) {
+        char ptxas[32];
+        snprintf(ptxas, sizeof ptxas, "%s--ptxas-options=-O%d", want[0] ? " " : "", level);
+        strcat(want, ptxas);
+      }
+      char got[256];
+      opt_tokens(log, got, sizeof got);
+      cr_expect_str_eq(got, want, "-O%d %s: options '%s', want '%s'", level,
+                       cubin ? "cubin" : "PTX", got, want);
+      free(msg);
+      fx_fini(&f);
+    }
+  }
+}
+
+/* Out-of-range levels from library callers are clamped, not passed on. */
+Test(nvrtc, opt_level_is_clamped) {
+  fixture f;
+  fx_init(&f);
+  tirx_status st = compile(&f, SCALE_CU, strlen(SCALE_CU), NULL, "sm_90a", 90, NVRTC_CUBIN, 7);
+  cr_assert_eq(st, TIRX_OK, "log: %s", tx_sb_cstr(&f.log));
+  cr_expect_not_null(strstr(tx_sb_cstr(&f.log), "--ptxas-options=-O3"), "%s", tx_sb_cstr(&f.log));
+  fx_fini(&f);
+}
+
 static const char BAD_CU[] = "extern \"C\" __global__ void k(float *a) {\n"
                              "  a[0] = undefined_var;\n"
                              "}\n";

@@ -52,6 +52,8 @@ static const char HELP[] =
     "                    sm_100a sm_101a sm_103a sm_120 sm_120a. Default: the GPU of\n"
     "                    this machine if there is one, else sm_90a\n"
     "  -O0 -O1 -O2 -O3   optimization level (default -O2); -O0 skips 'simplify'\n"
+    "                    NVRTC: --Ofast-compile=max/mid at -O0/-O1, at -O3\n"
+    "                    --extra-device-vectorization; cubin: ptxas -O<n>\n"
     "  --cuda-path=DIR   the CUDA toolkit NVRTC is loaded from (default $CUDA_HOME,\n"
     "                    then /usr/local/cuda)\n"
     "\n"
