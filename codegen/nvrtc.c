@@ -284,8 +284,10 @@ static tirx_status report_compile_errors(tx_diag_sink *diags, const char *src, s
  * a cubin's ptxas takes -O0..-O3 itself. The PTX of -O2 is NVRTC's
  * default, so the common case compiles exactly as before. */
 static int opt_options(const tx_nvrtc_options *opts, int version, const char **argv) {
+  /* -O2, the default, keeps ptxas's own default (-O3): the SASS users get
+   * without options must not be slower than plain nvcc's. */
   static const char *const PTXAS[] = {"--ptxas-options=-O0", "--ptxas-options=-O1",
-                                      "--ptxas-options=-O2", "--ptxas-options=-O3"};
+                                      "--ptxas-options=-O3", "--ptxas-options=-O3"};
   int level = opts->target->opt_level < 0   ? 0
               : opts->target->opt_level > 3 ? 3
                                             : opts->target->opt_level;
