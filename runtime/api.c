@@ -30,8 +30,8 @@ typedef struct exe_func {
 } exe_func;
 
 struct tirx_executable {
-  char *arch, *name, *lowered, *ptx;
-  size_t lowered_len, ptx_len;
+  char *arch, *name, *lowered, *ptx, *kernel_info;
+  size_t lowered_len, ptx_len, kernel_info_len;
   tirx_ctx *ctx; /* owns the re-parsed lowered module */
   const tx_module *mod;
   exe_func *funcs;
@@ -114,6 +114,7 @@ void tirx_executable_free(tirx_executable *exe) {
   free(exe->name);
   free(exe->lowered);
   free(exe->ptx);
+  free(exe->kernel_info);
   free(exe);
 }
 
@@ -133,8 +134,10 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, 
   exe->lowered_len = p->lowered_len;
   exe->ptx = dup_n(p->ptx ? p->ptx : "", p->ptx_len);
   exe->ptx_len = p->ptx_len;
+  exe->kernel_info = dup_n(p->kernel_info ? p->kernel_info : "", p->kernel_info_len);
+  exe->kernel_info_len = p->kernel_info_len;
   tirx_status st = TIRX_OK;
-  if (!exe->arch || !exe->name || !exe->lowered || !exe->ptx) st = TIRX_ERR_NOMEM;
+  if (!exe->arch || !exe->name || !exe->lowered || !exe->ptx || !exe->kernel_info) st = TIRX_ERR_NOMEM;
   if (st == TIRX_OK) st = tirx_ctx_create(&exe->ctx);
   tirx_module *m = NULL;
   if (st == TIRX_OK) {
@@ -179,7 +182,8 @@ static tirx_status exe_from_bytes(const char *data, size_t len, const char *what
 }
 
 static tirx_status exe_serialize(const tirx_executable *exe, tx_strbuf *out) {
-  tx_exe_parts p = {exe->arch, exe->name, exe->lowered, exe->lowered_len, exe->ptx, exe->ptx_len};
+  tx_exe_parts p = {exe->arch, exe->name,      exe->lowered,   exe->lowered_len,
+                    exe->ptx,  exe->ptx_len,   exe->kernel_info, exe->kernel_info_len};
   return tx_exe_serialize(&p, out);
 }
 
@@ -348,7 +352,8 @@ static void cache_store(const tirx_compile_options *o, tx_hash128 key, const tir
 /* Pipeline, printing, codegen and NVRTC as tx_compile_module does, but
  * keeping both the lowered text and the PTX from one pipeline run. */
 static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_compile_options *o,
-                                 tx_strbuf *lowered_text, tx_strbuf *ptx, tirx_error *err) {
+                                 tx_strbuf *lowered_text, tx_strbuf *kernel_info, tx_strbuf *ptx,
+                                 tirx_error *err) {
   tx_target target = {0};
   if (!tx_target_from_arch(o->arch, &target))
     return set_err(err, TIRX_ERR_USAGE, "unknown architecture '%s' (supported: %s)", o->arch,
@@ -368,8 +373,33 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
   const tx_module *lowered = NULL;
   tirx_status st = tx_run_pipeline(&pc, &po, m, &lowered);
   if (st != TIRX_OK) return st;
-  tx_print_module(lowered, lowered_text);
-  if (lowered_text->failed) return TIRX_ERR_NOMEM;
+  /* Only the host functions are kept as text: they are what the runtime
+   * executes, and kernels (whose signatures name symbolic extents before
+   * binding them) need not re-parse. Kernel launch facts that the host side
+   * needs (the cluster shape) go into kernel_info, one line per kernel. */
+  const tx_func **host = calloc(lowered->nfuncs ? lowered->nfuncs : 1, sizeof *host);
+  if (!host) return TIRX_ERR_NOMEM;
+  tx_module sub = *lowered;
+  sub.nfuncs = 0;
+  for (uint32_t i = 0; i < lowered->nfuncs; i++) {
+    const tx_func *f = lowered->funcs[i];
+    if (is_packed(f)) {
+      host[sub.nfuncs++] = f;
+      continue;
+    }
+    uint32_t cl[3] = {0, 0, 0};
+    for (uint32_t a = 0; a < f->nattrs; a++) {
+      const tx_expr *v = f->attr_values[a];
+      if (strcmp(f->attr_keys[a], "tirx.cluster") != 0 || v->kind != EXPR_TUPLE) continue;
+      for (uint32_t d = 0; d < v->nops && d < 3; d++)
+        if (v->ops[d]->kind == EXPR_INT) cl[d] = (uint32_t)v->ops[d]->u.ival;
+    }
+    if (cl[0] | cl[1] | cl[2]) tx_sb_printf(kernel_info, "%s %u %u %u\n", f->name, cl[0], cl[1], cl[2]);
+  }
+  sub.funcs = (const tx_func *const *)host;
+  tx_print_module(&sub, lowered_text);
+  free((void *)host);
+  if (lowered_text->failed || kernel_info->failed) return TIRX_ERR_NOMEM;
   if (o->host_only) return TIRX_OK;
   tx_strbuf cuda = {0};
   tx_line_map map = {0};
@@ -388,14 +418,16 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
 static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char *name,
                                   const tirx_compile_options *o, tirx_executable **out,
                                   tirx_error *err) {
-  tx_strbuf lowered = {0}, ptx = {0};
-  tirx_status st = compile_parts(ctx, m, o, &lowered, &ptx, err);
+  tx_strbuf lowered = {0}, ptx = {0}, kinfo = {0};
+  tirx_status st = compile_parts(ctx, m, o, &lowered, &kinfo, &ptx, err);
   if (st != TIRX_OK && (!err || err->code != st)) from_diags(err, st, ctx, name);
   if (st == TIRX_OK) {
-    tx_exe_parts p = {o->arch, name, lowered.data ? lowered.data : "", lowered.len,
-                      ptx.data ? ptx.data : "", ptx.len};
+    tx_exe_parts p = {o->arch,    name,     lowered.data ? lowered.data : "",
+                      lowered.len, ptx.data ? ptx.data : "", ptx.len,
+                      kinfo.data ? kinfo.data : "", kinfo.len};
     st = exe_from_parts(&p, out, err);
   }
+  tx_sb_free(&kinfo);
   tx_sb_free(&lowered);
   tx_sb_free(&ptx);
   return st;
@@ -517,6 +549,22 @@ tirx_status tirx_runtime_synchronize(tirx_runtime *rt, void *stream, tirx_error 
   return from_rt(err, tx_rt_synchronize(rt->rt, stream, &e), &e);
 }
 
+/* The cluster shape of kernel `name` from the executable's kernel info
+ * ("name cx cy cz" lines); zeros when it has none. */
+static void kernel_cluster(const tirx_executable *exe, const char *name, uint32_t out[3]) {
+  out[0] = out[1] = out[2] = 0;
+  size_t n = strlen(name);
+  for (const char *p = exe->kernel_info; p && *p;) {
+    const char *eol = strchr(p, '\n');
+    if (strncmp(p, name, n) == 0 && p[n] == ' ') {
+      unsigned x = 0, y = 0, z = 0;
+      if (sscanf(p + n, "%u %u %u", &x, &y, &z) == 3) out[0] = x, out[1] = y, out[2] = z;
+      return;
+    }
+    p = eol ? eol + 1 : NULL;
+  }
+}
+
 void tirx_loaded_free(tirx_loaded *lm) {
   if (!lm) return;
   if (lm->module) tx_rt_module_unload(lm->rt->rt, lm->module);
@@ -550,7 +598,7 @@ tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx
     fn->owner = lm;
     fn->ef = &exe->funcs[i];
     if (fn->ef->launcher && lm->module) {
-      tx_launcher_cluster(fn->ef->launcher, fn->cluster);
+      kernel_cluster(exe, tx_launcher_kernel(fn->ef->launcher), fn->cluster);
       st = tx_rt_get_function(rt->rt, lm->module, tx_launcher_kernel(fn->ef->launcher),
                               &fn->kernel, &e);
     }

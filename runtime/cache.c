@@ -82,7 +82,7 @@ void tx_hash_hex(tx_hash128 k, char out[33]) {
  * Little-endian (the only byte order CUDA hosts have). */
 
 static const char MAGIC[8] = {'T', 'I', 'R', 'X', 'E', 'X', 'E', 0};
-enum { TAG_ARCH = 1, TAG_NAME = 2, TAG_LOWERED = 3, TAG_PTX = 4 };
+enum { TAG_ARCH = 1, TAG_NAME = 2, TAG_LOWERED = 3, TAG_PTX = 4, TAG_KERNELS = 5 };
 
 static uint64_t fnv64(const char *p, size_t n) {
   uint64_t h = UINT64_C(0xcbf29ce484222325);
@@ -107,12 +107,13 @@ tirx_status tx_exe_serialize(const tx_exe_parts *p, tx_strbuf *out) {
   size_t start = out->len;
   tx_sb_putn(out, MAGIC, sizeof MAGIC);
   put_u32(out, TX_EXE_FORMAT_VERSION);
-  put_u32(out, 4);
+  put_u32(out, 5);
   /* Names keep their NUL so that readers can use them in place. */
   put_section(out, TAG_ARCH, p->arch, strlen(p->arch) + 1);
   put_section(out, TAG_NAME, p->name, strlen(p->name) + 1);
   put_section(out, TAG_LOWERED, p->lowered, p->lowered_len);
   put_section(out, TAG_PTX, p->ptx, p->ptx_len);
+  put_section(out, TAG_KERNELS, p->kernel_info, p->kernel_info_len);
   if (out->failed) return TIRX_ERR_NOMEM;
   put_u64(out, fnv64(out->data + start, out->len - start));
   return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
@@ -167,6 +168,10 @@ tirx_status tx_exe_deserialize(const char *data, size_t len, tx_exe_parts *p, ch
     case TAG_PTX:
       p->ptx = d;
       p->ptx_len = n;
+      break;
+    case TAG_KERNELS:
+      p->kernel_info = d;
+      p->kernel_info_len = n;
       break;
     default: break; /* unknown sections of the same version are skipped */
     }

@@ -35,6 +35,8 @@ typedef struct tx_exe_parts {
   size_t lowered_len;
   const char *ptx;
   size_t ptx_len;
+  const char *kernel_info; /* "kernel cx cy cz" lines: cluster shapes */
+  size_t kernel_info_len;
 } tx_exe_parts;
 enum { TX_EXE_FORMAT_VERSION = 1 };
 tirx_status tx_exe_serialize(const tx_exe_parts *p, tx_strbuf *out);
