@@ -41,7 +41,8 @@ int main(void) {
     goto out;
   }
   static float x[N], y[N];
-  for (int i = 0; i < N; i++) x[i] = (float)i, y[i] = 1.0f;
+  for (int i = 0; i < N; i++)
+    x[i] = (float)i, y[i] = 1.0f;
   tx_runtime *raw = NULL;
   tx_rt_error re = {0};
   void *dx = NULL, *dy = NULL;
@@ -55,8 +56,8 @@ int main(void) {
   tx_rt_copy(raw, dy, y, sizeof y, TX_COPY_H2D, NULL, &re);
   tx_rt_synchronize(raw, NULL, &re);
   int64_t shape[1] = {N};
-  DLTensor tx = {.data = dx, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1},
-                 .shape = shape};
+  DLTensor tx = {
+      .data = dx, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = shape};
   DLTensor ty = tx;
   ty.data = dy;
   tirx_arg args[3] = {{TIRX_ARG_TENSOR, {.tensor = &tx}},

@@ -107,7 +107,8 @@ static char *dup_n(const char *s, size_t n) {
 
 void tirx_executable_free(tirx_executable *exe) {
   if (!exe) return;
-  for (size_t i = 0; i < exe->nfuncs; i++) tx_launcher_free(exe->funcs[i].launcher);
+  for (size_t i = 0; i < exe->nfuncs; i++)
+    tx_launcher_free(exe->funcs[i].launcher);
   free(exe->funcs);
   tirx_ctx_destroy(exe->ctx);
   free(exe->arch);
@@ -137,7 +138,8 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, 
   exe->kernel_info = dup_n(p->kernel_info ? p->kernel_info : "", p->kernel_info_len);
   exe->kernel_info_len = p->kernel_info_len;
   tirx_status st = TIRX_OK;
-  if (!exe->arch || !exe->name || !exe->lowered || !exe->ptx || !exe->kernel_info) st = TIRX_ERR_NOMEM;
+  if (!exe->arch || !exe->name || !exe->lowered || !exe->ptx || !exe->kernel_info)
+    st = TIRX_ERR_NOMEM;
   if (st == TIRX_OK) st = tirx_ctx_create(&exe->ctx);
   tirx_module *m = NULL;
   if (st == TIRX_OK) {
@@ -182,8 +184,8 @@ static tirx_status exe_from_bytes(const char *data, size_t len, const char *what
 }
 
 static tirx_status exe_serialize(const tirx_executable *exe, tx_strbuf *out) {
-  tx_exe_parts p = {exe->arch, exe->name,      exe->lowered,   exe->lowered_len,
-                    exe->ptx,  exe->ptx_len,   exe->kernel_info, exe->kernel_info_len};
+  tx_exe_parts p = {exe->arch, exe->name,    exe->lowered,     exe->lowered_len,
+                    exe->ptx,  exe->ptx_len, exe->kernel_info, exe->kernel_info_len};
   return tx_exe_serialize(&p, out);
 }
 
@@ -251,9 +253,9 @@ tirx_status tirx_executable_param(const tirx_executable *exe, const char *func, 
     return TIRX_OK;
   }
   out->name = p->u.var.name;
-  out->kind = p->dtype.code == DT_HANDLE           ? TIRX_ARG_HANDLE
-              : tx_dtype_is_float(p->dtype)       ? TIRX_ARG_FLOAT
-                                                  : TIRX_ARG_INT;
+  out->kind = p->dtype.code == DT_HANDLE    ? TIRX_ARG_HANDLE
+              : tx_dtype_is_float(p->dtype) ? TIRX_ARG_FLOAT
+                                            : TIRX_ARG_INT;
   tx_dl_from_tx_dtype(p->dtype, &out->dtype);
   return TIRX_OK;
 }
@@ -307,7 +309,8 @@ static tx_hash128 cache_key(const char *text, size_t len, const tirx_compile_opt
   int32_t ol = o->opt_level, ho = o->host_only;
   tx_hash_field(&h, &ol, sizeof ol);
   tx_hash_field(&h, &ho, sizeof ho);
-  for (size_t i = 0; i < o->num_disabled_passes; i++) tx_hash_str(&h, o->disabled_passes[i]);
+  for (size_t i = 0; i < o->num_disabled_passes; i++)
+    tx_hash_str(&h, o->disabled_passes[i]);
   if (!o->host_only) hash_toolkit(&h, o->cuda_path);
   return tx_hash_final(&h);
 }
@@ -338,7 +341,7 @@ static void cache_store(const tirx_compile_options *o, tx_hash128 key, const tir
   tx_strbuf sb = {0};
   if (exe_serialize(exe, &sb) == TIRX_OK) {
     if (o->cache) tx_cache_put(o->cache, key, sb.data, sb.len);
-    char dir[4096], hex[40];
+    char dir[4096], hex[48]; /* 32 hex digits + ".tirxexe" + NUL */
     if (o->disk_cache && tx_cache_dir(o->cache_dir, dir, sizeof dir)) {
       tx_hash_hex(key, hex);
       strcat(hex, ".tirxexe");
@@ -394,7 +397,8 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
       for (uint32_t d = 0; d < v->nops && d < 3; d++)
         if (v->ops[d]->kind == EXPR_INT) cl[d] = (uint32_t)v->ops[d]->u.ival;
     }
-    if (cl[0] | cl[1] | cl[2]) tx_sb_printf(kernel_info, "%s %u %u %u\n", f->name, cl[0], cl[1], cl[2]);
+    if (cl[0] | cl[1] | cl[2])
+      tx_sb_printf(kernel_info, "%s %u %u %u\n", f->name, cl[0], cl[1], cl[2]);
   }
   sub.funcs = (const tx_func *const *)host;
   tx_print_module(&sub, lowered_text);
@@ -422,9 +426,14 @@ static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char 
   tirx_status st = compile_parts(ctx, m, o, &lowered, &kinfo, &ptx, err);
   if (st != TIRX_OK && (!err || err->code != st)) from_diags(err, st, ctx, name);
   if (st == TIRX_OK) {
-    tx_exe_parts p = {o->arch,    name,     lowered.data ? lowered.data : "",
-                      lowered.len, ptx.data ? ptx.data : "", ptx.len,
-                      kinfo.data ? kinfo.data : "", kinfo.len};
+    tx_exe_parts p = {o->arch,
+                      name,
+                      lowered.data ? lowered.data : "",
+                      lowered.len,
+                      ptx.data ? ptx.data : "",
+                      ptx.len,
+                      kinfo.data ? kinfo.data : "",
+                      kinfo.len};
     st = exe_from_parts(&p, out, err);
   }
   tx_sb_free(&kinfo);
@@ -434,8 +443,7 @@ static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char 
 }
 
 tirx_status tirx_compile(const char *name, const char *text, size_t len,
-                         const tirx_compile_options *opts, tirx_executable **out,
-                         tirx_error *err) {
+                         const tirx_compile_options *opts, tirx_executable **out, tirx_error *err) {
   if (!out || !text) return set_err(err, TIRX_ERR_USAGE, "tirx_compile: NULL text or out");
   *out = NULL;
   if (err) err->code = TIRX_OK;
@@ -449,8 +457,10 @@ tirx_status tirx_compile(const char *name, const char *text, size_t len,
   if (st != TIRX_OK) return set_err(err, st, "out of memory");
   tirx_module *m = NULL;
   st = tirx_parse_string(ctx, name, text, len, &m);
-  if (st != TIRX_OK) from_diags(err, st, ctx, name);
-  else st = compile_common(ctx, m->mod, name, &o, out, err);
+  if (st != TIRX_OK)
+    from_diags(err, st, ctx, name);
+  else
+    st = compile_common(ctx, m->mod, name, &o, out, err);
   tirx_ctx_destroy(ctx);
   if (st == TIRX_OK) cache_store(&o, key, *out);
   return st;
@@ -487,7 +497,8 @@ tirx_status tirx_executable_save(const tirx_executable *exe, const char *path, t
   tirx_status st = exe_serialize(exe, &sb);
   if (st == TIRX_OK) {
     FILE *f = fopen(path, "wb");
-    if (!f) st = set_err(err, TIRX_ERR_IO, "cannot write %s", path);
+    if (!f)
+      st = set_err(err, TIRX_ERR_IO, "cannot write %s", path);
     else {
       int ok = fwrite(sb.data, 1, sb.len, f) == sb.len;
       ok = fclose(f) == 0 && ok;
@@ -599,8 +610,8 @@ tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx
     fn->ef = &exe->funcs[i];
     if (fn->ef->launcher && lm->module) {
       kernel_cluster(exe, tx_launcher_kernel(fn->ef->launcher), fn->cluster);
-      st = tx_rt_get_function(rt->rt, lm->module, tx_launcher_kernel(fn->ef->launcher),
-                              &fn->kernel, &e);
+      st = tx_rt_get_function(rt->rt, lm->module, tx_launcher_kernel(fn->ef->launcher), &fn->kernel,
+                              &e);
     }
   }
   if (st != TIRX_OK) {
@@ -613,7 +624,8 @@ tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx
 
 tirx_status tirx_loaded_function(tirx_loaded *lm, const char *name, tirx_function **out,
                                  tirx_error *err) {
-  if (!lm || !name || !out) return set_err(err, TIRX_ERR_USAGE, "tirx_loaded_function: NULL argument");
+  if (!lm || !name || !out)
+    return set_err(err, TIRX_ERR_USAGE, "tirx_loaded_function: NULL argument");
   *out = NULL;
   for (size_t i = 0; i < lm->exe->nfuncs; i++) {
     tirx_function *fn = &lm->fns[i];

@@ -86,7 +86,8 @@ enum { TAG_ARCH = 1, TAG_NAME = 2, TAG_LOWERED = 3, TAG_PTX = 4, TAG_KERNELS = 5
 
 static uint64_t fnv64(const char *p, size_t n) {
   uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
   return h;
 }
 
@@ -173,7 +174,8 @@ tirx_status tx_exe_deserialize(const char *data, size_t len, tx_exe_parts *p, ch
       p->kernel_info = d;
       p->kernel_info_len = n;
       break;
-    default: break; /* unknown sections of the same version are skipped */
+    default:
+      break; /* unknown sections of the same version are skipped */
     }
     off += n;
   }
@@ -209,7 +211,8 @@ tirx_status tirx_cache_create(tirx_cache **out) {
 
 void tirx_cache_destroy(tirx_cache *c) {
   if (!c) return;
-  for (size_t i = 0; i < c->n; i++) free(c->items[i].data);
+  for (size_t i = 0; i < c->n; i++)
+    free(c->items[i].data);
   free(c->items);
   pthread_mutex_destroy(&c->mu);
   free(c);
@@ -272,10 +275,14 @@ void tx_cache_put(tirx_cache *c, tx_hash128 k, const char *data, size_t len) {
 int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap) {
   const char *e;
   int n = -1;
-  if (explicit_dir && explicit_dir[0]) n = snprintf(buf, cap, "%s", explicit_dir);
-  else if ((e = getenv("TIRX_CACHE_DIR")) && e[0]) n = snprintf(buf, cap, "%s", e);
-  else if ((e = getenv("XDG_CACHE_HOME")) && e[0]) n = snprintf(buf, cap, "%s/tirx", e);
-  else if ((e = getenv("HOME")) && e[0]) n = snprintf(buf, cap, "%s/.cache/tirx", e);
+  if (explicit_dir && explicit_dir[0])
+    n = snprintf(buf, cap, "%s", explicit_dir);
+  else if ((e = getenv("TIRX_CACHE_DIR")) && e[0])
+    n = snprintf(buf, cap, "%s", e);
+  else if ((e = getenv("XDG_CACHE_HOME")) && e[0])
+    n = snprintf(buf, cap, "%s/tirx", e);
+  else if ((e = getenv("HOME")) && e[0])
+    n = snprintf(buf, cap, "%s/.cache/tirx", e);
   return n > 0 && (size_t)n < cap;
 }
 
@@ -285,7 +292,8 @@ int tx_read_file(const char *path, char **data, size_t *len) {
   tx_strbuf sb = {0};
   char chunk[65536];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) tx_sb_putn(&sb, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tx_sb_putn(&sb, chunk, n);
   int ok = !ferror(f) && !sb.failed;
   fclose(f);
   if (!ok) {

@@ -296,23 +296,57 @@ static void compile_binary(lx_builder *b, const tx_expr *e) {
   compile_expr(b, e->ops[1]);
   lx_op op = LX_ADD;
   switch ((tx_expr_kind)e->kind) {
-  case EXPR_ADD: op = fl ? LX_FADD : LX_ADD; break;
-  case EXPR_SUB: op = fl ? LX_FSUB : LX_SUB; break;
-  case EXPR_MUL: op = fl ? LX_FMUL : LX_MUL; break;
-  case EXPR_DIV: op = fl ? LX_FDIV : LX_DIV; break;
-  case EXPR_MOD: op = LX_MOD; break;
-  case EXPR_FLOORDIV: op = fl ? LX_FDIV : LX_FLOORDIV; break;
-  case EXPR_FLOORMOD: op = LX_FLOORMOD; break;
-  case EXPR_MIN: op = fl ? LX_FMIN : LX_MIN; break;
-  case EXPR_MAX: op = fl ? LX_FMAX : LX_MAX; break;
-  case EXPR_EQ: op = fl ? LX_FEQ : LX_EQ; break;
-  case EXPR_NE: op = fl ? LX_FNE : LX_NE; break;
-  case EXPR_LT: op = fl ? LX_FLT : LX_LT; break;
-  case EXPR_LE: op = fl ? LX_FLE : LX_LE; break;
-  case EXPR_GT: op = fl ? LX_FGT : LX_GT; break;
-  case EXPR_GE: op = fl ? LX_FGE : LX_GE; break;
-  case EXPR_AND: op = LX_AND; break;
-  case EXPR_OR: op = LX_OR; break;
+  case EXPR_ADD:
+    op = fl ? LX_FADD : LX_ADD;
+    break;
+  case EXPR_SUB:
+    op = fl ? LX_FSUB : LX_SUB;
+    break;
+  case EXPR_MUL:
+    op = fl ? LX_FMUL : LX_MUL;
+    break;
+  case EXPR_DIV:
+    op = fl ? LX_FDIV : LX_DIV;
+    break;
+  case EXPR_MOD:
+    op = LX_MOD;
+    break;
+  case EXPR_FLOORDIV:
+    op = fl ? LX_FDIV : LX_FLOORDIV;
+    break;
+  case EXPR_FLOORMOD:
+    op = LX_FLOORMOD;
+    break;
+  case EXPR_MIN:
+    op = fl ? LX_FMIN : LX_MIN;
+    break;
+  case EXPR_MAX:
+    op = fl ? LX_FMAX : LX_MAX;
+    break;
+  case EXPR_EQ:
+    op = fl ? LX_FEQ : LX_EQ;
+    break;
+  case EXPR_NE:
+    op = fl ? LX_FNE : LX_NE;
+    break;
+  case EXPR_LT:
+    op = fl ? LX_FLT : LX_LT;
+    break;
+  case EXPR_LE:
+    op = fl ? LX_FLE : LX_LE;
+    break;
+  case EXPR_GT:
+    op = fl ? LX_FGT : LX_GT;
+    break;
+  case EXPR_GE:
+    op = fl ? LX_FGE : LX_GE;
+    break;
+  case EXPR_AND:
+    op = LX_AND;
+    break;
+  case EXPR_OR:
+    op = LX_OR;
+    break;
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_STRING:
@@ -331,7 +365,9 @@ static void compile_binary(lx_builder *b, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: fail(b, "internal: not a binary expression"); return;
+  case TX_EXPR_KIND_COUNT:
+    fail(b, "internal: not a binary expression");
+    return;
   }
   if (fl && (op == LX_MOD || op == LX_FLOORMOD)) {
     fail(b, "the launcher cannot take a float remainder");
@@ -348,8 +384,12 @@ static void compile_expr(lx_builder *b, const tx_expr *e) {
     return;
   }
   switch ((tx_expr_kind)e->kind) {
-  case EXPR_INT: emit(b, LX_CONST, 0, 0, (lx_val){.i = e->u.ival}, 1); return;
-  case EXPR_FLOAT: emit(b, LX_FCONST, 0, 0, (lx_val){.f = e->u.fval}, 1); return;
+  case EXPR_INT:
+    emit(b, LX_CONST, 0, 0, (lx_val){.i = e->u.ival}, 1);
+    return;
+  case EXPR_FLOAT:
+    emit(b, LX_FCONST, 0, 0, (lx_val){.f = e->u.fval}, 1);
+    return;
   case EXPR_VAR: {
     int32_t s = find_slot(b->l, e);
     if (s < 0) {
@@ -375,7 +415,9 @@ static void compile_expr(lx_builder *b, const tx_expr *e) {
   case EXPR_GT:
   case EXPR_GE:
   case EXPR_AND:
-  case EXPR_OR: compile_binary(b, e); return;
+  case EXPR_OR:
+    compile_binary(b, e);
+    return;
   case EXPR_NOT:
     compile_expr(b, e->ops[0]);
     emit(b, LX_NOT, 0, 0, (lx_val){0}, 0);
@@ -393,15 +435,19 @@ static void compile_expr(lx_builder *b, const tx_expr *e) {
       if (!is_float_type(from)) emit(b, LX_I2F, 0, from.code == DT_INT, (lx_val){0}, 0);
       if (to.bits == 32) emit(b, LX_F32, 0, 0, (lx_val){0}, 0);
     } else if (tx_dtype_is_bool(to)) {
-      if (is_float_type(from)) emit(b, LX_FCONST, 0, 0, (lx_val){.f = 0}, 1), emit(b, LX_FNE, 0, 0, (lx_val){0}, -1);
-      else emit(b, LX_CONST, 0, 0, (lx_val){.i = 0}, 1), emit(b, LX_NE, 0, 0, (lx_val){0}, -1);
+      if (is_float_type(from))
+        emit(b, LX_FCONST, 0, 0, (lx_val){.f = 0}, 1), emit(b, LX_FNE, 0, 0, (lx_val){0}, -1);
+      else
+        emit(b, LX_CONST, 0, 0, (lx_val){.i = 0}, 1), emit(b, LX_NE, 0, 0, (lx_val){0}, -1);
     } else {
       if (is_float_type(from)) emit(b, LX_F2I, 0, 0, (lx_val){0}, 0);
       emit_wrap(b, to);
     }
     return;
   }
-  case EXPR_CALL: compile_call(b, e); return;
+  case EXPR_CALL:
+    compile_call(b, e);
+    return;
   case EXPR_STRING:
   case EXPR_LOAD:
   case EXPR_RAMP:
@@ -413,7 +459,8 @@ static void compile_expr(lx_builder *b, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: break;
+  case TX_EXPR_KIND_COUNT:
+    break;
   }
   fail(b, "the launcher cannot evaluate a %s expression", tx_expr_kind_name((tx_expr_kind)e->kind));
 }
@@ -436,7 +483,7 @@ static void compile_assert(lx_builder *b, const tx_stmt *s) {
   if (!st) return;
   st->expr = compile_range(b, cond);
   st->msg = msg && msg->kind == EXPR_STRING ? dup_n(msg->u.str.data, msg->u.str.len)
-                                             : dup_n("assertion failed", 16);
+                                            : dup_n("assertion failed", 16);
   if (!st->msg) fail(b, "out of memory");
   st->got = GOT_NONE;
   if (cond->kind == EXPR_EQ || cond->kind == EXPR_NE) {
@@ -510,7 +557,8 @@ static void compile_launch(lx_builder *b, const tx_module *m, const tx_expr *cal
     l->kparams[i].dtype = t;
     l->kparams[i].expr = compile_range(b, a);
   }
-  for (int d = 0; d < 7; d++) l->dims[d] = compile_range(b, call->ops[1 + l->nkparams + d]);
+  for (int d = 0; d < 7; d++)
+    l->dims[d] = compile_range(b, call->ops[1 + l->nkparams + d]);
   /* The cluster shape is a kernel attribute, fixed at compile time. */
   for (uint32_t f = 0; f < m->nfuncs; f++) {
     const tx_func *k = m->funcs[f];
@@ -532,9 +580,12 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
   }
   switch ((tx_stmt_kind)s->kind) {
   case STMT_SEQ:
-    for (uint32_t i = 0; i < s->nstmts; i++) compile_stmt(b, m, s->stmts[i]);
+    for (uint32_t i = 0; i < s->nstmts; i++)
+      compile_stmt(b, m, s->stmts[i]);
     return;
-  case STMT_ASSERT: compile_assert(b, s); return;
+  case STMT_ASSERT:
+    compile_assert(b, s);
+    return;
   case STMT_BIND:
     if (s->nvars == 1 && s->nexprs >= 1 && s->exprs[0]) {
       compile_bind(b, s->vars[0], s->exprs[0], 0);
@@ -576,7 +627,8 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
   case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT: break;
+  case TX_STMT_KIND_COUNT:
+    break;
   }
   fail(b, "the launcher cannot run a %s statement on the host",
        tx_stmt_kind_name((tx_stmt_kind)s->kind));
@@ -584,7 +636,8 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
 
 void tx_launcher_free(tx_launcher *l) {
   if (!l) return;
-  for (uint32_t i = 0; i < l->nstmts; i++) free(l->stmts[i].msg);
+  for (uint32_t i = 0; i < l->nstmts; i++)
+    free(l->stmts[i].msg);
   free(l->stmts);
   free(l->code);
   free(l->params);
@@ -623,7 +676,8 @@ tirx_status tx_launcher_build(const tx_module *lowered, const tx_func *f, tx_lau
     p->dtype = f->params[i]->dtype;
   }
   if (!b.failed && f->body) compile_stmt(&b, lowered, f->body);
-  if (!b.failed && !l->has_launch) fail(&b, "'%s' launches no kernel (a host-only function)", f->name);
+  if (!b.failed && !l->has_launch)
+    fail(&b, "'%s' launches no kernel (a host-only function)", f->name);
   /* Every expression starts from an empty stack, so the deepest one bounds
    * the stack the interpreter needs. */
   l->max_stack = b.max_depth;
@@ -665,7 +719,8 @@ static int64_t stride_at(const DLTensor *t, int32_t d) {
   if (!t || d < 0 || d >= t->ndim) return 0;
   if (t->strides) return t->strides[d];
   int64_t s = 1;
-  for (int32_t k = t->ndim - 1; k > d; k--) s *= t->shape[k];
+  for (int32_t k = t->ndim - 1; k > d; k--)
+    s *= t->shape[k];
   return s;
 }
 
@@ -696,20 +751,48 @@ static lx_val eval(const tx_launcher *l, lx_range rg, const lx_run *r) {
     const DLTensor *t;
     switch ((lx_op)in->op) {
     case LX_CONST:
-    case LX_FCONST: st[sp++] = in->imm; break;
-    case LX_LOAD: st[sp++] = r->slots[in->a]; break;
-    case LX_ARG_COUNT: st[sp++].i = (int64_t)r->n; break;
-    case LX_ARG_KIND: st[sp++].i = (size_t)in->a < r->n ? (int64_t)r->args[in->a].kind : -1; break;
-    case LX_ARG_NDIM: t = tensor_of(r, in->a), st[sp++].i = t ? t->ndim : -1; break;
-    case LX_DT_CODE: t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.code : -1; break;
-    case LX_DT_BITS: t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.bits : -1; break;
-    case LX_DT_LANES: t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.lanes : -1; break;
-    case LX_DEV_TYPE: t = tensor_of(r, in->a), st[sp++].i = t ? (int64_t)t->device.device_type : -1; break;
-    case LX_DEV_ID: t = tensor_of(r, in->a), st[sp++].i = t ? t->device.device_id : -1; break;
-    case LX_SHAPE: st[sp++].i = shape_at(tensor_of(r, in->a), in->b); break;
-    case LX_STRIDE: st[sp++].i = stride_at(tensor_of(r, in->a), in->b); break;
-    case LX_BYTE_OFF: t = tensor_of(r, in->a), st[sp++].i = t ? (int64_t)t->byte_offset : 0; break;
-    case LX_COMPACT: t = tensor_of(r, in->a), st[sp++].i = t && tx_dl_is_compact(t); break;
+    case LX_FCONST:
+      st[sp++] = in->imm;
+      break;
+    case LX_LOAD:
+      st[sp++] = r->slots[in->a];
+      break;
+    case LX_ARG_COUNT:
+      st[sp++].i = (int64_t)r->n;
+      break;
+    case LX_ARG_KIND:
+      st[sp++].i = (size_t)in->a < r->n ? (int64_t)r->args[in->a].kind : -1;
+      break;
+    case LX_ARG_NDIM:
+      t = tensor_of(r, in->a), st[sp++].i = t ? t->ndim : -1;
+      break;
+    case LX_DT_CODE:
+      t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.code : -1;
+      break;
+    case LX_DT_BITS:
+      t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.bits : -1;
+      break;
+    case LX_DT_LANES:
+      t = tensor_of(r, in->a), st[sp++].i = t ? t->dtype.lanes : -1;
+      break;
+    case LX_DEV_TYPE:
+      t = tensor_of(r, in->a), st[sp++].i = t ? (int64_t)t->device.device_type : -1;
+      break;
+    case LX_DEV_ID:
+      t = tensor_of(r, in->a), st[sp++].i = t ? t->device.device_id : -1;
+      break;
+    case LX_SHAPE:
+      st[sp++].i = shape_at(tensor_of(r, in->a), in->b);
+      break;
+    case LX_STRIDE:
+      st[sp++].i = stride_at(tensor_of(r, in->a), in->b);
+      break;
+    case LX_BYTE_OFF:
+      t = tensor_of(r, in->a), st[sp++].i = t ? (int64_t)t->byte_offset : 0;
+      break;
+    case LX_COMPACT:
+      t = tensor_of(r, in->a), st[sp++].i = t && tx_dl_is_compact(t);
+      break;
     case LX_ALIGNED:
       t = tensor_of(r, in->a);
       st[sp++].i = t && in->b > 0 && (uintptr_t)t->data % (uintptr_t)in->b == 0;
@@ -723,8 +806,8 @@ static lx_val eval(const tx_launcher *l, lx_range rg, const lx_run *r) {
       BIN(LX_SUB, st[sp - 1].i = (int64_t)((uint64_t)st[sp - 1].i - (uint64_t)st[sp].i))
       BIN(LX_MUL, st[sp - 1].i = (int64_t)((uint64_t)st[sp - 1].i * (uint64_t)st[sp].i))
       BIN(LX_DIV, st[sp - 1].i = st[sp].i && !(st[sp].i == -1 && st[sp - 1].i == INT64_MIN)
-                                    ? st[sp - 1].i / st[sp].i
-                                    : 0)
+                                     ? st[sp - 1].i / st[sp].i
+                                     : 0)
       BIN(LX_MOD, st[sp - 1].i = st[sp].i && st[sp].i != -1 ? st[sp - 1].i % st[sp].i : 0)
       BIN(LX_FLOORDIV, st[sp - 1].i = st[sp].i == -1 ? (int64_t)(0 - (uint64_t)st[sp - 1].i)
                                                      : floordiv(st[sp - 1].i, st[sp].i))
@@ -752,17 +835,25 @@ static lx_val eval(const tx_launcher *l, lx_range rg, const lx_run *r) {
       BIN(LX_AND, st[sp - 1].i = st[sp - 1].i && st[sp].i)
       BIN(LX_OR, st[sp - 1].i = st[sp - 1].i || st[sp].i)
 #undef BIN
-    case LX_NOT: st[sp - 1].i = !st[sp - 1].i; break;
+    case LX_NOT:
+      st[sp - 1].i = !st[sp - 1].i;
+      break;
     case LX_SELECT:
       sp -= 2;
       st[sp - 1] = st[sp - 1].i ? st[sp] : st[sp + 1];
       break;
-    case LX_WRAP: st[sp - 1].i = wrap(st[sp - 1].i, in->a, in->b); break;
+    case LX_WRAP:
+      st[sp - 1].i = wrap(st[sp - 1].i, in->a, in->b);
+      break;
     case LX_I2F:
       st[sp - 1].f = in->b ? (double)st[sp - 1].i : (double)(uint64_t)st[sp - 1].i;
       break;
-    case LX_F2I: st[sp - 1].i = (int64_t)st[sp - 1].f; break;
-    case LX_F32: st[sp - 1].f = (double)(float)st[sp - 1].f; break;
+    case LX_F2I:
+      st[sp - 1].i = (int64_t)st[sp - 1].f;
+      break;
+    case LX_F32:
+      st[sp - 1].f = (double)(float)st[sp - 1].f;
+      break;
     }
   }
   return sp > 0 ? st[sp - 1] : (lx_val){0};
@@ -771,10 +862,14 @@ static lx_val eval(const tx_launcher *l, lx_range rg, const lx_run *r) {
 static const char *kind_name(const lx_run *r, int32_t i) {
   if (i < 0 || (size_t)i >= r->n) return "nothing";
   switch (r->args[i].kind) {
-  case TIRX_ARG_INT: return "an int";
-  case TIRX_ARG_FLOAT: return "a float";
-  case TIRX_ARG_HANDLE: return "a handle";
-  case TIRX_ARG_TENSOR: return "a tensor";
+  case TIRX_ARG_INT:
+    return "an int";
+  case TIRX_ARG_FLOAT:
+    return "a float";
+  case TIRX_ARG_HANDLE:
+    return "a handle";
+  case TIRX_ARG_TENSOR:
+    return "a tensor";
   }
   return "an unknown kind";
 }
@@ -788,13 +883,20 @@ static void report(const tx_launcher *l, const lx_stmt *s, const lx_run *r, char
   const DLTensor *t = tensor_of(r, s->arg);
   char name[32];
   switch (s->got) {
-  case GOT_NONE: return;
-  case GOT_INT: snprintf(p, left, ", got %" PRId64, eval(l, s->lhs, r).i); return;
-  case GOT_FLOAT: snprintf(p, left, ", got %g", eval(l, s->lhs, r).f); return;
+  case GOT_NONE:
+    return;
+  case GOT_INT:
+    snprintf(p, left, ", got %" PRId64, eval(l, s->lhs, r).i);
+    return;
+  case GOT_FLOAT:
+    snprintf(p, left, ", got %g", eval(l, s->lhs, r).f);
+    return;
   case GOT_DTYPE:
     if (t) snprintf(p, left, ", got %s", tx_dl_dtype_str(t->dtype, name));
     return;
-  case GOT_KIND: snprintf(p, left, ", got %s", kind_name(r, s->arg)); return;
+  case GOT_KIND:
+    snprintf(p, left, ", got %s", kind_name(r, s->arg));
+    return;
   case GOT_STRIDES:
     if (t && t->strides) {
       size_t k = (size_t)snprintf(p, left, ", got strides (");
@@ -840,10 +942,10 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
       else if (a->kind == TIRX_ARG_HANDLE)
         v.i = (int64_t)(uintptr_t)a->v.handle;
       else if (!p->tensor && a->kind == TIRX_ARG_INT && !is_float_type(p->dtype))
-        v.i = tx_dtype_is_bool(p->dtype) ? a->v.i != 0
-                                          : (p->dtype.bits < 64 ? wrap(a->v.i, p->dtype.bits,
-                                                                       p->dtype.code == DT_INT)
-                                                                : a->v.i);
+        v.i = tx_dtype_is_bool(p->dtype)
+                  ? a->v.i != 0
+                  : (p->dtype.bits < 64 ? wrap(a->v.i, p->dtype.bits, p->dtype.code == DT_INT)
+                                        : a->v.i);
       else if (!p->tensor && a->kind == TIRX_ARG_FLOAT && is_float_type(p->dtype))
         v.f = p->dtype.bits == 32 ? (double)(float)a->v.f : a->v.f;
     }
@@ -873,7 +975,8 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
       sv[s->slot] = v;
       break;
     }
-    case LS_LAUNCH: break;
+    case LS_LAUNCH:
+      break;
     }
   }
   if (st == TIRX_OK) {
@@ -881,8 +984,8 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
     for (int d = 0; d < 7; d++) {
       int64_t v = eval(l, l->dims[d], &r).i;
       if (v < 0 || v > UINT32_MAX) {
-        snprintf(msg, cap, "%s: launch dimension %d = %" PRId64 " is out of range", l->func_name,
-                 d, v);
+        snprintf(msg, cap, "%s: launch dimension %d = %" PRId64 " is out of range", l->func_name, d,
+                 v);
         st = TIRX_ERR_USAGE;
         break;
       }

@@ -28,12 +28,11 @@ static const char SCALE_DYN[] =
     "    for i in range(n):\n"
     "        B[i] = A[i] * s + T.Cast(\"float32\", k)\n";
 
-static const char ALIGNED[] =
-    HDR "def al(A: T.Buffer((64,), \"float32\", align=64)):\n"
-        "    T.device_entry()\n"
-        "    bx = T.cta_id([1])\n"
-        "    tx = T.thread_id([64])\n"
-        "    A[tx] = A[tx] + T.float32(1.0)\n";
+static const char ALIGNED[] = HDR "def al(A: T.Buffer((64,), \"float32\", align=64)):\n"
+                                  "    T.device_entry()\n"
+                                  "    bx = T.cta_id([1])\n"
+                                  "    tx = T.thread_id([64])\n"
+                                  "    A[tx] = A[tx] + T.float32(1.0)\n";
 
 static tirx_executable *compile_host(const char *src) {
   tirx_compile_options o;
@@ -56,8 +55,7 @@ typedef struct fixture {
 static void setup(fixture *f, const char *src, const char *name) {
   f->exe = compile_host(src);
   tirx_error err = {0};
-  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &f->rt, &err), TIRX_OK, "%s",
-               err.message);
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &f->rt, &err), TIRX_OK, "%s", err.message);
   cr_assert_eq(tirx_runtime_load(f->rt, f->exe, &f->lm, &err), TIRX_OK, "%s", err.message);
   cr_assert_eq(tirx_loaded_function(f->lm, name, &f->fn, &err), TIRX_OK, "%s", err.message);
 }

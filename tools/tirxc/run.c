@@ -66,7 +66,8 @@ static void fill(unsigned char *p, size_t bytes, DLDataType dt, uint64_t *seed) 
       memcpy(p + off, &x, esz < 8 ? esz : 8);
     } else {
       /* other floats: a random small bit pattern (no NaNs: high bits 0) */
-      for (size_t k = 0; k < esz; k++) p[off + k] = (unsigned char)(lcg(seed) & 0x3f);
+      for (size_t k = 0; k < esz; k++)
+        p[off + k] = (unsigned char)(lcg(seed) & 0x3f);
     }
   }
 }
@@ -74,7 +75,8 @@ static void fill(unsigned char *p, size_t bytes, DLDataType dt, uint64_t *seed) 
 /* FNV-1a over the bytes: stable across runs, sensitive to every bit. */
 static uint64_t checksum(const unsigned char *p, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ p[i]) * 0x100000001b3ULL;
   return h;
 }
 
@@ -87,11 +89,16 @@ int tirxc_run_main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--func") == 0 && v) func = argv[++i];
-    else if (strcmp(a, "--repeat") == 0 && v) repeat = atoi(argv[++i]);
-    else if (strcmp(a, "--seed") == 0 && v) seed = strtoull(argv[++i], NULL, 0);
-    else if (strcmp(a, "--arch") == 0 && v) arch = argv[++i];
-    else if (strncmp(a, "-O", 2) == 0 && a[2]) opt = atoi(a + 2);
+    if (strcmp(a, "--func") == 0 && v)
+      func = argv[++i];
+    else if (strcmp(a, "--repeat") == 0 && v)
+      repeat = atoi(argv[++i]);
+    else if (strcmp(a, "--seed") == 0 && v)
+      seed = strtoull(argv[++i], NULL, 0);
+    else if (strcmp(a, "--arch") == 0 && v)
+      arch = argv[++i];
+    else if (strncmp(a, "-O", 2) == 0 && a[2])
+      opt = atoi(a + 2);
     else if (strcmp(a, "--bind") == 0 && v) {
       const char *eq = strchr(argv[++i], '=');
       if (!eq || nbinds == MAX_BINDS) {
@@ -100,11 +107,13 @@ int tirxc_run_main(int argc, char **argv) {
       }
       bind_names[nbinds] = argv[i];
       bind_vals[nbinds++] = strtoll(eq + 1, NULL, 0);
-    } else if (a[0] != '-' && !file) file = a;
+    } else if (a[0] != '-' && !file)
+      file = a;
     else {
-      fprintf(stderr, "tirxc run: unknown or incomplete option '%s'\n"
-                      "usage: tirxc run FILE [--func NAME] [--bind n=1024 ...] [--repeat N] "
-                      "[--seed S] [--arch A] [-ON]\n",
+      fprintf(stderr,
+              "tirxc run: unknown or incomplete option '%s'\n"
+              "usage: tirxc run FILE [--func NAME] [--bind n=1024 ...] [--repeat N] "
+              "[--seed S] [--arch A] [-ON]\n",
               a);
       return 2;
     }
@@ -181,8 +190,10 @@ int tirxc_run_main(int argc, char **argv) {
             bind_names[b][strlen(pi[i].name)] == '=')
           v = bind_vals[b];
       args[i].kind = (tirx_arg_kind)pi[i].kind;
-      if (pi[i].kind == TIRX_ARG_FLOAT) args[i].v.f = (double)v;
-      else args[i].v.i = v;
+      if (pi[i].kind == TIRX_ARG_FLOAT)
+        args[i].v.f = (double)v;
+      else
+        args[i].v.i = v;
       continue;
     }
     for (int32_t d = 0; d < pi[i].ndim; d++) {
@@ -195,7 +206,8 @@ int tirxc_run_main(int argc, char **argv) {
             e = bind_vals[b];
         }
         if (e < 0) {
-          fprintf(stderr, "tirxc run: parameter '%s' has symbolic dimension '%s': pass --bind %s=N\n",
+          fprintf(stderr,
+                  "tirxc run: parameter '%s' has symbolic dimension '%s': pass --bind %s=N\n",
                   pi[i].name, pi[i].dim_names[d] ? pi[i].dim_names[d] : "?",
                   pi[i].dim_names[d] ? pi[i].dim_names[d] : "?");
           rc = 2;
