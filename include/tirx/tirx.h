@@ -104,6 +104,149 @@ TIRX_API tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream);
 TIRX_API tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t *needed);
 TIRX_API void tirx_diag_clear(tirx_ctx *ctx);
 
+
+/* ==== Compiling, loading and running kernels ===============================
+ *
+ * The flow: tirx_compile (text -> tirx_executable: the lowered host
+ * launchers, PTX and launch facts), tirx_runtime_open (a CUDA device),
+ * tirx_runtime_load (the executable's PTX into that device), then
+ * tirx_loaded_function + tirx_function_call (arguments checked by the host
+ * launcher, then the kernel launched on a stream). Executables can be saved
+ * to one file and loaded back without recompiling; compiles go through a
+ * content-addressed cache when asked to. See docs/runtime.md.
+ *
+ * Errors: every fallible call takes an optional tirx_error (NULL: only the
+ * status is wanted) and fills it on failure. Compile errors carry the span of
+ * the first error in the TIRx source.
+ *
+ * Thread safety: tirx_compile may run on many threads at once (each call uses
+ * its own context; a shared tirx_cache is locked). A tirx_function may be
+ * called from many threads at once (calls share no mutable state).
+ * Open/close/load/free calls must not race with uses of the same object. */
+
+#include "tirx/dlpack.h"
+
+typedef struct tirx_error {
+  tirx_status code;
+  char message[1024];
+  tirx_span span; /* line 0 when the error has no source location */
+} tirx_error;
+
+/* An in-memory compile cache shared by the compiles that name it (locked;
+ * usable from many threads). Entries are whole executables, keyed like the
+ * disk cache. */
+typedef struct tirx_cache tirx_cache;
+TIRX_API tirx_status tirx_cache_create(tirx_cache **out);
+TIRX_API void tirx_cache_destroy(tirx_cache *cache);
+/* Lookups that hit and entries stored, for tests and tools. */
+TIRX_API void tirx_cache_stats(const tirx_cache *cache, uint64_t *hits, uint64_t *entries);
+
+typedef struct tirx_compile_options {
+  size_t size;                         /* sizeof(tirx_compile_options): fields past it read as defaults */
+  const char *arch;                    /* "sm_90a" (default) ...; see tirxc --help */
+  int opt_level;                       /* 0..3, default 2 */
+  const char *cuda_path;               /* NULL: $CUDA_HOME, then /usr/local/cuda */
+  const char *const *disabled_passes;  /* pass names to skip (tirxc --list-passes) */
+  size_t num_disabled_passes;
+  int disk_cache;                      /* 1: read/write the disk cache (default 0) */
+  const char *cache_dir;               /* NULL: $TIRX_CACHE_DIR, $XDG_CACHE_HOME/tirx, ~/.cache/tirx */
+  tirx_cache *cache;                   /* optional in-memory cache, checked before the disk */
+  int host_only;                       /* 1: no device code (no NVRTC); such an executable's
+                                          functions check arguments but cannot launch */
+} tirx_compile_options;
+
+/* Defaults: size set, sm_90a, -O2, no cache. */
+TIRX_API void tirx_compile_options_init(tirx_compile_options *opts);
+
+typedef struct tirx_executable tirx_executable;
+
+/* Compile TVMScript text (`name` is its file name in messages). opts may be
+ * NULL (defaults). */
+TIRX_API tirx_status tirx_compile(const char *name, const char *text, size_t len,
+                                  const tirx_compile_options *opts, tirx_executable **out,
+                                  tirx_error *err);
+/* Compile a parsed module; its diagnostics also go to the module's context. */
+TIRX_API tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_options *opts,
+                                         tirx_executable **out, tirx_error *err);
+TIRX_API void tirx_executable_free(tirx_executable *exe);
+/* One file: magic, format version, the target, the lowered module, the PTX
+ * and a checksum. Load re-checks all of them (a version mismatch or a
+ * damaged file is TIRX_ERR_INPUT naming what is wrong). */
+TIRX_API tirx_status tirx_executable_save(const tirx_executable *exe, const char *path,
+                                          tirx_error *err);
+TIRX_API tirx_status tirx_executable_load(const char *path, tirx_executable **out, tirx_error *err);
+/* The callable (packed) functions, in module order. */
+TIRX_API size_t tirx_executable_func_count(const tirx_executable *exe);
+TIRX_API const char *tirx_executable_func_name(const tirx_executable *exe, size_t i);
+TIRX_API const char *tirx_executable_arch(const tirx_executable *exe);
+/* PTX text ("" for a host-only executable); *len (optional) without the NUL. */
+TIRX_API const char *tirx_executable_ptx(const tirx_executable *exe, size_t *len);
+/* 1 when tirx_compile found the result in a cache (memory or disk). */
+TIRX_API int tirx_executable_from_cache(const tirx_executable *exe);
+
+/* Parameters of function `name`, for tools that build arguments (tirxc run):
+ * kind (TIRX_ARG_*), DLPack dtype, ndim and shape (-1 for a symbolic dim,
+ * whose name goes to dim_names[d]). Returns TIRX_ERR_USAGE for a bad index. */
+typedef struct tirx_param_info {
+  const char *name;
+  int kind;
+  DLDataType dtype;
+  int32_t ndim;
+  int64_t shape[8];
+  const char *dim_names[8];
+} tirx_param_info;
+TIRX_API size_t tirx_executable_param_count(const tirx_executable *exe, const char *func);
+TIRX_API tirx_status tirx_executable_param(const tirx_executable *exe, const char *func, size_t i,
+                                           tirx_param_info *out);
+
+/* A CUDA device (the primary context of GPU `ordinal`). */
+typedef struct tirx_runtime tirx_runtime;
+TIRX_API tirx_status tirx_runtime_open(int ordinal, tirx_runtime **out, tirx_error *err);
+/* Same with the driver library named (NULL: libcuda.so.1): unusual installs, tests. */
+TIRX_API tirx_status tirx_runtime_open_with(const char *driver_library, int ordinal,
+                                            tirx_runtime **out, tirx_error *err);
+TIRX_API void tirx_runtime_close(tirx_runtime *rt);
+/* The architecture to compile for on this device ("sm_90a"). */
+TIRX_API const char *tirx_runtime_arch(const tirx_runtime *rt);
+/* Wait for `stream` (a CUstream; NULL waits for the whole device). */
+TIRX_API tirx_status tirx_runtime_synchronize(tirx_runtime *rt, void *stream, tirx_error *err);
+
+/* An executable loaded on a runtime. The executable must outlive it. */
+typedef struct tirx_loaded tirx_loaded;
+TIRX_API tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe,
+                                       tirx_loaded **out, tirx_error *err);
+TIRX_API void tirx_loaded_free(tirx_loaded *lm);
+
+typedef struct tirx_function tirx_function; /* owned by its tirx_loaded */
+TIRX_API tirx_status tirx_loaded_function(tirx_loaded *lm, const char *name, tirx_function **out,
+                                          tirx_error *err);
+
+/* Argument kinds; the numbers are the packed ABI's (T.arg_kind). */
+typedef enum tirx_arg_kind {
+  TIRX_ARG_INT = 0,    /* int and bool parameters */
+  TIRX_ARG_FLOAT = 1,  /* float parameters */
+  TIRX_ARG_HANDLE = 2, /* T.handle parameters */
+  TIRX_ARG_TENSOR = 3, /* buffer parameters: a DLTensor on the device */
+} tirx_arg_kind;
+
+typedef struct tirx_arg {
+  tirx_arg_kind kind;
+  union {
+    const DLTensor *tensor;
+    int64_t i;
+    double f;
+    void *handle;
+  } v;
+} tirx_arg;
+
+/* Check the arguments as the function's host launcher says (count, kinds,
+ * per tensor ndim/dtype/shape/strides/offset/device/alignment, symbolic
+ * dims), then launch the kernel on `stream` (NULL: the default stream).
+ * Asynchronous. A failed check is TIRX_ERR_USAGE with a message such as
+ * "scale_dyn: argument 'A': expected dtype float32, got float16". */
+TIRX_API tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, size_t n,
+                                        void *stream, tirx_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #include "tirx/tirx.h"
 /* Defined in golden.c (there is no header: the two files are one program). */
 int tirxc_golden_main(int argc, char **argv);
+int tirxc_run_main(int argc, char **argv);
 
 static const char HELP[] =
     "usage: tirxc FILE [-o OUT] [--emit=KIND] [options]\n"
@@ -401,6 +402,7 @@ static int compile(const options *o) {
 
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "golden") == 0) return tirxc_golden_main(argc - 1, argv + 1);
+  if (argc >= 2 && strcmp(argv[1], "run") == 0) return tirxc_run_main(argc - 1, argv + 1);
   options o = {.opt_level = 2, .emit = TX_EMIT_TIRX};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;

@@ -1,0 +1,344 @@
+/*
+ * cache.c - compile cache pieces (cache.h): hashing, the executable
+ * container, the in-memory table and atomic file writes.
+ */
+#include "runtime/cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- FNV-1a 128 ------------------------------------------------------------
+ * The 128-bit prime is 2^88 + 2^8 + 0x3b; multiplication is done on two
+ * 64-bit halves so that no compiler extension is needed. */
+
+void tx_hash_init(tx_hasher *h) {
+  h->hi = UINT64_C(0x6c62272e07bb0142);
+  h->lo = UINT64_C(0x62b821756295c58d);
+}
+
+static void mul_prime(tx_hasher *h) {
+  /* (hi:lo) * (2^88 + 0x13b) mod 2^128 */
+  uint64_t lo = h->lo, hi = h->hi;
+  /* lo * 0x13b as 128 bits */
+  uint64_t a0 = (lo & 0xffffffffu) * 0x13b, a1 = (lo >> 32) * 0x13b;
+  uint64_t plo = a0 + (a1 << 32);
+  uint64_t carry = (plo < a0);
+  uint64_t phi = (a1 >> 32) + carry + hi * 0x13b;
+  /* + (lo << 88): only the high half is affected (88 = 64 + 24) */
+  phi += lo << 24;
+  h->lo = plo;
+  h->hi = phi;
+}
+
+static void feed(tx_hasher *h, const void *data, size_t len) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < len; i++) {
+    h->lo ^= p[i];
+    mul_prime(h);
+  }
+}
+
+void tx_hash_field(tx_hasher *h, const void *data, size_t len) {
+  uint64_t n = len;
+  feed(h, &n, sizeof n);
+  feed(h, data, len);
+}
+
+void tx_hash_str(tx_hasher *h, const char *s) {
+  if (!s) {
+    feed(h, "\xff", 1);
+    return;
+  }
+  tx_hash_field(h, s, strlen(s));
+}
+
+tx_hash128 tx_hash_final(const tx_hasher *h) {
+  tx_hash128 k;
+  for (int i = 0; i < 8; i++) {
+    k.b[i] = (uint8_t)(h->hi >> (56 - 8 * i));
+    k.b[8 + i] = (uint8_t)(h->lo >> (56 - 8 * i));
+  }
+  return k;
+}
+
+void tx_hash_hex(tx_hash128 k, char out[33]) {
+  static const char HEX[] = "0123456789abcdef";
+  for (int i = 0; i < 16; i++) {
+    out[2 * i] = HEX[k.b[i] >> 4];
+    out[2 * i + 1] = HEX[k.b[i] & 15];
+  }
+  out[32] = 0;
+}
+
+/* ---- container ----------------------------------------------------------------
+ * "TIRXEXE\0", u32 version, u32 section count, then per section u32 tag,
+ * u32 zero, u64 length, bytes; then u64 FNV-1a-64 of everything before it.
+ * Little-endian (the only byte order CUDA hosts have). */
+
+static const char MAGIC[8] = {'T', 'I', 'R', 'X', 'E', 'X', 'E', 0};
+enum { TAG_ARCH = 1, TAG_NAME = 2, TAG_LOWERED = 3, TAG_PTX = 4, TAG_KERNELS = 5 };
+
+static uint64_t fnv64(const char *p, size_t n) {
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
+  return h;
+}
+
+static void put_u32(tx_strbuf *o, uint32_t v) {
+  tx_sb_putn(o, (const char *)&v, 4);
+}
+static void put_u64(tx_strbuf *o, uint64_t v) {
+  tx_sb_putn(o, (const char *)&v, 8);
+}
+static void put_section(tx_strbuf *o, uint32_t tag, const char *d, size_t n) {
+  put_u32(o, tag);
+  put_u32(o, 0);
+  put_u64(o, n);
+  tx_sb_putn(o, d ? d : "", n);
+}
+
+tirx_status tx_exe_serialize(const tx_exe_parts *p, tx_strbuf *out) {
+  size_t start = out->len;
+  tx_sb_putn(out, MAGIC, sizeof MAGIC);
+  put_u32(out, TX_EXE_FORMAT_VERSION);
+  put_u32(out, 5);
+  /* Names keep their NUL so that readers can use them in place. */
+  put_section(out, TAG_ARCH, p->arch, strlen(p->arch) + 1);
+  put_section(out, TAG_NAME, p->name, strlen(p->name) + 1);
+  put_section(out, TAG_LOWERED, p->lowered, p->lowered_len);
+  put_section(out, TAG_PTX, p->ptx, p->ptx_len);
+  put_section(out, TAG_KERNELS, p->kernel_info, p->kernel_info_len);
+  if (out->failed) return TIRX_ERR_NOMEM;
+  put_u64(out, fnv64(out->data + start, out->len - start));
+  return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
+}
+
+tirx_status tx_exe_deserialize(const char *data, size_t len, tx_exe_parts *p, char *why,
+                               size_t cap) {
+  memset(p, 0, sizeof *p);
+  if (len < 24 || memcmp(data, MAGIC, sizeof MAGIC) != 0) {
+    snprintf(why, cap, "not a tirx executable (bad magic)");
+    return TIRX_ERR_INPUT;
+  }
+  uint32_t version, count;
+  memcpy(&version, data + 8, 4);
+  memcpy(&count, data + 12, 4);
+  if (version != TX_EXE_FORMAT_VERSION) {
+    snprintf(why, cap, "executable format version %u, this libtirx reads version %u; recompile",
+             version, (unsigned)TX_EXE_FORMAT_VERSION);
+    return TIRX_ERR_INPUT;
+  }
+  uint64_t sum;
+  memcpy(&sum, data + len - 8, 8);
+  if (fnv64(data, len - 8) != sum) {
+    snprintf(why, cap, "checksum mismatch (the file is damaged or truncated)");
+    return TIRX_ERR_INPUT;
+  }
+  size_t off = 16, end = len - 8;
+  for (uint32_t i = 0; i < count; i++) {
+    uint32_t tag;
+    uint64_t n;
+    if (end - off < 16) goto truncated;
+    memcpy(&tag, data + off, 4);
+    memcpy(&n, data + off + 8, 8);
+    off += 16;
+    if (n > end - off) goto truncated;
+    const char *d = data + off;
+    /* Sections are followed by the next header, not a NUL: the text ones
+     * are copied out by the caller with their lengths. */
+    switch (tag) {
+    case TAG_ARCH:
+      if (n == 0 || d[n - 1]) goto truncated;
+      p->arch = d;
+      break;
+    case TAG_NAME:
+      if (n == 0 || d[n - 1]) goto truncated;
+      p->name = d;
+      break;
+    case TAG_LOWERED:
+      p->lowered = d;
+      p->lowered_len = n;
+      break;
+    case TAG_PTX:
+      p->ptx = d;
+      p->ptx_len = n;
+      break;
+    case TAG_KERNELS:
+      p->kernel_info = d;
+      p->kernel_info_len = n;
+      break;
+    default:
+      break; /* unknown sections of the same version are skipped */
+    }
+    off += n;
+  }
+  if (!p->arch || !p->lowered || !p->name) goto truncated;
+  return TIRX_OK;
+truncated:
+  snprintf(why, cap, "truncated or malformed executable");
+  return TIRX_ERR_INPUT;
+}
+
+/* ---- in-memory ------------------------------------------------------------------ */
+
+typedef struct cache_entry {
+  tx_hash128 key;
+  char *data;
+  size_t len;
+} cache_entry;
+
+struct tirx_cache {
+  pthread_mutex_t mu;
+  cache_entry *items;
+  size_t n, cap;
+  uint64_t hits;
+};
+
+tirx_status tirx_cache_create(tirx_cache **out) {
+  if (!out) return TIRX_ERR_USAGE;
+  *out = calloc(1, sizeof **out);
+  if (!*out) return TIRX_ERR_NOMEM;
+  pthread_mutex_init(&(*out)->mu, NULL);
+  return TIRX_OK;
+}
+
+void tirx_cache_destroy(tirx_cache *c) {
+  if (!c) return;
+  for (size_t i = 0; i < c->n; i++)
+    free(c->items[i].data);
+  free(c->items);
+  pthread_mutex_destroy(&c->mu);
+  free(c);
+}
+
+void tirx_cache_stats(const tirx_cache *c, uint64_t *hits, uint64_t *entries) {
+  tirx_cache *m = (tirx_cache *)c; /* the lock is not part of the value */
+  pthread_mutex_lock(&m->mu);
+  if (hits) *hits = m->hits;
+  if (entries) *entries = m->n;
+  pthread_mutex_unlock(&m->mu);
+}
+
+int tx_cache_get(tirx_cache *c, tx_hash128 k, char **data, size_t *len) {
+  int found = 0;
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->n && !found; i++)
+    if (memcmp(&c->items[i].key, &k, sizeof k) == 0) {
+      *data = malloc(c->items[i].len ? c->items[i].len : 1);
+      if (*data) {
+        memcpy(*data, c->items[i].data, c->items[i].len);
+        *len = c->items[i].len;
+        found = 1;
+        c->hits++;
+      }
+      break;
+    }
+  pthread_mutex_unlock(&c->mu);
+  return found;
+}
+
+void tx_cache_put(tirx_cache *c, tx_hash128 k, const char *data, size_t len) {
+  char *copy = malloc(len ? len : 1);
+  if (!copy) return; /* a cache that cannot grow still works */
+  memcpy(copy, data, len);
+  pthread_mutex_lock(&c->mu);
+  for (size_t i = 0; i < c->n; i++)
+    if (memcmp(&c->items[i].key, &k, sizeof k) == 0) {
+      free(copy); /* another thread stored the same result first */
+      pthread_mutex_unlock(&c->mu);
+      return;
+    }
+  if (c->n == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    cache_entry *p = realloc(c->items, cap * sizeof *p);
+    if (!p) {
+      free(copy);
+      pthread_mutex_unlock(&c->mu);
+      return;
+    }
+    c->items = p;
+    c->cap = cap;
+  }
+  c->items[c->n++] = (cache_entry){k, copy, len};
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* ---- disk ------------------------------------------------------------------------ */
+
+int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap) {
+  const char *e;
+  int n = -1;
+  if (explicit_dir && explicit_dir[0])
+    n = snprintf(buf, cap, "%s", explicit_dir);
+  else if ((e = getenv("TIRX_CACHE_DIR")) && e[0])
+    n = snprintf(buf, cap, "%s", e);
+  else if ((e = getenv("XDG_CACHE_HOME")) && e[0])
+    n = snprintf(buf, cap, "%s/tirx", e);
+  else if ((e = getenv("HOME")) && e[0])
+    n = snprintf(buf, cap, "%s/.cache/tirx", e);
+  return n > 0 && (size_t)n < cap;
+}
+
+int tx_read_file(const char *path, char **data, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  tx_strbuf sb = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    tx_sb_putn(&sb, chunk, n);
+  int ok = !ferror(f) && !sb.failed;
+  fclose(f);
+  if (!ok) {
+    tx_sb_free(&sb);
+    return 0;
+  }
+  *len = sb.len;
+  *data = sb.data ? sb.data : calloc(1, 1);
+  return *data != NULL;
+}
+
+static int mkdir_p(const char *dir) {
+  char tmp[4096];
+  int n = snprintf(tmp, sizeof tmp, "%s", dir);
+  if (n <= 0 || (size_t)n >= sizeof tmp) return 0;
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return 0;
+      *p = '/';
+    }
+  return mkdir(tmp, 0755) == 0 || errno == EEXIST;
+}
+
+tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len) {
+  if (!mkdir_p(dir)) return TIRX_ERR_IO;
+  char path[4096], tmp[4096];
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  /* pid + time + a stack address: unique across processes and threads
+   * without any shared counter. */
+  int local = 0;
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
+      snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%ld.%lx.tmp", dir, name, (long)getpid(),
+               (long)ts.tv_nsec, (unsigned long)(uintptr_t)&local) >= (int)sizeof tmp)
+    return TIRX_ERR_IO;
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return TIRX_ERR_IO;
+  int ok = fwrite(data, 1, len, f) == len;
+  ok = (fflush(f) == 0) && ok;
+  ok = (fsync(fileno(f)) == 0) && ok;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok || rename(tmp, path) != 0) {
+    unlink(tmp);
+    return TIRX_ERR_IO;
+  }
+  return TIRX_OK;
+}
