@@ -550,6 +550,46 @@ static int is_header_stmt(builder *b, const tx_ast *st) {
           bld_dtype_attr(b, v->u.call.func, &dt, 0));
 }
 
+static int is_buffer_param(builder *b, const tx_ast *p) {
+  const tx_ast *ann = p->u.param.annotation;
+  return ann && ann->kind == AST_CALL && bld_buffer_ctor_of(b, ann) == CTOR_BUFFER;
+}
+
+/* Scalar parameters are built first so that buffer shapes may use them in
+ * any order (a lowered kernel prints `A: T.Buffer((n,)), n: T.int32`); the
+ * parameter lists keep source order. */
+static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *bufs) {
+  size_t n = fn->u.funcdef.params.len;
+  size_t *source = n ? malloc(n * sizeof *source) : NULL;
+  if (n && !source) return bld_oom(b), 0;
+  int ok = 1;
+  for (int buffers = 0; buffers < 2; buffers++) {
+    for (size_t i = 0; i < n; i++) {
+      const tx_ast *p = fn->u.funcdef.params.items[i];
+      if (is_buffer_param(b, p) != buffers) continue;
+      uint32_t before = params->len;
+      ok &= build_param(b, p, params, bufs);
+      if (params->len > before) source[before] = i;
+    }
+  }
+  /* Back to source order: an insertion sort over a handful of parameters. */
+  for (uint32_t i = 1; i < params->len; i++) {
+    for (uint32_t j = i; j > 0 && source[j - 1] > source[j]; j--) {
+      size_t s = source[j];
+      source[j] = source[j - 1];
+      source[j - 1] = s;
+      const void *t = params->items[j];
+      params->items[j] = params->items[j - 1];
+      params->items[j - 1] = t;
+      t = bufs->items[j];
+      bufs->items[j] = bufs->items[j - 1];
+      bufs->items[j - 1] = t;
+    }
+  }
+  free(source);
+  return ok;
+}
+
 static const tx_func *build_func(builder *b, const tx_ast *fn) {
   func_decorator dec = read_decorators(b, fn);
   if (dec.ok < 0) return NULL;
@@ -562,8 +602,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     if (!is_header_stmt(b, st)) break;
     declare_symbolic(b, st);
   }
-  for (size_t i = 0; i < fn->u.funcdef.params.len; i++)
-    ok &= build_param(b, fn->u.funcdef.params.items[i], &params, &bufs);
+  ok &= build_params(b, fn, &params, &bufs);
 
   b->in_function = 1;
   b->loop_depth = 0;

@@ -350,7 +350,12 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
     dbufs[i] = NULL;
     if (i < nbuf) {
       const tx_buffer *b = bufs.items[i];
-      tx_expr *p = tx_var(ir, b->name ? b->name : x->u.var.name, TX_HANDLE, VAR_PARAM, b->span);
+      /* A matched buffer's kernel parameter keeps the handle's name, so the
+       * printed `A = T.match_buffer(A_ptr, ...)` reads it. */
+      const char *pname = b->form == BUF_MATCH && b->data ? b->data->u.var.name
+                          : b->name                      ? b->name
+                                                         : x->u.var.name;
+      tx_expr *p = tx_var(ir, pname, TX_HANDLE, VAR_PARAM, b->span);
       if (!p) goto done;
       p->u.var.has_pointee = 1;
       p->u.var.pointee = b->dtype;
