@@ -600,6 +600,10 @@ static uint64_t h_module_v(hctx *c, uint64_t h, const void *n) {
   return h_module(c, h, n);
 }
 
+uint64_t tx_hash_mix(uint64_t h, uint64_t v) {
+  return mix(h, v);
+}
+
 uint64_t tx_expr_hash(const tx_expr *e) {
   return run_hash(h_expr_v, e);
 }

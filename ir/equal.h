@@ -45,5 +45,7 @@ uint64_t tx_expr_hash(const tx_expr *e);
 uint64_t tx_stmt_hash(const tx_stmt *s);
 uint64_t tx_func_hash(const tx_func *f);
 uint64_t tx_module_hash(const tx_module *m);
+/* The mixing step of the hashes above, for passes that hash bottom-up. */
+uint64_t tx_hash_mix(uint64_t h, uint64_t v);
 
 #endif

@@ -116,20 +116,11 @@ static int own_expr(const tx_stmt *s, uint32_t j) {
   return 0;
 }
 
-/* Purity of a candidate: a visitor that stops at the first impure node. */
-typedef struct purity {
-  tx_visitor v;
-  int impure;
-  uint32_t size;
-} purity;
-
-static int purity_pre(tx_visitor *v, const tx_expr *e) {
-  purity *p = (purity *)v;
-  p->size++;
+/* Is this node itself impure (whatever its operands)? */
+static int impure_node(const tx_expr *e) {
   switch ((tx_expr_kind)e->kind) {
   case EXPR_VAR:
-    if (e->u.var.form == VAR_SCALAR) p->impure = 1;
-    break;
+    return e->u.var.form == VAR_SCALAR;
   case EXPR_LOAD:
   case EXPR_CALL:
   case EXPR_LET:
@@ -140,8 +131,7 @@ static int purity_pre(tx_visitor *v, const tx_expr *e) {
   case EXPR_LAYOUT:
   case EXPR_NONE:
   case EXPR_STRING:
-    p->impure = 1;
-    break;
+    return 1;
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_ADD:
@@ -167,68 +157,110 @@ static int purity_pre(tx_visitor *v, const tx_expr *e) {
   case EXPR_RAMP:
   case EXPR_BROADCAST:
   case TX_EXPR_KIND_COUNT:
-    break;
+    return 0;
   }
-  if (p->impure) v->stop = 1;
-  return !p->impure;
+  return 0;
 }
 
-/* Node count of e when it may be hoisted, else 0. */
-static uint32_t hoistable(const tx_expr *e) {
+/* May e be hoisted if it turns out pure? (Purity needs the operands.) */
+static int hoist_shape(const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   int computes = tx_expr_is_binary(k) || k == EXPR_NOT || k == EXPR_SELECT || k == EXPR_CAST;
   if (!computes || e->dtype.lanes != 1 || e->dtype.code == DT_HANDLE || e->dtype.code == DT_VOID)
     return 0;
   /* A conversion of a variable or literal costs no more than the variable
    * that would hold it. */
-  if (k == EXPR_CAST && e->nops == 1 &&
-      (e->ops[0]->kind == EXPR_VAR || e->ops[0]->kind == EXPR_INT || e->ops[0]->kind == EXPR_FLOAT))
-    return 0;
-  purity p = {.v = {.pre_expr = purity_pre}};
-  p.v.user = &p;
-  tx_visit_expr(&p.v, e);
-  return p.impure ? 0 : p.size;
+  return !(k == EXPR_CAST && e->nops == 1 &&
+           (e->ops[0]->kind == EXPR_VAR || e->ops[0]->kind == EXPR_INT ||
+            e->ops[0]->kind == EXPR_FLOAT));
 }
 
 /* ---- collecting candidates ------------------------------------------------------- */
 
-static void add_cand(cse_state *st, const tx_expr *e, uint32_t size) {
+/* What the scan knows of a subtree once its operands are done. */
+typedef struct scan_info {
+  int pure;
+  uint32_t size; /* node count */
+  uint64_t hash; /* equal subtrees hash equal; meaningful only when pure */
+} scan_info;
+
+/* Reserve the next candidate slot (filled or dropped once the operands are
+ * scanned, so that candidates stay in source pre-order); -1 on OOM. */
+static int64_t reserve_cand(cse_state *st) {
   if (st->ncands == st->capcands) {
     uint32_t cap = st->capcands ? st->capcands * 2 : 64;
     cand *c = realloc(st->cands, cap * sizeof *c);
     if (!c) {
       st->oom = 1;
-      return;
+      return -1;
     }
     st->cands = c;
     st->capcands = cap;
   }
-  st->cands[st->ncands++] = (cand){e, tx_expr_hash(e), st->cur_item, size};
+  st->cands[st->ncands] = (cand){0}; /* size 0: dropped unless filled */
+  return st->ncands++;
 }
 
-static int collect_pre(tx_visitor *v, const tx_expr *e) {
-  cse_state *st = v->user;
-  if (e->kind == EXPR_LET) return 0;
+static scan_info scan_expr(cse_state *st, const tx_expr *e);
+
+static void scan_layout(cse_state *st, const tx_layout *l) {
+  for (; l; l = l->tile) {
+    const tx_layout_iter *lists[] = {l->shard, l->replica, l->offset};
+    const uint32_t counts[] = {l->nshard, l->nreplica, l->noffset};
+    for (int k = 0; k < 3; k++)
+      for (uint32_t i = 0; lists[k] && i < counts[k]; i++) {
+        scan_expr(st, lists[k][i].extent);
+        scan_expr(st, lists[k][i].stride);
+      }
+  }
+}
+
+/* One walk finds the candidates under e and, bottom-up, e's purity, size
+ * and hash: walking each candidate again for those was quadratic in depth.
+ * Searched: everything but EXPR_LET and the operands of calls other than
+ * searchable ones' positional arguments. */
+static scan_info scan_expr(cse_state *st, const tx_expr *e) {
+  scan_info info = {.pure = 1};
+  if (!e || st->oom) return info;
+  info.pure = 0;
+  if (e->kind == EXPR_LET) return info;
   if (e->kind == EXPR_CALL) {
     if (searchable_call(e))
       for (uint32_t i = 0; i < e->u.call.kw.npos && i < e->nops; i++)
-        tx_visit_expr(v, e->ops[i]);
-    return 0;
+        scan_expr(st, e->ops[i]);
+    return info;
   }
-  uint32_t size = hoistable(e);
-  if (size) add_cand(st, e, size);
-  if (st->oom) v->stop = 1;
-  return 1;
+  int64_t slot = hoist_shape(e) ? reserve_cand(st) : -1;
+  info = (scan_info){.pure = !impure_node(e), .size = 1};
+  /* Leaves hash as tx_expr_hash does; inner nodes from what tx_expr_equal
+   * compares of them (kind, dtype, operand count) and their operands. */
+  tx_dtype t = e->dtype;
+  uint64_t type = (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 | t.lanes;
+  info.hash = e->nops ? tx_hash_mix(tx_hash_mix(e->kind, type), e->nops) : tx_expr_hash(e);
+  for (uint32_t i = 0; i < e->nops; i++) {
+    scan_info op = scan_expr(st, e->ops[i]);
+    info.pure &= op.pure;
+    info.size += op.size;
+    info.hash = tx_hash_mix(info.hash, op.hash);
+  }
+  if (e->kind == EXPR_LAYOUT) scan_layout(st, e->u.layout);
+  if (slot >= 0 && info.pure)
+    st->cands[slot] = (cand){e, info.hash, st->cur_item, info.size};
+  return info;
 }
 
 static void collect_block(cse_state *st, const tx_stmt *const *items, uint32_t n) {
   st->ncands = 0;
-  tx_visitor v = {.user = st, .pre_expr = collect_pre};
   for (uint32_t i = 0; i < n && !st->oom; i++) {
     st->cur_item = i;
     for (uint32_t j = 0; j < items[i]->nexprs; j++)
-      if (own_expr(items[i], j)) tx_visit_expr(&v, items[i]->exprs[j]);
+      if (own_expr(items[i], j)) scan_expr(st, items[i]->exprs[j]);
   }
+  /* Drop the reserved slots of impure expressions. */
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < st->ncands; i++)
+    if (st->cands[i].size) st->cands[kept++] = st->cands[i];
+  st->ncands = kept;
 }
 
 /* ---- scope check ------------------------------------------------------------------ */
@@ -360,10 +392,7 @@ static const char *fresh_name(cse_state *st) {
     snprintf(buf, sizeof buf, "cse_v%d", ++st->next);
     const char *name = tx_intern(st->ir->strings, buf);
     if (!name) return NULL;
-    int used = 0;
-    for (uint32_t i = 0; i < st->names.len && !used; i++)
-      used = st->names.items[i] == name;
-    if (!used) return tx_lc_fresh_name(&st->names, st->ir, buf);
+    if (!tx_lc_names_has(&st->names, name)) return tx_lc_fresh_name(&st->names, st->ir, buf);
   }
 }
 

@@ -8,6 +8,7 @@
  */
 #include "passes/lower_common.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,22 +211,31 @@ const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s) {
 
 /* ---- names ------------------------------------------------------------------- */
 
-static void names_add(tx_lc_names *n, const char *name) {
-  if (!name || n->failed) return;
-  for (uint32_t i = 0; i < n->len; i++)
-    if (n->items[i] == name) return;
-  if (n->len == n->cap) {
-    uint32_t cap = n->cap ? n->cap * 2 : 32;
-    const char **p = realloc(n->items, cap * sizeof *p);
-    if (!p) {
-      n->failed = 1;
-      return;
-    }
-    n->items = p;
-    n->cap = cap;
-  }
-  n->items[n->len++] = name;
+/* Names are interned, so the set hashes and compares pointers. Linear
+ * search made collecting quadratic: an unrolled function has thousands. */
+static size_t name_slot(const char *name, size_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 32) & (cap - 1);
 }
+
+static int names_grow(tx_lc_names *n) {
+  uint32_t cap = n->cap ? n->cap * 2 : 64;
+  const char **slots = calloc(cap, sizeof *slots);
+  if (!slots) return 0;
+  for (uint32_t i = 0; i < n->cap; i++) {
+    if (!n->items[i]) continue;
+    size_t j = name_slot(n->items[i], cap);
+    while (slots[j])
+      j = (j + 1) & (cap - 1);
+    slots[j] = n->items[i];
+  }
+  free(n->items);
+  n->items = slots;
+  n->cap = cap;
+  return 1;
+}
+
+static void names_add(tx_lc_names *n, const char *name);
 
 static int collect_expr(tx_visitor *v, const tx_expr *e) {
   if (e->kind == EXPR_VAR) names_add(v->user, e->u.var.name);
@@ -236,18 +246,47 @@ static int collect_buffer(tx_visitor *v, const tx_buffer *b) {
   return 1;
 }
 
-void tx_lc_names_collect(tx_lc_names *n, const tx_func *f) {
+/* The walk tx_lc_names_collect deferred. */
+static void names_flush(tx_lc_names *n) {
+  if (!n->pending) return;
   tx_visitor v = {.user = n, .pre_expr = collect_expr, .on_buffer = collect_buffer};
+  const tx_func *f = n->pending;
+  n->pending = NULL;
   tx_visit_func(&v, f);
 }
 
+int tx_lc_names_has(tx_lc_names *n, const char *name) {
+  names_flush(n);
+  if (!n->cap) return 0;
+  for (size_t j = name_slot(name, n->cap); n->items[j]; j = (j + 1) & (n->cap - 1))
+    if (n->items[j] == name) return 1;
+  return 0;
+}
+
+static void names_add(tx_lc_names *n, const char *name) {
+  if (!name || n->failed || tx_lc_names_has(n, name)) return;
+  if (2 * (n->len + 1) > n->cap && !names_grow(n)) {
+    n->failed = 1;
+    return;
+  }
+  size_t j = name_slot(name, n->cap);
+  while (n->items[j])
+    j = (j + 1) & (n->cap - 1);
+  n->items[j] = name;
+  n->len++;
+}
+
+void tx_lc_names_collect(tx_lc_names *n, const tx_func *f) {
+  names_flush(n); /* a second function adds to the set */
+  n->pending = f;
+}
+
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
+  names_flush(n);
   const char *cand = tx_intern(ir->strings, base);
   tx_strbuf sb = {0};
   for (int k = 1; cand && k < 100000; k++) {
-    int used = 0;
-    for (uint32_t i = 0; i < n->len && !used; i++) used = n->items[i] == cand;
-    if (!used) break;
+    if (!tx_lc_names_has(n, cand)) break;
     sb.len = 0;
     tx_sb_printf(&sb, "%s_%d", base, k);
     cand = tx_sb_cstr(&sb) ? tx_intern(ir->strings, tx_sb_cstr(&sb)) : NULL;

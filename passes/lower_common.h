@@ -49,13 +49,19 @@ const tx_stmt *tx_lc_seq(tx_ir *ir, const tx_stmt *const *items, uint32_t n, tir
  * is T.evaluate(0); a single item is returned alone. */
 const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s);
 
-/* Deterministic fresh names: every variable and buffer name used in `f`. */
+/* Deterministic fresh names: every variable and buffer name used in `f`,
+ * as a set of interned pointers (items is a hash table: no order). The walk
+ * over `f` happens at the first query: most runs of a pass need no fresh
+ * name, and the IR is immutable, so a late walk sees the same names. */
 typedef struct tx_lc_names {
   const char **items;
   uint32_t len, cap;
+  const tx_func *pending; /* collected at the first query */
   int failed;
 } tx_lc_names;
 void tx_lc_names_collect(tx_lc_names *n, const tx_func *f);
+/* Is the interned `name` in the set? */
+int tx_lc_names_has(tx_lc_names *n, const char *name);
 /* `base` if unused, else base_1, base_2, ...; the result is interned and
  * recorded as used. NULL on OOM. */
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
