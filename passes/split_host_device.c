@@ -15,6 +15,7 @@
  * data variable), so code generation maps both to the parameter. Scalars are
  * the original variables, so the body needs no rewriting.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,33 +25,67 @@
 
 #define STAGE "split-host-device"
 
-/* ---- a small pointer vector (malloc'd; freed by the pass) ---------------- */
+/* ---- a pointer vector (malloc'd; freed by the pass) ---------------------- */
 
+/* Items in push order, plus a hash set of them: membership tests were linear,
+ * and a device part reads thousands of variables. */
 typedef struct ptrvec {
   const void **items;
   uint32_t len, cap;
+  const void **set; /* open addressing, set_cap a power of two, at most half full */
+  uint32_t set_cap;
   int failed;
 } ptrvec;
 
+static size_t pv_slot(const void *p, uint32_t cap) {
+  uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 32) & (cap - 1);
+}
+
 static int pv_has(const ptrvec *v, const void *p) {
-  for (uint32_t i = 0; i < v->len; i++)
-    if (v->items[i] == p) return 1;
+  if (!v->set_cap) return 0;
+  for (size_t j = pv_slot(p, v->set_cap); v->set[j]; j = (j + 1) & (v->set_cap - 1))
+    if (v->set[j] == p) return 1;
   return 0;
+}
+
+static void pv_set_insert(const void **set, uint32_t cap, const void *p) {
+  size_t j = pv_slot(p, cap);
+  while (set[j] && set[j] != p)
+    j = (j + 1) & (cap - 1);
+  set[j] = p;
+}
+
+/* Room for one more item in both the vector and the set. */
+static int pv_reserve(ptrvec *v) {
+  if (v->len == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 16;
+    const void **items = realloc(v->items, cap * sizeof *items);
+    if (!items) return 0;
+    v->items = items;
+    v->cap = cap;
+  }
+  if (2 * (v->len + 1) > v->set_cap) {
+    uint32_t cap = v->set_cap ? v->set_cap * 2 : 32;
+    const void **set = calloc(cap, sizeof *set);
+    if (!set) return 0;
+    for (uint32_t i = 0; i < v->len; i++)
+      pv_set_insert(set, cap, v->items[i]);
+    free(v->set);
+    v->set = set;
+    v->set_cap = cap;
+  }
+  return 1;
 }
 
 static void pv_push(ptrvec *v, const void *p) {
   if (v->failed) return;
-  if (v->len == v->cap) {
-    uint32_t cap = v->cap ? v->cap * 2 : 16;
-    const void **items = realloc(v->items, cap * sizeof *items);
-    if (!items) {
-      v->failed = 1;
-      return;
-    }
-    v->items = items;
-    v->cap = cap;
+  if (!pv_reserve(v)) {
+    v->failed = 1;
+    return;
   }
   v->items[v->len++] = p;
+  pv_set_insert(v->set, v->set_cap, p);
 }
 
 static void pv_add(ptrvec *v, const void *p) {
@@ -59,6 +94,7 @@ static void pv_add(ptrvec *v, const void *p) {
 
 static void pv_free(ptrvec *v) {
   free(v->items);
+  free(v->set);
   *v = (ptrvec){0};
 }
 
