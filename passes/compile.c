@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "codegen/c_launcher.h"
 #include "codegen/codegen.h"
 #include "ir/context.h"
 #include "ir/printer.h"
@@ -18,6 +19,7 @@
 static const char *const EMIT_NAMES[] = {
     [TX_EMIT_TIRX] = "tirx", [TX_EMIT_LOWERED] = "lowered", [TX_EMIT_CUDA] = "cuda",
     [TX_EMIT_PTX] = "ptx",   [TX_EMIT_CUBIN] = "cubin",
+    [TX_EMIT_C_LAUNCHER] = "c-launcher",
 };
 
 int tx_emit_lookup(const char *name) {
@@ -108,7 +110,11 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
     return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
   }
 
-  int to_nvrtc = req->emit == TX_EMIT_PTX || req->emit == TX_EMIT_CUBIN;
+  int launcher = req->emit == TX_EMIT_C_LAUNCHER;
+  if (launcher && (!req->header_out || !req->header_name ||
+                   !tx_c_launcher_valid_prefix(req->launcher_name)))
+    return TIRX_ERR_USAGE;
+  int to_nvrtc = req->emit == TX_EMIT_PTX || req->emit == TX_EMIT_CUBIN || launcher;
   tx_strbuf cuda = {0};
   tx_line_map map = {0};
   t0 = tx_now_ms();
@@ -120,14 +126,31 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
     tx_nvrtc_options no = {
         .cuda_path = req->cuda_path,
         .target = &req->target,
-        .output = req->emit == TX_EMIT_CUBIN ? NVRTC_CUBIN : NVRTC_PTX,
+        .output = req->emit == TX_EMIT_CUBIN || (launcher && req->embed_cubin) ? NVRTC_CUBIN
+                                                                             : NVRTC_PTX,
         .verbose = req->verbose,
     };
+    /* A launcher embeds the image: it goes to a scratch buffer first. */
+    tx_strbuf image = {0};
     t0 = tx_now_ms();
-    st = tx_nvrtc_compile(ctx->diags, cuda.data ? cuda.data : "", cuda.len, &map, &no, out,
-                          stats->log);
+    st = tx_nvrtc_compile(ctx->diags, cuda.data ? cuda.data : "", cuda.len, &map, &no,
+                          launcher ? &image : out, stats->log);
     stats->nvrtc_ms = tx_now_ms() - t0;
-    if (st == TIRX_OK && out->failed) st = TIRX_ERR_NOMEM;
+    if (st == TIRX_OK && (launcher ? image.failed : out->failed)) st = TIRX_ERR_NOMEM;
+    if (st == TIRX_OK && launcher) {
+      tx_c_launcher_options lo = {
+          .prefix = req->launcher_name,
+          .header_name = req->header_name,
+          .source_name = req->source_name,
+          .arch = req->target.arch,
+          .image_is_cubin = req->embed_cubin,
+      };
+      t0 = tx_now_ms();
+      st = tx_codegen_c_launcher(ctx->diags, lowered, image.data ? image.data : "", image.len, &lo,
+                                 out, req->header_out);
+      stats->codegen_ms += tx_now_ms() - t0;
+    }
+    tx_sb_free(&image);
   }
   tx_sb_free(&cuda);
   tx_line_map_free(&map);

@@ -17,6 +17,9 @@ typedef enum tx_emit_kind {
   TX_EMIT_CUDA,    /* CUDA C of the device functions */
   TX_EMIT_PTX,     /* PTX text through NVRTC */
   TX_EMIT_CUBIN,   /* cubin bytes through NVRTC */
+  /* A self-contained C launcher (codegen/c_launcher.h): the source goes to
+   * `out`, the header to req->header_out; the PTX (or cubin) is embedded. */
+  TX_EMIT_C_LAUNCHER,
 } tx_emit_kind;
 
 /* "tirx" -> TX_EMIT_TIRX ...; -1 for an unknown name. */
@@ -41,6 +44,12 @@ typedef struct tx_compile_request {
   tx_pipeline_options pipeline;
   const char *cuda_path; /* for NVRTC; NULL: $CUDA_HOME, then /usr/local/cuda */
   int verbose;           /* ask NVRTC to record its options into stats->log */
+  /* TX_EMIT_C_LAUNCHER only (see codegen/c_launcher.h). */
+  tx_strbuf *header_out;     /* receives the header */
+  const char *launcher_name; /* C identifier for <name>_init/_shutdown */
+  const char *header_name;   /* what the source #includes */
+  const char *source_name;   /* the input's name, for comments; may be NULL */
+  int embed_cubin;           /* embed a cubin for target.arch instead of PTX */
 } tx_compile_request;
 
 typedef struct tx_compile_stats {

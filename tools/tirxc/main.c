@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "codegen/c_launcher.h"
 #include "ir/context.h"
 #include "passes/compile.h"
 #include "tirx/tirx.h"
@@ -46,6 +47,11 @@ static const char HELP[] =
     "                      ptx      PTX, compiled with NVRTC\n"
     "                      cubin    a cubin, compiled with NVRTC (binary: needs -o OUT\n"
     "                               or a standard output that is not a terminal)\n"
+    "                      c-launcher  OUT.c and OUT.h: C launchers that embed the PTX\n"
+    "                               and need no tirx-c at run time (needs -o OUT.c;\n"
+    "                               see docs/aot.md)\n"
+    "  --embed=ptx|cubin with --emit=c-launcher: embed PTX (default; JIT-compiled by\n"
+    "                    the driver) or a cubin for --arch\n"
     "\n"
     "target:\n"
     "  --target=cuda     the target; cuda is the only one (and the default)\n"
@@ -110,6 +116,7 @@ typedef struct options {
   uint8_t disabled[TX_PASS_COUNT], print_after[TX_PASS_COUNT];
   int print_after_all, verify_each, time_passes;
   const char *pipeline_flag; /* the first pipeline-only option given, for the tirx check */
+  int embed_cubin, embed_given; /* --embed */
 } options;
 
 /* `--name=VALUE` or `--name VALUE`: 1 and *value (NULL when missing) if argv[*i]
@@ -176,8 +183,14 @@ static int parse_args(int argc, char **argv, options *o) {
       if (!v) return usage_error("option '--emit' needs a value");
       int k = tx_emit_lookup(v);
       if (k < 0)
-        return usage_error("unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin)", v);
+        return usage_error(
+            "unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin, c-launcher)", v);
       o->emit = (tx_emit_kind)k;
+    } else if (take_value(argc, argv, &i, "--embed", &v)) {
+      if (!v || (strcmp(v, "ptx") != 0 && strcmp(v, "cubin") != 0))
+        return usage_error("option '--embed' takes ptx or cubin");
+      o->embed_cubin = strcmp(v, "cubin") == 0;
+      o->embed_given = 1;
     } else if (take_value(argc, argv, &i, "--target", &v)) {
       if (!v) return usage_error("option '--target' needs a value");
       if (strcmp(v, "cuda") != 0)
@@ -215,6 +228,10 @@ static int parse_args(int argc, char **argv, options *o) {
   if (o->emit == TX_EMIT_TIRX && o->pipeline_flag)
     return usage_error("%s needs --emit=lowered, cuda, ptx or cubin (--emit=tirx runs no passes)",
                        o->pipeline_flag);
+  if (o->embed_given && o->emit != TX_EMIT_C_LAUNCHER)
+    return usage_error("--embed needs --emit=c-launcher");
+  if (o->emit == TX_EMIT_C_LAUNCHER && (!o->output || strcmp(o->output, "-") == 0))
+    return usage_error("--emit=c-launcher writes two files: use -o OUT.c (the header is OUT.h)");
   if (o->emit == TX_EMIT_CUBIN && (!o->output || strcmp(o->output, "-") == 0) &&
       isatty(STDOUT_FILENO))
     return usage_error("--emit=cubin writes binary data: use -o FILE or redirect standard output");
@@ -254,6 +271,33 @@ static int write_output(const char *path, const char *data, size_t len) {
   if (!ok) fprintf(stderr, "tirxc: error: cannot write '%s': %s\n", path, strerror(err));
   free(tmp);
   return ok ? TIRX_OK : TIRX_ERR_IO;
+}
+
+/* For --emit=c-launcher -o DIR/NAME.c: the header path DIR/NAME.h, the
+ * header's file name NAME.h (what the source includes) and the prefix NAME
+ * of NAME_init/NAME_shutdown (non-identifier characters become '_'). */
+typedef struct launcher_names {
+  char header_path[4096], header_name[512], prefix[64];
+} launcher_names;
+
+static int launcher_names_for(const char *out, launcher_names *ln) {
+  size_t n = strlen(out);
+  if (n >= 2 && strcmp(out + n - 2, ".c") == 0) n -= 2;
+  if (n + 3 > sizeof ln->header_path) return 0;
+  memcpy(ln->header_path, out, n);
+  memcpy(ln->header_path + n, ".h", 3);
+  const char *base = strrchr(ln->header_path, '/');
+  base = base ? base + 1 : ln->header_path;
+  if (strlen(base) >= sizeof ln->header_name) return 0;
+  strcpy(ln->header_name, base);
+  size_t k = 0;
+  for (const char *p = base; *p && p < base + strlen(base) - 2 && k + 1 < sizeof ln->prefix; p++) {
+    int ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+    ln->prefix[k++] = ok ? *p : '_';
+  }
+  ln->prefix[k] = '\0';
+  if (k == 0 || (ln->prefix[0] >= '0' && ln->prefix[0] <= '9')) return 0;
+  return 1;
 }
 
 static int list_passes(void) {
@@ -328,7 +372,21 @@ static int compile(const options *o) {
     if (gpu) tx_target_from_arch(gpu, &req.target);
     arch_origin = gpu ? "this machine's GPU" : "default: no supported GPU found";
   }
-  tx_strbuf printed = {0}, log = {0}, out = {0};
+  tx_strbuf printed = {0}, log = {0}, out = {0}, header = {0};
+  launcher_names ln;
+  if (o->emit == TX_EMIT_C_LAUNCHER) {
+    if (!launcher_names_for(o->output, &ln) || !tx_c_launcher_valid_prefix(ln.prefix)) {
+      tirx_ctx_destroy(ctx);
+      return usage_error("cannot derive a C name from '%s' for --emit=c-launcher (use -o NAME.c "
+                         "with NAME a C identifier)",
+                         o->output);
+    }
+    req.header_out = &header;
+    req.header_name = ln.header_name;
+    req.launcher_name = ln.prefix;
+    req.source_name = o->input;
+    req.embed_cubin = o->embed_cubin;
+  }
   memcpy(req.pipeline.disabled, o->disabled, sizeof o->disabled);
   memcpy(req.pipeline.print_after, o->print_after, sizeof o->print_after);
   req.pipeline.print_after_all = o->print_after_all;
@@ -368,9 +426,10 @@ static int compile(const options *o) {
                   stats.pass_ms[i]);
       fprintf(stderr, "tirxc: verify %.2f ms\n", stats.pass_ms[TX_PASS_COUNT]);
     }
-    if (o->emit == TX_EMIT_CUDA || o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN)
+    if (o->emit == TX_EMIT_CUDA || o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN ||
+        o->emit == TX_EMIT_C_LAUNCHER)
       fprintf(stderr, "tirxc: codegen %.2f ms\n", stats.codegen_ms);
-    if (o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN) {
+    if (o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN || o->emit == TX_EMIT_C_LAUNCHER) {
       fprintf(stderr, "tirxc: nvrtc %.2f ms\n", stats.nvrtc_ms);
       if (log.len) fprintf(stderr, "tirxc: nvrtc log:\n%.*s%s", (int)log.len, log.data,
                            log.data[log.len - 1] == '\n' ? "" : "\n");
@@ -383,7 +442,11 @@ static int compile(const options *o) {
     fputs("tirxc: error: out of memory\n", stderr);
     st = TIRX_ERR_NOMEM;
   } else if (st == TIRX_OK) {
-    st = (tirx_status)write_output(o->output, out.data ? out.data : "", out.len);
+    /* The header first: a source without its header would not build. */
+    if (o->emit == TX_EMIT_C_LAUNCHER)
+      st = (tirx_status)write_output(ln.header_path, header.data ? header.data : "", header.len);
+    if (st == TIRX_OK)
+      st = (tirx_status)write_output(o->output, out.data ? out.data : "", out.len);
   }
   if (o->time) {
     fprintf(stderr, "tirxc: read %.2f ms, parse %.2f ms, build %.2f ms", t.read_ms, t.parse_ms,
@@ -396,6 +459,7 @@ static int compile(const options *o) {
   tx_sb_free(&printed);
   tx_sb_free(&log);
   tx_sb_free(&out);
+  tx_sb_free(&header);
   tirx_ctx_destroy(ctx);
   return (int)st;
 }
