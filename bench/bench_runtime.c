@@ -78,8 +78,12 @@ static int measure_launch(bench *bm) {
   void *pa = bm->a.data, *pb = bm->b.data;
   int n = bm->n;
   void *raw_args[3] = {&pa, &pb, &n};
-  tx_cu_launch_config lc = {.gridDimX = 1024, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 256,
-                            .blockDimY = 1, .blockDimZ = 1};
+  tx_cu_launch_config lc = {.gridDimX = 1024,
+                            .gridDimY = 1,
+                            .gridDimZ = 1,
+                            .blockDimX = 256,
+                            .blockDimY = 1,
+                            .blockDimZ = 1};
   double api[BATCHES], raw[BATCHES];
   tirx_error err = {0};
   tx_rt_error re = {0};
@@ -135,7 +139,10 @@ static int setup_launch(bench *bm) {
   if (tx_rt_alloc(bm->raw, (size_t)bm->n * 4, &da, &re) != TIRX_OK ||
       tx_rt_alloc(bm->raw, (size_t)bm->n * 4, &db, &re) != TIRX_OK)
     return fail("alloc", re.message);
-  bm->a = (DLTensor){.data = da, .device = {kDLCUDA, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1},
+  bm->a = (DLTensor){.data = da,
+                     .device = {kDLCUDA, 0},
+                     .ndim = 1,
+                     .dtype = {kDLFloat, 32, 1},
                      .shape = bm->shape};
   bm->b = bm->a;
   bm->b.data = db;
@@ -148,7 +155,8 @@ static char *slurp(const char *path, size_t *len) {
   tx_strbuf sb = {0};
   char buf[4096];
   size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0) tx_sb_putn(&sb, buf, k);
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0)
+    tx_sb_putn(&sb, buf, k);
   fclose(f);
   *len = sb.len;
   return sb.data;

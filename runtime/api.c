@@ -18,6 +18,7 @@
 #include "ir/context.h"
 #include "ir/printer.h"
 #include "passes/compile.h"
+#include "runtime/api_internal.h"
 #include "runtime/cache.h"
 #include "runtime/launcher.h"
 #include "runtime/runtime.h"
@@ -42,6 +43,10 @@ struct tirx_executable {
 struct tirx_runtime {
   tx_runtime *rt;
 };
+
+tx_runtime *tx_api_runtime(tirx_runtime *rt) {
+  return rt->rt;
+}
 
 struct tirx_function {
   tirx_loaded *owner;

@@ -247,6 +247,42 @@ typedef struct tirx_arg {
 TIRX_API tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, size_t n,
                                         void *stream, tirx_error *err);
 
+/* ---- Device memory and DLPack ------------------------------------------------ */
+
+/* A compact tensor of `shape` on the runtime's GPU, as a DLPack 1.1 capsule:
+ * hand it to any DLPack consumer (torch.from_dlpack, ...) or use
+ * &(*out)->dl_tensor directly; its deleter frees the memory (and may run
+ * after tirx_runtime_close). Contents are undefined. */
+TIRX_API tirx_status tirx_tensor_alloc(tirx_runtime *rt, const int64_t *shape, int32_t ndim,
+                                       DLDataType dtype, DLManagedTensorVersioned **out,
+                                       tirx_error *err);
+/* The same as a legacy (pre-1.0) DLManagedTensor. */
+TIRX_API tirx_status tirx_tensor_alloc_legacy(tirx_runtime *rt, const int64_t *shape, int32_t ndim,
+                                              DLDataType dtype, DLManagedTensor **out,
+                                              tirx_error *err);
+/* The number of bytes a compact tensor of t's shape and dtype occupies. */
+TIRX_API tirx_status tirx_tensor_nbytes(const DLTensor *t, size_t *out, tirx_error *err);
+
+/* Validate a capsule received from another framework (version 1.x, a valid
+ * dtype and shape) and return its tensor; the capsule stays the caller's,
+ * who calls its deleter when done (tirx_dlpack_release does that). */
+TIRX_API tirx_status tirx_dlpack_check(const DLManagedTensorVersioned *m, const DLTensor **out,
+                                       tirx_error *err);
+TIRX_API void tirx_dlpack_release(DLManagedTensorVersioned *m);
+
+typedef enum tirx_copy_kind {
+  TIRX_COPY_HOST_TO_DEVICE = 0,
+  TIRX_COPY_DEVICE_TO_HOST = 1,
+  TIRX_COPY_DEVICE_TO_DEVICE = 2,
+} tirx_copy_kind;
+
+/* Copy `bytes` on `stream` (NULL: the default stream); asynchronous with
+ * respect to the host for device-to-device copies. */
+TIRX_API tirx_status tirx_copy(tirx_runtime *rt, void *dst, const void *src, size_t bytes,
+                               tirx_copy_kind kind, void *stream, tirx_error *err);
+TIRX_API tirx_status tirx_stream_create(tirx_runtime *rt, void **out, tirx_error *err);
+TIRX_API tirx_status tirx_stream_destroy(tirx_runtime *rt, void *stream, tirx_error *err);
+
 #ifdef __cplusplus
 }
 #endif

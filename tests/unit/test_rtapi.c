@@ -311,3 +311,43 @@ Test(rtapi_launch, fake_driver_launch) {
   cr_assert_eq(tirx_executable_ptx(exe, NULL)[0], 0);
   tirx_executable_free(exe);
 }
+
+/* ---- device memory, streams and DLPack through the public API (fake driver) ---- */
+
+Test(rtapi_memory, tensors_copies_streams_and_dlpack) {
+  tirx_error err = {0};
+  tirx_runtime *rt = NULL;
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  int64_t shape[2] = {4, 8};
+  DLManagedTensorVersioned *t = NULL;
+  cr_assert_eq(tirx_tensor_alloc(rt, shape, 2, (DLDataType){kDLFloat, 32, 1}, &t, &err), TIRX_OK,
+               "%s", err.message);
+  cr_expect_eq(t->version.major, 1);
+  cr_expect_eq(t->dl_tensor.device.device_type, kDLCUDA);
+  size_t bytes = 0;
+  cr_assert_eq(tirx_tensor_nbytes(&t->dl_tensor, &bytes, &err), TIRX_OK);
+  cr_expect_eq(bytes, 4 * 8 * sizeof(float));
+  float host[32], back[32];
+  for (int i = 0; i < 32; i++) host[i] = (float)i;
+  void *stream = NULL;
+  cr_assert_eq(tirx_stream_create(rt, &stream, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(tirx_copy(rt, t->dl_tensor.data, host, bytes, TIRX_COPY_HOST_TO_DEVICE, stream, &err),
+               TIRX_OK, "%s", err.message);
+  cr_expect_eq(tirx_copy(rt, back, t->dl_tensor.data, bytes, TIRX_COPY_DEVICE_TO_HOST, stream, &err),
+               TIRX_OK, "%s", err.message);
+  cr_expect_eq(tirx_runtime_synchronize(rt, stream, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(memcmp(host, back, bytes), 0, "the fake device memory round-trips");
+  const DLTensor *view = NULL;
+  cr_expect_eq(tirx_dlpack_check(t, &view, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(view, &t->dl_tensor);
+  DLManagedTensorVersioned bad = *t;
+  bad.version.major = 2;
+  cr_expect_eq(tirx_dlpack_check(&bad, &view, &err), TIRX_ERR_USAGE);
+  cr_expect(strstr(err.message, "DLPack version 2.") != NULL, "%s", err.message);
+  cr_expect_eq(tirx_copy(rt, back, host, 4, (tirx_copy_kind)9, NULL, &err), TIRX_ERR_USAGE);
+  cr_expect_eq(tirx_tensor_alloc(NULL, shape, 2, (DLDataType){kDLFloat, 32, 1}, &t, &err),
+               TIRX_ERR_USAGE);
+  cr_expect_eq(tirx_stream_destroy(rt, stream, &err), TIRX_OK, "%s", err.message);
+  tirx_dlpack_release(t);
+  tirx_runtime_close(rt);
+}
