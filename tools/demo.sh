@@ -1,6 +1,8 @@
 #!/bin/sh
 # demo.sh - `make demo`: compile every examples/*.tirx with tirxc and show the
-# canonical TVMScript plus the per-stage timing line.
+# canonical TVMScript plus the per-stage timing line, then the CUDA of one
+# kernel, and, where a GPU is present, `tirxc run` on every example that
+# lowers (tile primitives do not lower yet).
 # Usage: tools/demo.sh PATH/TO/tirxc
 set -u
 tirxc=${1:-build/bin/tirxc}
@@ -29,4 +31,23 @@ if [ "$found" -eq 0 ]; then
   exit 0
 fi
 echo "demo: $found example(s), $failed failed"
-[ "$failed" -eq 0 ]
+[ "$failed" -eq 0 ] || exit 1
+
+echo "==> examples/scale.tirx --emit=cuda"
+"$tirxc" examples/scale.tirx --emit=cuda || exit 1
+echo
+
+# tirxc run needs a CUDA GPU; a machine without one shows why and moves on.
+for f in examples/*.tirx; do
+  "$tirxc" "$f" --emit=lowered >/dev/null 2>&1 || continue
+  echo "==> tirxc run $f"
+  out=$("$tirxc" run "$f" --repeat 10 2>&1)
+  rc=$?
+  echo "$out"
+  if [ $rc -ne 0 ]; then
+    case $out in
+      *"no usable CUDA GPU"*) echo "demo: no GPU here, skipping tirxc run"; break ;;
+      *) exit 1 ;;
+    esac
+  fi
+done
