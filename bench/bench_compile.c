@@ -31,6 +31,7 @@
 
 #include "ir/context.h" /* tirx_module.mod and the frontend's stage split: internal */
 #include "passes/compile.h"
+#include "ir/strbuf.h"
 #include "tirx/tirx.h"
 
 #define MAX_ITERS 1000
@@ -53,34 +54,6 @@ static double median(const double *v, int n) {
   memcpy(tmp, v, (size_t)n * sizeof *v);
   qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
   return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
-
-static int read_file(const char *path, char **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno ? errno : EIO;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) {
-      fclose(f);
-      return ENOMEM;
-    }
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *p = realloc(buf, cap * 2);
-    if (!p) free(buf);
-    buf = p;
-    cap *= 2;
-  }
-  int err = ferror(f) ? EIO : 0;
-  fclose(f);
-  if (err) {
-    free(buf);
-    return err;
-  }
-  *data = buf;
-  *len = n;
-  return 0;
 }
 
 /* "dir/name.tirx" -> "name" into out. */
@@ -177,7 +150,10 @@ static int write_cuda(const opts *o, const char *path, const char *stem, const c
 static int bench_file(const opts *o, const char *path, sample *m, sample *cold, size_t *lines) {
   char *text = NULL;
   size_t len = 0;
-  int err = read_file(path, &text, &len);
+  tx_strbuf file = {0};
+  int err = tx_sb_read_file(&file, path);
+  text = file.data;
+  len = file.len;
   if (err) {
     fprintf(stderr, "bench_compile: cannot read '%s': %s\n", path, strerror(err));
     return 5;

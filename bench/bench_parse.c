@@ -23,6 +23,7 @@
 
 #include "ir/arena.h"
 #include "ir/context.h" /* stage split (ctx->last) and arena bytes: internal */
+#include "ir/strbuf.h"
 #include "tirx/tirx.h"
 
 #define MAX_ITERS 1000
@@ -53,34 +54,6 @@ static double min_of(const double *v, int n) {
   return m;
 }
 
-static int read_file(const char *path, char **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno ? errno : EIO;
-  size_t cap = 1 << 20, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) {
-      fclose(f);
-      return ENOMEM;
-    }
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
-    char *p = realloc(buf, cap * 2);
-    if (!p) free(buf);
-    buf = p;
-    cap *= 2;
-  }
-  int err = ferror(f) ? EIO : 0;
-  fclose(f);
-  if (err) {
-    free(buf);
-    return err;
-  }
-  *data = buf;
-  *len = n;
-  return 0;
-}
-
 static long peak_rss_kib(void) {
   struct rusage ru;
   return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1; /* KiB on Linux */
@@ -102,7 +75,8 @@ int main(int argc, char **argv) {
       puts("usage: bench_parse FILE [-n N]");
       return 0;
     } else if (argv[i][0] == '-' && argv[i][1]) {
-      fprintf(stderr, "bench_parse: unknown option '%s'\nusage: bench_parse FILE [-n N]\n", argv[i]);
+      fprintf(stderr, "bench_parse: unknown option '%s'\nusage: bench_parse FILE [-n N]\n",
+              argv[i]);
       return 2;
     } else {
       path = argv[i];
@@ -115,13 +89,17 @@ int main(int argc, char **argv) {
 
   char *text = NULL;
   size_t len = 0;
-  int err = read_file(path, &text, &len);
+  tx_strbuf file = {0};
+  int err = tx_sb_read_file(&file, path);
+  text = file.data;
+  len = file.len;
   if (err) {
     fprintf(stderr, "bench_parse: cannot read '%s': %s\n", path, strerror(err));
     return 5;
   }
   size_t lines = 0;
-  for (size_t i = 0; i < len; i++) lines += text[i] == '\n';
+  for (size_t i = 0; i < len; i++)
+    lines += text[i] == '\n';
   long rss_before = peak_rss_kib();
 
   /* The output buffer is allocated once and grown only when too small, so
@@ -182,8 +160,8 @@ int main(int argc, char **argv) {
          m_build = median(t_build, iters), m_print = median(t_print, iters),
          m_destroy = median(t_destroy, iters), m_total = median(t_total, iters);
 
-  printf("tirx-c %s: %s, %zu bytes, %zu lines, %zu functions, %d iterations\n", tirx_version(), path,
-         len, lines, nfuncs, iters);
+  printf("tirx-c %s: %s, %zu bytes, %zu lines, %zu functions, %d iterations\n", tirx_version(),
+         path, len, lines, nfuncs, iters);
   printf("  %-22s %10s %10s %10s %12s\n", "stage (median)", "ms", "min ms", "MB/s", "lines/s");
   row("parse (total)", m_parse, min_of(t_parse, iters), len, lines);
   row("  lex+parse (AST)", m_lex, min_of(t_lex, iters), len, lines);

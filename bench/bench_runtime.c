@@ -149,19 +149,6 @@ static int setup_launch(bench *bm) {
   return 0; /* exe/lm live until exit: the benchmark is one process */
 }
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  tx_strbuf sb = {0};
-  char buf[4096];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0)
-    tx_sb_putn(&sb, buf, k);
-  fclose(f);
-  *len = sb.len;
-  return sb.data;
-}
-
 /* NVRTC's own time for the kernel's CUDA (the stage tirx-c cannot shrink),
  * from the compile driver's stage timings. */
 static double nvrtc_ms(const char *name, const char *text, size_t len, const char *arch) {
@@ -186,9 +173,13 @@ static double nvrtc_ms(const char *name, const char *text, size_t len, const cha
 /* Cold: text to a loaded module with no cache; warm: the same through a
  * disk cache that already holds it (a new in-memory state each time). */
 static int measure_compile(bench *bm, const char *path, const char *cache_dir, int reps) {
-  size_t len = 0;
-  char *text = slurp(path, &len);
-  if (!text) return fail(path, "cannot read");
+  tx_strbuf file = {0};
+  if (tx_sb_read_file(&file, path)) {
+    tx_sb_free(&file);
+    return fail(path, "cannot read");
+  }
+  char *text = file.data;
+  size_t len = file.len;
   const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   double cold[16], warm[16], nv[16];
   tirx_error err = {0};

@@ -3,6 +3,8 @@
  */
 #include "ir/strbuf.h"
 
+#include <errno.h>
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,4 +82,17 @@ void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) {
 const char *tx_sb_cstr(tx_strbuf *sb) {
   if (sb->failed) return NULL;
   return sb->data ? sb->data : "";
+}
+
+int tx_sb_read_file(tx_strbuf *sb, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return errno ? errno : EIO;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    tx_sb_putn(sb, buf, n);
+  int err = ferror(f) ? EIO : sb->failed ? ENOMEM : 0;
+  fclose(f);
+  if (!err && !sb->data) tx_sb_putn(sb, "", 0); /* an empty file still gets a buffer */
+  return err ? err : sb->failed ? ENOMEM : 0;
 }

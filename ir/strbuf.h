@@ -22,6 +22,9 @@ void tx_sb_puts(tx_strbuf *sb, const char *s);
 void tx_sb_putc(tx_strbuf *sb, char c);
 void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap);
+/* Append the whole file at `path`. Returns 0, or an errno value (ENOMEM on
+ * an allocation failure). The one file reader of tools, tests and benches. */
+int tx_sb_read_file(tx_strbuf *sb, const char *path);
 /* NUL-terminated contents ("" when empty); NULL after a failure. */
 const char *tx_sb_cstr(tx_strbuf *sb);
 

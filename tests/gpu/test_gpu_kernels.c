@@ -407,18 +407,6 @@ enum { N_CASES = sizeof CASES / sizeof CASES[0] };
 
 /* ---- running one case (in the child) -------------------------------------- */
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  tx_strbuf sb = {0};
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) tx_sb_putn(&sb, buf, n);
-  fclose(f);
-  if (!tx_sb_cstr(&sb)) return NULL;
-  *len = sb.len;
-  return sb.data;
-}
 
 /* The CUDA of a TIRx case: parse, run the lowering pipeline and the CUDA
  * code generator, exactly as `tirxc --emit=cuda` does. NULL after an error
@@ -456,6 +444,17 @@ static char *pipeline_cuda(const gpu_case *c, const char *arch, size_t *len, cha
   tx_sb_free(&out);
   tirx_ctx_destroy(ctx);
   return result;
+}
+
+/* A whole file (NULL when unreadable); the caller frees it. */
+static char *read_file_text(const char *path, size_t *len) {
+  tx_strbuf sb = {0};
+  if (tx_sb_read_file(&sb, path)) {
+    tx_sb_free(&sb);
+    return NULL;
+  }
+  *len = sb.len;
+  return sb.data;
 }
 
 /* Compile to PTX or a cubin for the device; GPU_SKIP when NVRTC is missing. */
@@ -512,7 +511,7 @@ static int run_case(const gpu_case *c, const char *cuda_dir, int print_device, c
   if (cuda_dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.cu", cuda_dir, c->name);
-    if ((file_src = read_file(path, &len))) src = file_src;
+    if ((file_src = read_file_text(path, &len))) src = file_src;
   }
   if (!file_src && c->tirx) {
     if (!(file_src = pipeline_cuda(c, gpu_arch(g), &len, msg, cap))) {
@@ -586,7 +585,7 @@ static int compile_only(const char *arch, const char *cuda_dir) {
     char *file_src = NULL;
     if (cuda_dir) {
       snprintf(path, sizeof path, "%s/%s.cu", cuda_dir, c->name);
-      if (!(file_src = read_file(path, &len))) len = c->cuda ? strlen(c->cuda) : 0;
+      if (!(file_src = read_file_text(path, &len))) len = c->cuda ? strlen(c->cuda) : 0;
     }
     if (!file_src && c->tirx) file_src = pipeline_cuda(c, arch, &len, msg, sizeof msg);
     tx_strbuf ptx = {0};

@@ -23,22 +23,6 @@ typedef struct corpus {
   size_t count;
 } corpus;
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  if (s) s[n] = '\0';
-  fclose(f);
-  return s;
-}
-
 static int by_name(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -59,7 +43,9 @@ static void load_corpus(corpus *c) {
   for (size_t i = 0; i < c->count; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, c->names[i]);
-    c->texts[i] = slurp(path);
+    tx_strbuf file = {0};
+    c->texts[i] = tx_sb_read_file(&file, path) ? NULL : file.data;
+    if (!c->texts[i]) tx_sb_free(&file);
     cr_assert(c->texts[i], "cannot read %s", path);
   }
   cr_assert_gt(c->count, 5, "expected the doc kernels in %s", dir);
@@ -121,10 +107,13 @@ Test(determinism, same_output_across_runs_and_threads) {
   }
   job jobs[2] = {{&c, first, 0}, {&c, first, 0}};
   pthread_t t[2];
-  for (int k = 0; k < 2; k++) cr_assert_eq(pthread_create(&t[k], NULL, worker, &jobs[k]), 0);
-  for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+  for (int k = 0; k < 2; k++)
+    cr_assert_eq(pthread_create(&t[k], NULL, worker, &jobs[k]), 0);
+  for (int k = 0; k < 2; k++)
+    pthread_join(t[k], NULL);
   cr_expect_eq(jobs[0].mismatches, 0, "thread 0: %d outputs differed", jobs[0].mismatches);
   cr_expect_eq(jobs[1].mismatches, 0, "thread 1: %d outputs differed", jobs[1].mismatches);
-  for (size_t i = 0; i < c.count; i++) free(first[i]);
+  for (size_t i = 0; i < c.count; i++)
+    free(first[i]);
   free_corpus(&c);
 }
