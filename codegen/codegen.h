@@ -28,10 +28,10 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
 typedef enum tx_nvrtc_output { NVRTC_PTX, NVRTC_CUBIN } tx_nvrtc_output;
 
 typedef struct tx_nvrtc_options {
-  const char *cuda_path;      /* --cuda-path; NULL: $CUDA_HOME, then /usr/local/cuda */
+  const char *cuda_path; /* --cuda-path; NULL: $CUDA_HOME, then /usr/local/cuda */
   const tx_target *target;
   tx_nvrtc_output output;
-  int verbose;                /* record the options used into `log` */
+  int verbose; /* record the options used into `log` */
 } tx_nvrtc_options;
 
 /* Compile CUDA C with NVRTC. On a compile error, NVRTC's messages become

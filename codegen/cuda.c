@@ -48,12 +48,15 @@ void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
 /* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
  * built-ins, types and the names the generator itself emits. */
 static const char *const RESERVED[] = {
-    "asm", "auto", "bool", "break", "case", "char", "class", "const", "continue", "default",
-    "delete", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "half",
-    "if", "inline", "int", "long", "max", "min", "namespace", "new", "operator", "register",
-    "restrict", "return", "short", "signed", "sizeof", "smem", "static", "struct", "switch",
-    "template", "this", "threadIdx", "blockIdx", "blockDim", "gridDim", "true", "typedef", "union",
-    "unsigned", "using", "void", "volatile", "warpSize", "while", "nv_bfloat16", "printf",
+    "asm",       "auto",     "bool",     "break",    "case",     "char",     "class",
+    "const",     "continue", "default",  "delete",   "do",       "double",   "else",
+    "enum",      "extern",   "false",    "float",    "for",      "goto",     "half",
+    "if",        "inline",   "int",      "long",     "max",      "min",      "namespace",
+    "new",       "operator", "register", "restrict", "return",   "short",    "signed",
+    "sizeof",    "smem",     "static",   "struct",   "switch",   "template", "this",
+    "threadIdx", "blockIdx", "blockDim", "gridDim",  "true",     "typedef",  "union",
+    "unsigned",  "using",    "void",     "volatile", "warpSize", "while",    "nv_bfloat16",
+    "printf",
 };
 
 /* `s` is interned, so taken names compare by pointer. */
@@ -198,14 +201,26 @@ void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     switch (c) {
-    case '"': tx_sb_puts(sb, "\\\""); break;
-    case '\\': tx_sb_puts(sb, "\\\\"); break;
-    case '\n': tx_sb_puts(sb, "\\n"); break;
-    case '\t': tx_sb_puts(sb, "\\t"); break;
-    case '\r': tx_sb_puts(sb, "\\r"); break;
+    case '"':
+      tx_sb_puts(sb, "\\\"");
+      break;
+    case '\\':
+      tx_sb_puts(sb, "\\\\");
+      break;
+    case '\n':
+      tx_sb_puts(sb, "\\n");
+      break;
+    case '\t':
+      tx_sb_puts(sb, "\\t");
+      break;
+    case '\r':
+      tx_sb_puts(sb, "\\r");
+      break;
     default:
-      if (c < 0x20 || c >= 0x7f) tx_sb_printf(sb, "\\%03o", c);
-      else tx_sb_putc(sb, (char)c);
+      if (c < 0x20 || c >= 0x7f)
+        tx_sb_printf(sb, "\\%03o", c);
+      else
+        tx_sb_putc(sb, (char)c);
     }
   }
   tx_sb_putc(sb, '"');
@@ -243,17 +258,23 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   int f64 = t.code == DT_FLOAT && t.bits == 64;
   const char *wrap = NULL; /* conversion from a float literal */
-  if (t.code == DT_FLOAT && t.bits == 16) wrap = "__float2half_rn";
-  else if (t.code == DT_BFLOAT) wrap = "__float2bfloat16_rn";
-  else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64))) wrap = ctype(g, t, e->span);
+  if (t.code == DT_FLOAT && t.bits == 16)
+    wrap = "__float2half_rn";
+  else if (t.code == DT_BFLOAT)
+    wrap = "__float2bfloat16_rn";
+  else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)))
+    wrap = ctype(g, t, e->span);
   g->features |= tx_cuda_type_features(t);
   if (wrap) tx_sb_printf(sb, "%s(", wrap);
   if (isnan(v)) {
-    tx_sb_puts(sb, f64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fc00000)");
+    tx_sb_puts(sb,
+               f64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fc00000)");
   } else if (isinf(v)) {
-    if (f64) tx_sb_puts(sb, v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
-                                  : "__longlong_as_double((long long)0xfff0000000000000ULL)");
-    else tx_sb_puts(sb, v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float((int)0xff800000u)");
+    if (f64)
+      tx_sb_puts(sb, v > 0 ? "__longlong_as_double(0x7ff0000000000000LL)"
+                           : "__longlong_as_double((long long)0xfff0000000000000ULL)");
+    else
+      tx_sb_puts(sb, v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float((int)0xff800000u)");
   } else if (v < 0) {
     tx_sb_puts(sb, "(-");
     put_float_text(sb, -v, !f64);
@@ -276,19 +297,28 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, v ? "true" : "false");
     return;
   case DT_UINT:
-    if (t.bits == 64) tx_sb_printf(sb, "%" PRIu64 "ULL", (uint64_t)v);
-    else if (t.bits == 32) tx_sb_printf(sb, "%" PRIu64 "U", (uint64_t)v & 0xffffffffu);
-    else tx_sb_printf(sb, "((%s)%" PRIu64 "U)", ctype(g, t, e->span), (uint64_t)v);
+    if (t.bits == 64)
+      tx_sb_printf(sb, "%" PRIu64 "ULL", (uint64_t)v);
+    else if (t.bits == 32)
+      tx_sb_printf(sb, "%" PRIu64 "U", (uint64_t)v & 0xffffffffu);
+    else
+      tx_sb_printf(sb, "((%s)%" PRIu64 "U)", ctype(g, t, e->span), (uint64_t)v);
     return;
   case DT_INT:
     if (t.bits == 64) {
-      if (v == INT64_MIN) tx_sb_puts(sb, "(-9223372036854775807LL - 1LL)");
-      else if (v < 0) tx_sb_printf(sb, "(%" PRId64 "LL)", v);
-      else tx_sb_printf(sb, "%" PRId64 "LL", v);
+      if (v == INT64_MIN)
+        tx_sb_puts(sb, "(-9223372036854775807LL - 1LL)");
+      else if (v < 0)
+        tx_sb_printf(sb, "(%" PRId64 "LL)", v);
+      else
+        tx_sb_printf(sb, "%" PRId64 "LL", v);
     } else if (t.bits == 32) {
-      if (v == INT32_MIN) tx_sb_puts(sb, "(-2147483647 - 1)");
-      else if (v < 0) tx_sb_printf(sb, "(%" PRId64 ")", v);
-      else tx_sb_printf(sb, "%" PRId64, v);
+      if (v == INT32_MIN)
+        tx_sb_puts(sb, "(-2147483647 - 1)");
+      else if (v < 0)
+        tx_sb_printf(sb, "(%" PRId64 ")", v);
+      else
+        tx_sb_printf(sb, "%" PRId64, v);
     } else {
       tx_sb_printf(sb, "((%s)%" PRId64 ")", ctype(g, t, e->span), v);
     }
@@ -311,8 +341,10 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   case DT_HANDLE:
-    if (v == 0) tx_sb_puts(sb, "((void*)0)");
-    else cuda_error(g, e->span, "a non-null pointer constant cannot be emitted");
+    if (v == 0)
+      tx_sb_puts(sb, "((void*)0)");
+    else
+      cuda_error(g, e->span, "a non-null pointer constant cannot be emitted");
     return;
   case DT_VOID:
     cuda_error(g, e->span, "a void constant has no value");
@@ -333,9 +365,12 @@ static int emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span spa
   }
   const char *t = ctype(g, elem, span);
   if (s->is_dyn) {
-    if (s->byte_offset) tx_sb_printf(sb, "((%s*)(smem + %" PRId64 "))", t, s->byte_offset);
-    else if (elem.code == DT_UINT && elem.bits == 8 && elem.lanes == 1) tx_sb_puts(sb, "smem");
-    else tx_sb_printf(sb, "((%s*)smem)", t);
+    if (s->byte_offset)
+      tx_sb_printf(sb, "((%s*)(smem + %" PRId64 "))", t, s->byte_offset);
+    else if (elem.code == DT_UINT && elem.bits == 8 && elem.lanes == 1)
+      tx_sb_puts(sb, "smem");
+    else
+      tx_sb_printf(sb, "((%s*)smem)", t);
   } else if (tx_dtype_eq(s->elem, elem)) {
     tx_sb_puts(sb, s->cname);
   } else {
@@ -374,8 +409,9 @@ static void emit_access(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tx_d
 static const tx_expr *flat_index(cuda_cg *g, const tx_buffer *b, const tx_expr *const *idx,
                                  uint32_t n, tirx_span span) {
   if (n != 1) {
-    cuda_error(g, span, "buffer '%s' is accessed with %u indices; CUDA codegen expects flattened "
-                        "(one-dimensional) accesses",
+    cuda_error(g, span,
+               "buffer '%s' is accessed with %u indices; CUDA codegen expects flattened "
+               "(one-dimensional) accesses",
                b->name ? b->name : "?", n);
     return NULL;
   }
@@ -386,19 +422,32 @@ static const tx_expr *flat_index(cuda_cg *g, const tx_buffer *b, const tx_expr *
 
 static const char *infix(tx_expr_kind k) {
   switch (k) {
-  case EXPR_ADD: return "+";
-  case EXPR_SUB: return "-";
-  case EXPR_MUL: return "*";
-  case EXPR_DIV: return "/";
-  case EXPR_MOD: return "%";
-  case EXPR_EQ: return "==";
-  case EXPR_NE: return "!=";
-  case EXPR_LT: return "<";
-  case EXPR_LE: return "<=";
-  case EXPR_GT: return ">";
-  case EXPR_GE: return ">=";
-  case EXPR_AND: return "&&";
-  case EXPR_OR: return "||";
+  case EXPR_ADD:
+    return "+";
+  case EXPR_SUB:
+    return "-";
+  case EXPR_MUL:
+    return "*";
+  case EXPR_DIV:
+    return "/";
+  case EXPR_MOD:
+    return "%";
+  case EXPR_EQ:
+    return "==";
+  case EXPR_NE:
+    return "!=";
+  case EXPR_LT:
+    return "<";
+  case EXPR_LE:
+    return "<=";
+  case EXPR_GT:
+    return ">";
+  case EXPR_GE:
+    return ">=";
+  case EXPR_AND:
+    return "&&";
+  case EXPR_OR:
+    return "||";
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_STRING:
@@ -427,7 +476,8 @@ static const char *infix(tx_expr_kind k) {
   return NULL;
 }
 
-static void emit_fn2(cuda_cg *g, const char *fn, const tx_expr *a, const tx_expr *b, tx_strbuf *sb) {
+static void emit_fn2(cuda_cg *g, const char *fn, const tx_expr *a, const tx_expr *b,
+                     tx_strbuf *sb) {
   tx_sb_printf(sb, "%s(", fn);
   cuda_emit_expr(g, a, sb);
   tx_sb_puts(sb, ", ");
@@ -446,7 +496,8 @@ static void emit_floor(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (tx_dtype_is_float(t)) {
     const char *fl = t.bits == 64 ? "floor" : "floorf";
     if (t.bits != 32 && t.bits != 64) {
-      cuda_error(g, e->span, "floor division on %s is not supported", is_div ? "this float type" : "this float type");
+      cuda_error(g, e->span, "floor division on %s is not supported",
+                 is_div ? "this float type" : "this float type");
       return;
     }
     if (is_div) {
@@ -500,9 +551,12 @@ static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_error(g, e->span, "vector min/max is not supported");
     return;
   }
-  if (t.code == DT_FLOAT && t.bits == 32) fn = is_min ? "fminf" : "fmaxf";
-  else if (t.code == DT_FLOAT && t.bits == 64) fn = is_min ? "fmin" : "fmax";
-  else if (is_f16(t)) fn = is_min ? "__hmin" : "__hmax";
+  if (t.code == DT_FLOAT && t.bits == 32)
+    fn = is_min ? "fminf" : "fmaxf";
+  else if (t.code == DT_FLOAT && t.bits == 64)
+    fn = is_min ? "fmin" : "fmax";
+  else if (is_f16(t))
+    fn = is_min ? "__hmin" : "__hmax";
   else if (!tx_dtype_is_int(t)) {
     cuda_error(g, e->span, "min/max of this type is not supported");
     return;
@@ -512,9 +566,12 @@ static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 
 static const char *make_fn(tx_dtype t) {
   if (t.lanes < 2 || t.lanes > 4) return NULL;
-  if (t.code == DT_FLOAT && t.bits == 32) return t.lanes == 2 ? "make_float2" : t.lanes == 3 ? "make_float3" : "make_float4";
-  if (t.code == DT_INT && t.bits == 32) return t.lanes == 2 ? "make_int2" : t.lanes == 3 ? "make_int3" : "make_int4";
-  if (t.code == DT_UINT && t.bits == 32) return t.lanes == 2 ? "make_uint2" : t.lanes == 3 ? "make_uint3" : "make_uint4";
+  if (t.code == DT_FLOAT && t.bits == 32)
+    return t.lanes == 2 ? "make_float2" : t.lanes == 3 ? "make_float3" : "make_float4";
+  if (t.code == DT_INT && t.bits == 32)
+    return t.lanes == 2 ? "make_int2" : t.lanes == 3 ? "make_int3" : "make_int4";
+  if (t.code == DT_UINT && t.bits == 32)
+    return t.lanes == 2 ? "make_uint2" : t.lanes == 3 ? "make_uint3" : "make_uint4";
   return NULL;
 }
 
@@ -584,7 +641,8 @@ static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
 static void emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *mk = make_fn(e->dtype);
   tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (!mk || (k != EXPR_CAST && !infix(k)) || tx_expr_is_compare(k) || k == EXPR_AND || k == EXPR_OR) {
+  if (!mk || (k != EXPR_CAST && !infix(k)) || tx_expr_is_compare(k) || k == EXPR_AND ||
+      k == EXPR_OR) {
     char buf[32];
     cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
                tx_dtype_str(e->dtype, buf));
@@ -643,8 +701,10 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     const cuda_storage *s = cuda_find_storage(g, e);
     if (s) {
       if (s->is_dyn) {
-        if (s->byte_offset) tx_sb_printf(sb, "(smem + %" PRId64 ")", s->byte_offset);
-        else tx_sb_puts(sb, "smem");
+        if (s->byte_offset)
+          tx_sb_printf(sb, "(smem + %" PRId64 ")", s->byte_offset);
+        else
+          tx_sb_puts(sb, "smem");
       } else {
         tx_sb_puts(sb, s->cname);
       }
@@ -783,9 +843,11 @@ static void line_done(cuda_cg *g, tirx_span span) {
   g->map->lines[g->map->len++] = span;
 }
 
-static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void line(cuda_cg *g, tirx_span span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
-  for (int i = 0; i < g->indent; i++) tx_sb_puts(g->out, "  ");
+  for (int i = 0; i < g->indent; i++)
+    tx_sb_puts(g->out, "  ");
   va_list ap;
   va_start(ap, fmt);
   tx_sb_vprintf(g->out, fmt, ap);
@@ -886,16 +948,18 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   }
   int64_t n = const_numel(b);
   if (n < 0) {
-    cuda_error(g, s->span, "%s buffer '%s' needs a constant extent", scope, b->name ? b->name : "?");
+    cuda_error(g, s->span, "%s buffer '%s' needs a constant extent", scope,
+               b->name ? b->name : "?");
     return;
   }
   const char *name = bind_name(g, b->data, "_ptr");
   const char *t = ctype(g, b->dtype, s->span);
   add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
   if (shared)
-    line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];", b->align ? b->align : 64, t,
-         name, n);
-  else line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
+    line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
+         b->align ? b->align : 64, t, name, n);
+  else
+    line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
 }
 
 static const char *launch_tag_expr(const char *tag) {
@@ -957,8 +1021,10 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   const char *t = ctype(g, v->dtype, s->span);
   const char *name = bind_name(g, v, NULL);
   const char *txt = tx_sb_cstr(&sb);
-  if (val) line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
-  else line(g, s->span, "%s %s;", t, name);
+  if (val)
+    line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
+  else
+    line(g, s->span, "%s %s;", t, name);
   tx_sb_free(&sb);
 }
 
@@ -966,7 +1032,8 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *v = s->vars[0];
   /* exprs: begin, end [, step], then keyword annotations (kw.npos counts the first). */
   uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
-  const tx_expr *begin = s->exprs[0], *end = npos > 1 ? s->exprs[1] : NULL, *step = npos > 2 ? s->exprs[2] : NULL;
+  const tx_expr *begin = s->exprs[0], *end = npos > 1 ? s->exprs[1] : NULL,
+                *step = npos > 2 ? s->exprs[2] : NULL;
   if (!end) {
     end = begin;
     begin = NULL;
@@ -1001,8 +1068,10 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   const char *name = bind_name(g, v, NULL);
   tx_strbuf sb = {0};
   tx_sb_printf(&sb, "for (%s %s = ", ctype(g, v->dtype, s->span), name);
-  if (begin) cuda_emit_expr(g, begin, &sb);
-  else tx_sb_putc(&sb, '0');
+  if (begin)
+    cuda_emit_expr(g, begin, &sb);
+  else
+    tx_sb_putc(&sb, '0');
   tx_sb_printf(&sb, "; %s %s ", name, step_neg ? ">" : "<");
   cuda_emit_expr(g, end, &sb);
   if (step) {
@@ -1037,7 +1106,8 @@ static void emit_stmt(cuda_cg *g, const tx_stmt *s) {
   tx_stmt_kind k = (tx_stmt_kind)s->kind;
   switch (k) {
   case STMT_SEQ:
-    for (uint32_t i = 0; i < s->nstmts; i++) emit_stmt(g, s->stmts[i]);
+    for (uint32_t i = 0; i < s->nstmts; i++)
+      emit_stmt(g, s->stmts[i]);
     return;
   case STMT_STORE:
     emit_store(g, s);
@@ -1163,8 +1233,10 @@ static void reset_kernel(cuda_cg *g) {
 static int collect_used_stmt(tx_visitor *v, const tx_stmt *s) {
   if (!tx_stmt_binds_vars((tx_stmt_kind)s->kind)) return 1;
   /* Walk everything but vars[] (the bound names). */
-  for (uint32_t i = 0; i < s->nexprs; i++) tx_visit_expr(v, s->exprs[i]);
-  for (uint32_t i = 0; i < s->nstmts; i++) tx_visit_stmt(v, s->stmts[i]);
+  for (uint32_t i = 0; i < s->nexprs; i++)
+    tx_visit_expr(v, s->exprs[i]);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    tx_visit_stmt(v, s->stmts[i]);
   return 0;
 }
 
@@ -1213,7 +1285,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   if (maxreg && maxreg->kind == EXPR_INT) {
     /* nvcc rejects __launch_bounds__ together with __maxnreg__: a register
      * cap replaces the launch bounds. */
-    if (minb) cuda_error(g, f->span, "tirx.min_blocks_per_sm and tirx.max_registers cannot both be set");
+    if (minb)
+      cuda_error(g, f->span, "tirx.min_blocks_per_sm and tirx.max_registers cannot both be set");
     tx_sb_printf(&head, "__maxnreg__(%" PRId64 ") ", maxreg->u.ival);
   } else if (threads > 0) {
     tx_sb_printf(&head, "__launch_bounds__(%" PRId64, threads);
@@ -1230,8 +1303,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
       add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});
       if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0});
-      tx_sb_printf(&head, "%s* __restrict__ %s", elem.code == DT_VOID ? "void" : ctype(g, elem, p->span),
-                   name);
+      tx_sb_printf(&head, "%s* __restrict__ %s",
+                   elem.code == DT_VOID ? "void" : ctype(g, elem, p->span), name);
     } else {
       const char *name = bind_name(g, p, NULL);
       tx_sb_printf(&head, "%s %s", ctype(g, p->dtype, p->span), name);
@@ -1292,7 +1365,8 @@ static const char *const HELPER_SRC[] = {
 
 static size_t count_lines(const char *s, size_t n) {
   size_t k = 0;
-  for (size_t i = 0; i < n; i++) k += s[i] == '\n';
+  for (size_t i = 0; i < n; i++)
+    k += s[i] == '\n';
   return k;
 }
 
@@ -1334,8 +1408,10 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
     size_t a = 0, n = s->u.str.len;
     const char *d = s->u.str.data;
     /* Trim surrounding blank lines so the layout does not depend on them. */
-    while (a < n && (d[a] == '\n' || d[a] == '\r')) a++;
-    while (n > a && (d[n - 1] == '\n' || d[n - 1] == '\r' || d[n - 1] == ' ')) n--;
+    while (a < n && (d[a] == '\n' || d[a] == '\r'))
+      a++;
+    while (n > a && (d[n - 1] == '\n' || d[n - 1] == '\r' || d[n - 1] == ' '))
+      n--;
     tx_sb_putn(&pre, d + a, n - a);
     tx_sb_puts(&pre, "\n\n");
   }
@@ -1347,8 +1423,10 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   cuda_emit_helpers(&g, &pre);
 
   tirx_status st = TIRX_OK;
-  if (g.nomem || pre.failed || body.failed) st = TIRX_ERR_NOMEM;
-  else if (g.failed || tx_diag_errors(diags)) st = tx_diag_has_internal(diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
+  if (g.nomem || pre.failed || body.failed)
+    st = TIRX_ERR_NOMEM;
+  else if (g.failed || tx_diag_errors(diags))
+    st = tx_diag_has_internal(diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
   if (st == TIRX_OK) {
     size_t prelines = count_lines(pre.data ? pre.data : "", pre.len);
     tx_sb_putn(out, pre.data ? pre.data : "", pre.len);
@@ -1358,15 +1436,18 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
       size_t need = map->len + prelines + bmap.len;
       if (need > map->cap) {
         tirx_span *p = realloc(map->lines, need * sizeof *p);
-        if (!p) st = TIRX_ERR_NOMEM;
+        if (!p)
+          st = TIRX_ERR_NOMEM;
         else {
           map->lines = p;
           map->cap = need;
         }
       }
       if (st == TIRX_OK) {
-        for (size_t i = 0; i < prelines; i++) map->lines[map->len++] = (tirx_span){0};
-        for (size_t i = 0; i < bmap.len; i++) map->lines[map->len++] = bmap.lines[i];
+        for (size_t i = 0; i < prelines; i++)
+          map->lines[map->len++] = (tirx_span){0};
+        for (size_t i = 0; i < bmap.len; i++)
+          map->lines[map->len++] = bmap.lines[i];
       }
     }
   }

@@ -75,20 +75,23 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
 /* Helpers emitted into the preamble on first use, in this order:
  * X(id, "source text"). */
 #define TX_CUDA_HELPERS(X)                                                                         \
-  X(H_FLOORDIV_I32, TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, int, tx_floordiv_i32))) \
-  X(H_FLOORMOD_I32, TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, int, tx_floormod_i32))) \
+  X(H_FLOORDIV_I32,                                                                                \
+    TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, int, tx_floordiv_i32)))               \
+  X(H_FLOORMOD_I32,                                                                                \
+    TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, int, tx_floormod_i32)))               \
   X(H_FLOORDIV_I64,                                                                                \
     TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, long long, tx_floordiv_i64)))         \
   X(H_FLOORMOD_I64,                                                                                \
     TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, long long, tx_floormod_i64)))         \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
-  X(H_ELECT_SYNC, "__device__ __forceinline__ unsigned tx_elect_sync() {\n"                        \
-                  "  unsigned pred = 0;\n"                                                         \
-                  "  asm volatile(\"{\\n\\t.reg .b32 %%rx;\\n\\t.reg .pred %%px;\\n\\t\"\n"        \
-                  "               \"elect.sync %%rx|%%px, %1;\\n\\t@%%px mov.s32 %0, 1;\\n\\t}\"\n" \
-                  "               : \"+r\"(pred) : \"r\"(0xFFFFFFFFu));\n"                          \
-                  "  return pred;\n}")                                                             \
+  X(H_ELECT_SYNC,                                                                                  \
+    "__device__ __forceinline__ unsigned tx_elect_sync() {\n"                                      \
+    "  unsigned pred = 0;\n"                                                                       \
+    "  asm volatile(\"{\\n\\t.reg .b32 %%rx;\\n\\t.reg .pred %%px;\\n\\t\"\n"                      \
+    "               \"elect.sync %%rx|%%px, %1;\\n\\t@%%px mov.s32 %0, 1;\\n\\t}\"\n"              \
+    "               : \"+r\"(pred) : \"r\"(0xFFFFFFFFu));\n"                                       \
+    "  return pred;\n}")                                                                           \
   X(H_MBAR_TRY_WAIT,                                                                               \
     "__device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {\n"                \
     "  asm volatile(\"{\\n\\t.reg .pred P1;\\n\\tTX_WAIT:\\n\\t\"\n"                               \
@@ -99,7 +102,7 @@ typedef enum tx_cuda_helper {
 #define X(id, src) id,
   TX_CUDA_HELPERS(X)
 #undef X
-  TX_CUDA_HELPER_COUNT
+      TX_CUDA_HELPER_COUNT
 } tx_cuda_helper;
 
 /* ---- emitter state ------------------------------------------------------ */
@@ -127,7 +130,7 @@ typedef struct cuda_cg {
   tx_strbuf *out;
   tx_line_map *map;
   int indent;
-  int failed;  /* a located error was reported */
+  int failed; /* a located error was reported */
   int nomem;
   unsigned features;
   uint8_t helpers[TX_CUDA_HELPER_COUNT];
@@ -148,7 +151,8 @@ typedef struct cuda_cg {
   uint32_t nused, capused;
 } cuda_cg;
 
-void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 /* A pointer expression to the start of a variable's storage (A.data). */
 const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data);

@@ -85,14 +85,19 @@ static void unsupported(cuda_cg *g, const tx_expr *e, const char *why) {
 static void asm_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
   tx_dtype t = a->dtype;
   const char *c = "r", *cast = NULL;
-  if (t.code == DT_HANDLE) c = "l";
-  else if (t.code == DT_FLOAT && t.bits == 32) c = "f";
-  else if (t.code == DT_FLOAT && t.bits == 64) c = "d";
-  else if (t.bits == 64) c = "l";
+  if (t.code == DT_HANDLE)
+    c = "l";
+  else if (t.code == DT_FLOAT && t.bits == 32)
+    c = "f";
+  else if (t.code == DT_FLOAT && t.bits == 64)
+    c = "d";
+  else if (t.bits == 64)
+    c = "l";
   else if (t.code == DT_FLOAT && t.bits == 16) {
     c = "h";
     cast = "__half_as_ushort";
-  } else if (t.code == DT_BOOL || t.bits < 32) cast = "(unsigned)";
+  } else if (t.code == DT_BOOL || t.bits < 32)
+    cast = "(unsigned)";
   tx_sb_printf(sb, "\"%s\"(", c);
   if (cast) tx_sb_printf(sb, "%s(", cast);
   cuda_emit_expr(g, a, sb);
@@ -233,14 +238,15 @@ static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 /* ---- special registers -------------------------------------------------------- */
 
 static const char *const SREGS[] = {
-    "%laneid",         "%cluster_ctarank", "%cluster_ctaid.x",  "%cluster_ctaid.y",
-    "%cluster_ctaid.z", "%clusterid.x",    "%clusterid.y",      "%clusterid.z",
+    "%laneid",           "%cluster_ctarank",  "%cluster_ctaid.x",  "%cluster_ctaid.y",
+    "%cluster_ctaid.z",  "%clusterid.x",      "%clusterid.y",      "%clusterid.z",
     "%cluster_nctaid.x", "%cluster_nctaid.y", "%cluster_nctaid.z",
 };
 
 static void sreg_fn_name(const char *reg, tx_strbuf *sb) {
   tx_sb_puts(sb, "tx_sreg_");
-  for (const char *p = reg + 1; *p; p++) tx_sb_putc(sb, *p == '.' ? '_' : *p);
+  for (const char *p = reg + 1; *p; p++)
+    tx_sb_putc(sb, *p == '.' ? '_' : *p);
 }
 
 static int emit_sreg(cuda_cg *g, const char *reg, tx_strbuf *sb) {
@@ -259,8 +265,9 @@ void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb) {
     if (!g->sregs[i]) continue;
     tx_sb_puts(sb, "__device__ __forceinline__ int ");
     sreg_fn_name(SREGS[i], sb);
-    tx_sb_printf(sb, "() {\n  unsigned v;\n  asm volatile(\"mov.u32 %%0, %%%s;\" : \"=r\"(v));\n"
-                     "  return (int)v;\n}\n\n",
+    tx_sb_printf(sb,
+                 "() {\n  unsigned v;\n  asm volatile(\"mov.u32 %%0, %%%s;\" : \"=r\"(v));\n"
+                 "  return (int)v;\n}\n\n",
                  SREGS[i]);
   }
 }
@@ -312,11 +319,12 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
     return;
   }
   if (cta) {
-    const char *text = expect_tx
-                           ? "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %2;\n\t"
-                             "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tx_rem], %1;\n\t}"
-                           : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
-                             "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
+    const char *text =
+        expect_tx
+            ? "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %2;\n\t"
+              "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tx_rem], %1;\n\t}"
+            : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
+              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
     asm_begin(sb, text);
     tx_sb_puts(sb, " :: ");
     smem_addr_in(g, bar, sb);
@@ -366,7 +374,8 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   PTX_FIXED(X)
 #undef X
   char text[160];
-  if (strcmp(op, "T.ptx.mbarrier.init") == 0 || strcmp(op, "T.ptx_init_barrier_thread_count") == 0) {
+  if (strcmp(op, "T.ptx.mbarrier.init") == 0 ||
+      strcmp(op, "T.ptx_init_barrier_thread_count") == 0) {
     if (!nargs_ok(g, e, 2, 2)) return 1;
     asm_begin(sb, "mbarrier.init.shared::cta.b64 [%0], %1;");
     tx_sb_puts(sb, " :: ");
@@ -425,8 +434,8 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     asm_simple(sb, text);
     return 1;
   }
-  if (strcmp(op, "T.ptx.cp_async.bulk.wait_group") == 0 || strcmp(op, "T.ptx.cp_async.wait_group") == 0 ||
-      strcmp(op, "T.ptx_wait_group") == 0) {
+  if (strcmp(op, "T.ptx.cp_async.bulk.wait_group") == 0 ||
+      strcmp(op, "T.ptx.cp_async.wait_group") == 0 || strcmp(op, "T.ptx_wait_group") == 0) {
     int bulk = strstr(op, "bulk") != NULL;
     int64_t n = 0, rd = 0;
     const tx_expr *na = arg(e, 0, bulk ? "n" : "num");
@@ -435,8 +444,9 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       unsupported(g, e, "the group count must be a constant");
       return 1;
     }
-    snprintf(text, sizeof text, "%s%s %lld;", bulk ? "cp.async.bulk.wait_group" : "cp.async.wait_group",
-             rd ? ".read" : "", (long long)n);
+    snprintf(text, sizeof text, "%s%s %lld;",
+             bulk ? "cp.async.bulk.wait_group" : "cp.async.wait_group", rd ? ".read" : "",
+             (long long)n);
     asm_simple(sb, text);
     return 1;
   }
@@ -446,11 +456,13 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       unsupported(g, e, "inc and reg_count must be constants");
       return 1;
     }
-    snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", inc ? "inc" : "dec", (long long)regs);
+    snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", inc ? "inc" : "dec",
+             (long long)regs);
     asm_simple(sb, text);
     return 1;
   }
-  if (strcmp(op, "T.ptx.barrier.cluster.arrive") == 0 || strcmp(op, "T.ptx.barrier.cluster.wait") == 0) {
+  if (strcmp(op, "T.ptx.barrier.cluster.arrive") == 0 ||
+      strcmp(op, "T.ptx.barrier.cluster.wait") == 0) {
     int wait = strstr(op, "wait") != NULL;
     const tx_expr *a0 = arg(e, 0, wait ? "acquire" : "sem"), *a1 = arg(e, 1, "aligned");
     const char *mod = "";
@@ -467,7 +479,9 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
         unsupported(g, e, "sem must be a string");
         return 1;
       }
-      mod = strcmp(sem, "release") == 0 ? ".release" : strcmp(sem, "relaxed") == 0 ? ".relaxed" : "";
+      mod = strcmp(sem, "release") == 0   ? ".release"
+            : strcmp(sem, "relaxed") == 0 ? ".relaxed"
+                                          : "";
     }
     if (a1 && !int_arg(a1, &aligned)) {
       unsupported(g, e, "aligned must be a constant");
@@ -487,9 +501,12 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       unsupported(g, e, "missing barrier id");
       return 1;
     }
-    if (is_wg) asm_begin(sb, "bar.sync %0, 128;");
-    else if (cnt) asm_begin(sb, arrive ? "bar.arrive %0, %1;" : "bar.sync %0, %1;");
-    else asm_begin(sb, "bar.sync %0;");
+    if (is_wg)
+      asm_begin(sb, "bar.sync %0, 128;");
+    else if (cnt)
+      asm_begin(sb, arrive ? "bar.arrive %0, %1;" : "bar.sync %0, %1;");
+    else
+      asm_begin(sb, "bar.sync %0;");
     tx_sb_puts(sb, " :: ");
     asm_in(g, id, sb);
     if (cnt) {
@@ -793,34 +810,49 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   int is_max = strcmp(op, "T.max_value") == 0, is_inf = strcmp(op, "T.infinity") == 0;
   if (t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64) && t.lanes == 1) {
     int f64 = t.bits == 64;
-    if (is_inf) tx_sb_puts(sb, f64 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)");
-    else if (is_max) tx_sb_puts(sb, f64 ? "1.7976931348623157e+308" : "3.40282347e+38f");
-    else tx_sb_puts(sb, f64 ? "(-1.7976931348623157e+308)" : "(-3.40282347e+38f)");
+    if (is_inf)
+      tx_sb_puts(sb,
+                 f64 ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)");
+    else if (is_max)
+      tx_sb_puts(sb, f64 ? "1.7976931348623157e+308" : "3.40282347e+38f");
+    else
+      tx_sb_puts(sb, f64 ? "(-1.7976931348623157e+308)" : "(-3.40282347e+38f)");
     return;
   }
   if (t.code == DT_INT && !is_inf && t.lanes == 1) {
-    if (t.bits == 32) tx_sb_puts(sb, is_max ? "2147483647" : "(-2147483647 - 1)");
-    else if (t.bits == 64) tx_sb_puts(sb, is_max ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)");
-    else if (t.bits == 16) tx_sb_puts(sb, is_max ? "((short)32767)" : "((short)-32768)");
-    else if (t.bits == 8) tx_sb_puts(sb, is_max ? "((signed char)127)" : "((signed char)-128)");
-    else unsupported(g, e, "integer width");
+    if (t.bits == 32)
+      tx_sb_puts(sb, is_max ? "2147483647" : "(-2147483647 - 1)");
+    else if (t.bits == 64)
+      tx_sb_puts(sb, is_max ? "9223372036854775807LL" : "(-9223372036854775807LL - 1LL)");
+    else if (t.bits == 16)
+      tx_sb_puts(sb, is_max ? "((short)32767)" : "((short)-32768)");
+    else if (t.bits == 8)
+      tx_sb_puts(sb, is_max ? "((signed char)127)" : "((signed char)-128)");
+    else
+      unsupported(g, e, "integer width");
     return;
   }
   if (t.code == DT_UINT && !is_inf && t.lanes == 1) {
-    if (!is_max) tx_sb_puts(sb, t.bits == 64 ? "0ULL" : "0U");
-    else if (t.bits == 64) tx_sb_puts(sb, "18446744073709551615ULL");
-    else if (t.bits == 32) tx_sb_puts(sb, "4294967295U");
-    else if (t.bits == 16) tx_sb_puts(sb, "((unsigned short)65535)");
-    else if (t.bits == 8) tx_sb_puts(sb, "((unsigned char)255)");
-    else unsupported(g, e, "integer width");
+    if (!is_max)
+      tx_sb_puts(sb, t.bits == 64 ? "0ULL" : "0U");
+    else if (t.bits == 64)
+      tx_sb_puts(sb, "18446744073709551615ULL");
+    else if (t.bits == 32)
+      tx_sb_puts(sb, "4294967295U");
+    else if (t.bits == 16)
+      tx_sb_puts(sb, "((unsigned short)65535)");
+    else if (t.bits == 8)
+      tx_sb_puts(sb, "((unsigned char)255)");
+    else
+      unsupported(g, e, "integer width");
     return;
   }
   if (is_f16(t) && t.lanes == 1) {
     g->features |= t.code == DT_BFLOAT ? CUDA_FEAT_BF16 : CUDA_FEAT_FP16;
     const char *cv = t.code == DT_BFLOAT ? "__float2bfloat16_rn" : "__float2half_rn";
-    const char *v = is_inf ? "__int_as_float(0x7f800000)"
-                  : t.code == DT_BFLOAT ? (is_max ? "3.38953139e+38f" : "(-3.38953139e+38f)")
-                                        : (is_max ? "65504.0f" : "(-65504.0f)");
+    const char *v = is_inf                ? "__int_as_float(0x7f800000)"
+                    : t.code == DT_BFLOAT ? (is_max ? "3.38953139e+38f" : "(-3.38953139e+38f)")
+                                          : (is_max ? "65504.0f" : "(-65504.0f)");
     tx_sb_printf(sb, "%s(%s)", cv, v);
     return;
   }
@@ -868,10 +900,11 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.abs") == 0) {
     tx_dtype t = e->dtype;
-    const char *fn = t.code == DT_INT ? (t.bits == 64 ? "llabs" : "abs")
-                   : t.code == DT_FLOAT && t.bits == 32 ? "fabsf"
-                   : t.code == DT_FLOAT && t.bits == 64 ? "fabs"
-                   : (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT ? "__habs" : NULL;
+    const char *fn = t.code == DT_INT                     ? (t.bits == 64 ? "llabs" : "abs")
+                     : t.code == DT_FLOAT && t.bits == 32 ? "fabsf"
+                     : t.code == DT_FLOAT && t.bits == 64 ? "fabs"
+                     : (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT ? "__habs"
+                                                                                   : NULL;
     if (t.code == DT_UINT) {
       cuda_emit_expr(g, e->ops[0], sb);
       return;
@@ -922,12 +955,18 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     const tx_expr *x = e->ops[n - 1];
     tx_dtype to = e->dtype, from = x->dtype;
     const char *fn = NULL;
-    if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_INT && from.bits == 32) fn = "__int_as_float";
-    else if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_UINT && from.bits == 32) fn = "__uint_as_float";
-    else if (to.code == DT_INT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32) fn = "__float_as_int";
-    else if (to.code == DT_UINT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32) fn = "__float_as_uint";
-    else if (to.code == DT_FLOAT && to.bits == 64 && from.code == DT_INT && from.bits == 64) fn = "__longlong_as_double";
-    else if (to.code == DT_INT && to.bits == 64 && from.code == DT_FLOAT && from.bits == 64) fn = "__double_as_longlong";
+    if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_INT && from.bits == 32)
+      fn = "__int_as_float";
+    else if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_UINT && from.bits == 32)
+      fn = "__uint_as_float";
+    else if (to.code == DT_INT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32)
+      fn = "__float_as_int";
+    else if (to.code == DT_UINT && to.bits == 32 && from.code == DT_FLOAT && from.bits == 32)
+      fn = "__float_as_uint";
+    else if (to.code == DT_FLOAT && to.bits == 64 && from.code == DT_INT && from.bits == 64)
+      fn = "__longlong_as_double";
+    else if (to.code == DT_INT && to.bits == 64 && from.code == DT_FLOAT && from.bits == 64)
+      fn = "__double_as_longlong";
     if (!fn) {
       unsupported(g, e, "this pair of types");
       return;
@@ -935,7 +974,8 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     call_fn(g, fn, e, n - 1, n, sb);
     return;
   }
-  if (strcmp(op, "T.max_value") == 0 || strcmp(op, "T.min_value") == 0 || strcmp(op, "T.infinity") == 0) {
+  if (strcmp(op, "T.max_value") == 0 || strcmp(op, "T.min_value") == 0 ||
+      strcmp(op, "T.infinity") == 0) {
     emit_limit(g, e, sb);
     return;
   }
@@ -971,9 +1011,12 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.tvm_storage_sync") == 0) {
     const char *scope = n ? str_arg(e->ops[0]) : NULL;
-    if (scope && strcmp(scope, "shared") == 0) tx_sb_puts(sb, "__syncthreads()");
-    else if (scope && strcmp(scope, "warp") == 0) tx_sb_puts(sb, "__syncwarp()");
-    else unsupported(g, e, "only \"shared\" and \"warp\" scopes");
+    if (scope && strcmp(scope, "shared") == 0)
+      tx_sb_puts(sb, "__syncthreads()");
+    else if (scope && strcmp(scope, "warp") == 0)
+      tx_sb_puts(sb, "__syncwarp()");
+    else
+      unsupported(g, e, "only \"shared\" and \"warp\" scopes");
     return;
   }
   if (strcmp(op, "T.address_of") == 0) {
@@ -1006,8 +1049,10 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.cuda.thread_idx") == 0 || strcmp(op, "T.cuda.block_idx") == 0 ||
       strcmp(op, "T.cuda.block_dim") == 0 || strcmp(op, "T.cuda.grid_dim") == 0) {
-    const char *base = op[7] == 't' ? "threadIdx" : op[7] == 'g' ? "gridDim"
-                     : strcmp(op, "T.cuda.block_idx") == 0 ? "blockIdx" : "blockDim";
+    const char *base = op[7] == 't'                          ? "threadIdx"
+                       : op[7] == 'g'                        ? "gridDim"
+                       : strcmp(op, "T.cuda.block_idx") == 0 ? "blockIdx"
+                                                             : "blockDim";
     tx_sb_printf(sb, "((int)%s.%c)", base, dim_arg(g, e));
     return;
   }
@@ -1015,7 +1060,8 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       strcmp(op, "T.cuda.cluster_dim") == 0) {
     char reg[32];
     const char *base = strcmp(op, "T.cuda.cluster_cta_id") == 0 ? "%cluster_ctaid"
-                     : strcmp(op, "T.cuda.cluster_id") == 0 ? "%clusterid" : "%cluster_nctaid";
+                       : strcmp(op, "T.cuda.cluster_id") == 0   ? "%clusterid"
+                                                                : "%cluster_nctaid";
     snprintf(reg, sizeof reg, "%s.%c", base, dim_arg(g, e));
     emit_sreg(g, reg, sb);
     return;

@@ -63,7 +63,9 @@ tx_dynlib *tx_dynlib_open(const char *const *candidates, size_t n, char *why, si
   return NULL;
 }
 
-const char *tx_dynlib_name(const tx_dynlib *lib) { return lib ? lib->name : NULL; }
+const char *tx_dynlib_name(const tx_dynlib *lib) {
+  return lib ? lib->name : NULL;
+}
 
 tx_dynlib_fn tx_dynlib_sym(tx_dynlib *lib, const char *name, char *why, size_t cap) {
   if (why && cap) why[0] = '\0';

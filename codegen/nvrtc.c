@@ -49,7 +49,9 @@ typedef struct nvrtc_api {
 /* The name NVRTC gives the program in its log: "tirx_kernel.cu(LINE): error: ...". */
 static const char PROGRAM_NAME[] = "tirx_kernel.cu";
 
-static int file_exists(const char *path) { return path && access(path, F_OK) == 0; }
+static int file_exists(const char *path) {
+  return path && access(path, F_OK) == 0;
+}
 
 /* Library file names, newest first: the unversioned name (a dev install),
  * then the sonames of CUDA 13 and 12. Listed instead of globbed so that the
@@ -88,7 +90,8 @@ static tirx_status load_nvrtc(tx_diag_sink *diags, const char *root, int explici
     }
   /* With no toolkit named, an NVRTC on the default loader path will do. */
   if (!explicit_root)
-    for (size_t i = 0; i < N_NAMES; i++) cand[n++] = NVRTC_NAMES[i];
+    for (size_t i = 0; i < N_NAMES; i++)
+      cand[n++] = NVRTC_NAMES[i];
 
   char why[512] = "";
   if (st == TIRX_OK) {
@@ -108,7 +111,8 @@ static tirx_status load_nvrtc(tx_diag_sink *diags, const char *root, int explici
       st = TIRX_ERR_IO;
     }
   }
-  for (size_t i = 0; i < N_DIRS * N_NAMES; i++) tx_sb_free(&paths[i]);
+  for (size_t i = 0; i < N_DIRS * N_NAMES; i++)
+    tx_sb_free(&paths[i]);
   if (st != TIRX_OK) return st;
 
   struct {
@@ -159,7 +163,8 @@ static tirx_status arch_option(tx_diag_sink *diags, const tx_nvrtc_options *opts
   }
   const char *p = arch + 3;
   int ok = strncmp(arch, "sm_", 3) == 0 && isdigit((unsigned char)*p);
-  while (ok && isdigit((unsigned char)*p)) p++;
+  while (ok && isdigit((unsigned char)*p))
+    p++;
   if (ok && (*p == 'a' || *p == 'f')) p++;
   if (!ok || *p) {
     tx_error(diags, (tirx_span){0}, "invalid CUDA architecture '%s' (expected e.g. sm_90a)", arch);
@@ -202,10 +207,12 @@ static int parse_error_line(const char *s, size_t n, log_error *e) {
   if (!open) return 0;
   const char *p = open + 1;
   unsigned long line = 0;
-  while (p < end && isdigit((unsigned char)*p) && line < UINT32_MAX) line = line * 10 + (unsigned long)(*p++ - '0');
+  while (p < end && isdigit((unsigned char)*p) && line < UINT32_MAX)
+    line = line * 10 + (unsigned long)(*p++ - '0');
   if (p + 2 > end || p[0] != ')' || p[1] != ':') return 0;
   p += 2;
-  while (p < end && *p == ' ') p++;
+  while (p < end && *p == ' ')
+    p++;
   static const char *const kinds[] = {"error", "catastrophic error"};
   size_t k = 0;
   for (; k < 2; k++) {
@@ -218,10 +225,12 @@ static int parse_error_line(const char *s, size_t n, log_error *e) {
   }
   if (k == 2) return 0;
   if (p < end && *p == ' ' && p + 1 < end && p[1] == '#') /* " #20-D" */
-    while (p < end && *p != ':') p++;
+    while (p < end && *p != ':')
+      p++;
   if (p >= end || *p != ':') return 0;
   p++;
-  while (p < end && *p == ' ') p++;
+  while (p < end && *p == ' ')
+    p++;
   e->name = s;
   e->name_len = (size_t)(open - s);
   e->line = (uint32_t)line;
@@ -248,7 +257,8 @@ static tirx_status report_compile_errors(tx_diag_sink *diags, const char *src, s
     log_error e;
     if (parse_error_line(p, n, &e)) {
       any = 1;
-      int ours = e.name_len == sizeof PROGRAM_NAME - 1 && memcmp(e.name, PROGRAM_NAME, e.name_len) == 0;
+      int ours =
+          e.name_len == sizeof PROGRAM_NAME - 1 && memcmp(e.name, PROGRAM_NAME, e.name_len) == 0;
       tirx_span span = {0};
       if (ours && map && e.line >= 1 && e.line <= map->len) span = map->lines[e.line - 1];
       if (span.line != 0) {
@@ -268,9 +278,9 @@ static tirx_status report_compile_errors(tx_diag_sink *diags, const char *src, s
   if (!any) {
     /* A failure without a recognizable error line: keep NVRTC's own words. */
     size_t n = 0;
-    while (n < log_len && log[n] != '\n') n++;
-    tx_internal_error(diags, "nvrtc", "compilation failed: %.*s", (int)n,
-                      n ? log : "(empty log)");
+    while (n < log_len && log[n] != '\n')
+      n++;
+    tx_internal_error(diags, "nvrtc", "compilation failed: %.*s", (int)n, n ? log : "(empty log)");
     internal = 1;
   }
   return internal ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
@@ -351,7 +361,8 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   if (log && opts->verbose) {
     tx_sb_printf(log, "nvrtc: %s (NVRTC %d.%d)\nnvrtc options:", tx_dynlib_name(api.lib), major,
                  minor);
-    for (int i = 0; i < argc; i++) tx_sb_printf(log, " %s", argv[i]);
+    for (int i = 0; i < argc; i++)
+      tx_sb_printf(log, " %s", argv[i]);
     tx_sb_putc(log, '\n');
   }
 
@@ -371,7 +382,8 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
       st = TIRX_ERR_NOMEM;
       goto done;
     }
-    if (api.GetProgramLog(prog, buf) == NVRTC_SUCCESS) tx_sb_putn(&raw, buf, strnlen(buf, log_size));
+    if (api.GetProgramLog(prog, buf) == NVRTC_SUCCESS)
+      tx_sb_putn(&raw, buf, strnlen(buf, log_size));
     free(buf);
   }
   if (log) tx_sb_putn(log, raw.data ? raw.data : "", raw.len);
@@ -383,7 +395,8 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   if (cr == NVRTC_ERROR_INVALID_OPTION) {
     /* Mostly an architecture this NVRTC does not know (sm_100a on CUDA 12.4). */
     size_t n = 0;
-    while (n < raw.len && raw.data[n] != '\n') n++;
+    while (n < raw.len && raw.data[n] != '\n')
+      n++;
     tx_error(diags, (tirx_span){0}, "NVRTC %d.%d rejected the options (%s): %.*s", major, minor,
              argv[0], (int)n, n ? raw.data : "invalid option");
     st = TIRX_ERR_USAGE;

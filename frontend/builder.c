@@ -141,7 +141,8 @@ static int is_python_keyword(const char *s, size_t n) {
       "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
       "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   /* Keywords are 2..8 lowercase letters, or False/None/True. */
-  if (n < 2 || n > 8 || !((s[0] >= 'a' && s[0] <= 'z') || s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
+  if (n < 2 || n > 8 ||
+      !((s[0] >= 'a' && s[0] <= 'z') || s[0] == 'F' || s[0] == 'N' || s[0] == 'T'))
     return 0;
   for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++)
     if (keywords[i][0] == s[0] && strlen(keywords[i]) == n && memcmp(keywords[i], s, n) == 0)

@@ -18,8 +18,7 @@
 
 static const char *const EMIT_NAMES[] = {
     [TX_EMIT_TIRX] = "tirx", [TX_EMIT_LOWERED] = "lowered", [TX_EMIT_CUDA] = "cuda",
-    [TX_EMIT_PTX] = "ptx",   [TX_EMIT_CUBIN] = "cubin",
-    [TX_EMIT_C_LAUNCHER] = "c-launcher",
+    [TX_EMIT_PTX] = "ptx",   [TX_EMIT_CUBIN] = "cubin",     [TX_EMIT_C_LAUNCHER] = "c-launcher",
 };
 
 int tx_emit_lookup(const char *name) {
@@ -62,15 +61,24 @@ const char *tx_target_arch_for_cc(int major, int minor) {
   /* Hopper and later: the arch-specific ('a') variant, which wgmma, tcgen05
    * and friends need; a cubin for it runs only on that exact family. */
   switch (major * 10 + minor) {
-  case 80: return "sm_80";
-  case 86: return "sm_86";
-  case 89: return "sm_89";
-  case 90: return "sm_90a";
-  case 100: return "sm_100a";
-  case 101: return "sm_101a";
-  case 103: return "sm_103a";
-  case 120: return "sm_120a";
-  default: return NULL;
+  case 80:
+    return "sm_80";
+  case 86:
+    return "sm_86";
+  case 89:
+    return "sm_89";
+  case 90:
+    return "sm_90a";
+  case 100:
+    return "sm_100a";
+  case 101:
+    return "sm_101a";
+  case 103:
+    return "sm_103a";
+  case 120:
+    return "sm_120a";
+  default:
+    return NULL;
   }
 }
 
@@ -111,8 +119,8 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
   }
 
   int launcher = req->emit == TX_EMIT_C_LAUNCHER;
-  if (launcher && (!req->header_out || !req->header_name ||
-                   !tx_c_launcher_valid_prefix(req->launcher_name)))
+  if (launcher &&
+      (!req->header_out || !req->header_name || !tx_c_launcher_valid_prefix(req->launcher_name)))
     return TIRX_ERR_USAGE;
   int to_nvrtc = req->emit == TX_EMIT_PTX || req->emit == TX_EMIT_CUBIN || launcher;
   tx_strbuf cuda = {0};
@@ -126,8 +134,8 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
     tx_nvrtc_options no = {
         .cuda_path = req->cuda_path,
         .target = &req->target,
-        .output = req->emit == TX_EMIT_CUBIN || (launcher && req->embed_cubin) ? NVRTC_CUBIN
-                                                                             : NVRTC_PTX,
+        .output =
+            req->emit == TX_EMIT_CUBIN || (launcher && req->embed_cubin) ? NVRTC_CUBIN : NVRTC_PTX,
         .verbose = req->verbose,
     };
     /* A launcher embeds the image: it goes to a scratch buffer first. */

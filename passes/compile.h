@@ -53,9 +53,9 @@ typedef struct tx_compile_request {
 } tx_compile_request;
 
 typedef struct tx_compile_stats {
-  double pipeline_ms;                      /* the whole pipeline, verification included */
-  double pass_ms[TX_PASS_COUNT + 1];       /* per pass; [TX_PASS_COUNT] = verification */
-  uint8_t pass_ran[TX_PASS_COUNT];         /* enabled passes (all ran unless the pipeline stopped) */
+  double pipeline_ms;                /* the whole pipeline, verification included */
+  double pass_ms[TX_PASS_COUNT + 1]; /* per pass; [TX_PASS_COUNT] = verification */
+  uint8_t pass_ran[TX_PASS_COUNT];   /* enabled passes (all ran unless the pipeline stopped) */
   double codegen_ms, nvrtc_ms, print_ms;
   tx_strbuf *log; /* in: where the NVRTC log goes (may be NULL) */
 } tx_compile_stats;

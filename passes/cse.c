@@ -244,8 +244,7 @@ static scan_info scan_expr(cse_state *st, const tx_expr *e) {
     info.hash = tx_hash_mix(info.hash, op.hash);
   }
   if (e->kind == EXPR_LAYOUT) scan_layout(st, e->u.layout);
-  if (slot >= 0 && info.pure)
-    st->cands[slot] = (cand){e, info.hash, st->cur_item, info.size};
+  if (slot >= 0 && info.pure) st->cands[slot] = (cand){e, info.hash, st->cur_item, info.size};
   return info;
 }
 

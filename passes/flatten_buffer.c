@@ -75,16 +75,18 @@ static const tx_buffer *view_source(const tx_buffer *b, const char **method) {
 
 static const tx_expr *shape_product(fb_state *st, const tx_buffer *b, uint32_t from) {
   const tx_expr *p = tx_lc_int(st->ir, TX_INT32, 1);
-  for (uint32_t i = from; i < b->ndim; i++) p = tx_lc_mul(st->ir, p, b->shape[i]);
+  for (uint32_t i = from; i < b->ndim; i++)
+    p = tx_lc_mul(st->ir, p, b->shape[i]);
   return p;
 }
 
 /* Row-major linear index of idx over shape dims [0, n). */
-static const tx_expr *row_major(fb_state *st, const tx_expr *const *shape, const tx_expr *const *idx,
-                                uint32_t n) {
+static const tx_expr *row_major(fb_state *st, const tx_expr *const *shape,
+                                const tx_expr *const *idx, uint32_t n) {
   if (n == 0) return tx_lc_int(st->ir, TX_INT32, 0);
   const tx_expr *l = idx[0];
-  for (uint32_t i = 1; i < n; i++) l = tx_lc_add(st->ir, tx_lc_mul(st->ir, l, shape[i]), idx[i]);
+  for (uint32_t i = 1; i < n; i++)
+    l = tx_lc_add(st->ir, tx_lc_mul(st->ir, l, shape[i]), idx[i]);
   return l;
 }
 
@@ -199,10 +201,11 @@ static const tx_expr *tile_address(fb_state *st, const tx_layout *l, const tx_ex
  * floormod and a multiply so that the simplifier can reason about it. */
 static const tx_expr *swizzle(fb_state *st, const tx_layout *l, const tx_expr *a) {
   if (!a || l->swizzle_len == 0) return a;
-  const tx_expr *bits = tx_lc_muli(st->ir,
-                                   tx_lc_modi(st->ir, tx_lc_divi(st->ir, a, INT64_C(1) << (l->per_element + l->atom_len)),
-                                              INT64_C(1) << l->swizzle_len),
-                                   INT64_C(1) << l->per_element);
+  const tx_expr *bits = tx_lc_muli(
+      st->ir,
+      tx_lc_modi(st->ir, tx_lc_divi(st->ir, a, INT64_C(1) << (l->per_element + l->atom_len)),
+                 INT64_C(1) << l->swizzle_len),
+      INT64_C(1) << l->per_element);
   const tx_expr *args[2] = {a, bits};
   return tx_lc_call(st->ir, "T.bitwise_xor", a->dtype, args, 2);
 }
@@ -212,7 +215,8 @@ static const tx_expr *physical(fb_state *st, const tx_buffer *b, const tx_expr *
   const tx_expr *a;
   if (b->nstrides) {
     a = tx_lc_int(st->ir, TX_INT32, 0);
-    for (uint32_t i = 0; i < b->ndim; i++) a = tx_lc_add(st->ir, a, tx_lc_mul(st->ir, idx[i], b->strides[i]));
+    for (uint32_t i = 0; i < b->ndim; i++)
+      a = tx_lc_add(st->ir, a, tx_lc_mul(st->ir, idx[i], b->strides[i]));
   } else if (b->layout && b->layout->kind == LAYOUT_TILE) {
     a = tile_address(st, b->layout, b->shape, idx, b->ndim);
   } else if (b->layout && b->layout->kind == LAYOUT_COMPOSE && b->layout->tile) {
@@ -230,10 +234,14 @@ static const tx_expr *layout_extent(fb_state *st, const tx_layout *l) {
   const tx_expr *e = tx_lc_int(st->ir, TX_INT32, 1);
   for (uint32_t k = 0; k < l->nshard; k++)
     if (!l->shard[k].axis)
-      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->shard[k].extent, -1), l->shard[k].stride));
+      e = tx_lc_add(
+          st->ir, e,
+          tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->shard[k].extent, -1), l->shard[k].stride));
   for (uint32_t k = 0; k < l->nreplica; k++)
     if (!l->replica[k].axis)
-      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->replica[k].extent, -1), l->replica[k].stride));
+      e = tx_lc_add(
+          st->ir, e,
+          tx_lc_mul(st->ir, tx_lc_addi(st->ir, l->replica[k].extent, -1), l->replica[k].stride));
   for (uint32_t k = 0; k < l->noffset; k++)
     if (!l->offset[k].axis) e = tx_lc_add(st->ir, e, l->offset[k].stride);
   return e;
@@ -243,7 +251,8 @@ static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b) {
   if (b->nstrides) {
     const tx_expr *e = tx_lc_int(st->ir, TX_INT32, 1);
     for (uint32_t i = 0; i < b->ndim; i++)
-      e = tx_lc_add(st->ir, e, tx_lc_mul(st->ir, tx_lc_addi(st->ir, b->shape[i], -1), b->strides[i]));
+      e = tx_lc_add(st->ir, e,
+                    tx_lc_mul(st->ir, tx_lc_addi(st->ir, b->shape[i], -1), b->strides[i]));
     return e;
   }
   if (b->layout && b->layout->kind == LAYOUT_TILE) return layout_extent(st, b->layout);
@@ -310,7 +319,8 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
       const tx_expr *o = b->origin;
       for (uint32_t i = 0; i + 1 < o->u.call.kw.npos && i < n; i++) {
         int64_t ax;
-        if (tx_lc_const(o->ops[i + 1], &ax) && ax >= 0 && ax < (int64_t)src->ndim) sidx[ax] = idx[i];
+        if (tx_lc_const(o->ops[i + 1], &ax) && ax >= 0 && ax < (int64_t)src->ndim)
+          sidx[ax] = idx[i];
       }
     } else { /* .view: same linear index, re-split over the source shape */
       const tx_expr *lin = row_major(st, b->shape, idx, b->ndim);
@@ -368,11 +378,13 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
   int64_t dv;
   if (!d) return st->oom = 1, NULL;
   if (!tx_lc_const(d, &dv)) {
-    if (tx_expr_equal(a1, tx_lc_add(st->ir, a0, last->ops[1]))) d = last->ops[1];
+    if (tx_expr_equal(a1, tx_lc_add(st->ir, a0, last->ops[1])))
+      d = last->ops[1];
     else {
       tx_error(st->pc->diags, span,
                "vector access to %s: the layout does not map the vector lanes to a constant "
-               "stride", b->name ? b->name : "buffer");
+               "stride",
+               b->name ? b->name : "buffer");
       st->error = 1;
       return NULL;
     }
@@ -390,10 +402,12 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
     uint32_t n = e->nops;
     const tx_expr **idx = calloc(n ? n : 1, sizeof *idx);
     if (!idx) return m->failed = 1, e;
-    for (uint32_t i = 0; i < n; i++) idx[i] = tx_mutate_expr(m, ops[i]);
+    for (uint32_t i = 0; i < n; i++)
+      idx[i] = tx_mutate_expr(m, ops[i]);
     const tx_buffer *f = e->u.buffer;
-    const tx_expr *a = (n == 1 && !needs_flatten(e->u.buffer)) ? idx[0]
-                                                              : flat_index(st, e->u.buffer, idx, n, &f, e->span);
+    const tx_expr *a = (n == 1 && !needs_flatten(e->u.buffer))
+                           ? idx[0]
+                           : flat_index(st, e->u.buffer, idx, n, &f, e->span);
     int same = n == 1 && a == ops[0] && f == e->u.buffer;
     free(idx);
     if (!a) return st->oom = !st->error, e;
@@ -415,7 +429,8 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
     if (!a) return st->oom = !st->error, e;
     tx_expr *ref = tx_expr_new(st->ir, EXPR_BUFFER, e->ops[0]->dtype, NULL, 0, e->ops[0]->span);
     tx_expr *nt = tx_expr_new(st->ir, EXPR_TUPLE, tup->dtype, &a, 1, tup->span);
-    tx_expr *c = ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, r->ops, r->nops, e->span) : NULL;
+    tx_expr *c =
+        ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, r->ops, r->nops, e->span) : NULL;
     if (!c) return m->failed = 1, e;
     ref->u.buffer = f;
     nt->u.is_list = tup->u.is_list;
@@ -430,17 +445,20 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
 static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
   fb_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
-  case STMT_SEQ: return tx_lc_mutate_seq(m, s);
+  case STMT_SEQ:
+    return tx_lc_mutate_seq(m, s);
   case STMT_ALLOC:
   case STMT_DECL: {
     const tx_buffer *b = s->buffer;
     const char *method;
     if (!b || !needs_flatten(b)) return NULL;
     if (view_source(b, &method)) return tx_lc_empty(st->ir); /* reads through its source */
-    tx_buffer_form form = b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
+    tx_buffer_form form =
+        b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
     const tx_buffer *f = make_flat(st, b, b->name, form, b->data);
     if (!f) return m->failed = 1, s;
-    tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts, s->nstmts, s->span);
+    tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts,
+                             s->nstmts, s->span);
     if (!r) return m->failed = 1, s;
     r->kind = b->form == BUF_VIEW ? STMT_DECL : s->kind;
     r->buffer = f;
@@ -474,7 +492,8 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
   case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT: break;
+  case TX_STMT_KIND_COUNT:
+    break;
   }
   return NULL;
 }
@@ -513,7 +532,8 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   if (body && body->kind == STMT_SEQ)
     for (uint32_t i = 0; i < body->nstmts && entry < 0; i++)
       if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = i;
-  const tx_stmt **top = calloc(f->nparams + 1, sizeof *top), **after = calloc(f->nparams + 1, sizeof *after);
+  const tx_stmt **top = calloc(f->nparams + 1, sizeof *top),
+                **after = calloc(f->nparams + 1, sizeof *after);
   uint32_t ntop = 0, nafter = 0;
   if (!top || !after) {
     free(top);
@@ -526,7 +546,8 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     if (!b || !needs_flatten(b) || !stmt_uses(body, b)) continue;
     tx_strbuf sb = {0};
     tx_sb_printf(&sb, "%s_flat", b->name ? b->name : "buf");
-    const char *name = tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
+    const char *name =
+        tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
     tx_sb_free(&sb);
     const tx_expr *data = b->data ? b->data : b->origin;
     const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data) : NULL;
@@ -537,9 +558,12 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     }
     decl->buffer = flat;
     int host_use = 0;
-    for (int64_t k = 0; k < entry && !host_use; k++) host_use = stmt_uses(body->stmts[k], b);
-    if (entry >= 0 && !host_use) after[nafter++] = decl;
-    else top[ntop++] = decl;
+    for (int64_t k = 0; k < entry && !host_use; k++)
+      host_use = stmt_uses(body->stmts[k], b);
+    if (entry >= 0 && !host_use)
+      after[nafter++] = decl;
+    else
+      top[ntop++] = decl;
   }
   const tx_func *r = f;
   if (!st->oom) {
@@ -554,17 +578,20 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
       const tx_stmt **all = calloc(n + ntop + nafter, sizeof *all);
       if (!all) st->oom = 1;
       uint32_t k = 0;
-      for (uint32_t i = 0; all && i < ntop; i++) all[k++] = top[i];
+      for (uint32_t i = 0; all && i < ntop; i++)
+        all[k++] = top[i];
       int placed = nafter == 0;
       for (uint32_t i = 0; all && i < n; i++) {
         all[k++] = items[i];
         if (!placed && items[i]->kind == STMT_DEVICE_ENTRY) {
-          for (uint32_t j = 0; j < nafter; j++) all[k++] = after[j];
+          for (uint32_t j = 0; j < nafter; j++)
+            all[k++] = after[j];
           placed = 1;
         }
       }
       if (all && !placed) {
-        tx_internal_error(st->pc->diags, PASS, "lost the device entry of %s", f->name ? f->name : "?");
+        tx_internal_error(st->pc->diags, PASS, "lost the device entry of %s",
+                          f->name ? f->name : "?");
         st->error = 1;
       }
       if (all && !st->error) nb = tx_lc_seq(st->ir, all, k, nb->span);
@@ -573,7 +600,8 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     }
     if (!st->oom && !st->error && nb != body) {
       tx_func *c = tx_arena_alloc(st->ir->arena, sizeof *c);
-      if (!c) st->oom = 1;
+      if (!c)
+        st->oom = 1;
       else {
         *c = *f;
         c->body = nb;
@@ -596,13 +624,15 @@ tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const t
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM
-                       : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                                  : TIRX_OK;
+                       : st.error
+                           ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
+                           : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
     const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    if (!mod || !fs)
+      status = TIRX_ERR_NOMEM;
     else {
       *mod = *in;
       mod->funcs = fs;

@@ -131,7 +131,8 @@ typedef struct stmt_vec {
 static void sv_push(stmt_vec *v, const tx_stmt *s) {
   if (v->failed) return;
   if (s->kind == STMT_SEQ) { /* splice */
-    for (uint32_t i = 0; i < s->nstmts; i++) sv_push(v, s->stmts[i]);
+    for (uint32_t i = 0; i < s->nstmts; i++)
+      sv_push(v, s->stmts[i]);
     return;
   }
   if (v->len == v->cap) {

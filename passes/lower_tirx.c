@@ -30,20 +30,29 @@ static const char PASS[] = "lower-tirx";
 static const tirx_span NOSPAN = {0};
 
 typedef enum id_kind {
-  ID_CTA, ID_THREAD, ID_WARP, ID_LANE, ID_WG, ID_WARP_IN_WG, ID_THREAD_IN_WG, ID_CLUSTER,
-  ID_CTA_IN_CLUSTER, ID_CTA_IN_PAIR, ID_COUNT
+  ID_CTA,
+  ID_THREAD,
+  ID_WARP,
+  ID_LANE,
+  ID_WG,
+  ID_WARP_IN_WG,
+  ID_THREAD_IN_WG,
+  ID_CLUSTER,
+  ID_CTA_IN_CLUSTER,
+  ID_CTA_IN_PAIR,
+  ID_COUNT
 } id_kind;
 
 static const char *const id_names[ID_COUNT] = {
-    "cta_id", "thread_id", "warp_id", "lane_id", "warpgroup_id", "warp_id_in_wg",
-    "thread_id_in_wg", "cluster_id", "cta_id_in_cluster", "cta_id_in_pair"};
+    "cta_id",        "thread_id",       "warp_id",    "lane_id",           "warpgroup_id",
+    "warp_id_in_wg", "thread_id_in_wg", "cluster_id", "cta_id_in_cluster", "cta_id_in_pair"};
 
 /* One scope-id definition: its statement and extents (NULL = deferred). */
 typedef struct scope_def {
   const tx_stmt *s;
   id_kind kind;
-  uint32_t n;               /* number of extents (1..3); 0 when deferred */
-  const tx_expr *ext[3];    /* int32 */
+  uint32_t n;            /* number of extents (1..3); 0 when deferred */
+  const tx_expr *ext[3]; /* int32 */
 } scope_def;
 
 typedef struct lt_state {
@@ -116,8 +125,10 @@ static int collect_pre_stmt(tx_visitor *v, const tx_stmt *s) {
     uint32_t n = e->kind == EXPR_TUPLE ? e->nops : 1;
     int deferred = n == 0 || n > 3;
     for (uint32_t i = 0; i < n && i < 3; i++) {
-      if (items[i]->kind == EXPR_NONE) deferred = 1;
-      else d.ext[i] = as_int32(st, items[i]);
+      if (items[i]->kind == EXPR_NONE)
+        deferred = 1;
+      else
+        d.ext[i] = as_int32(st, items[i]);
     }
     d.n = deferred ? 0 : n;
   }
@@ -189,14 +200,17 @@ static const tx_expr *axis_str(lt_state *st, int d) {
 static const tx_expr *product(lt_state *st, const scope_def *d) {
   if (!d || !d->n) return NULL;
   const tx_expr *p = d->ext[0];
-  for (uint32_t i = 1; i < d->n; i++) p = tx_lc_mul(st->ir, p, d->ext[i]);
+  for (uint32_t i = 1; i < d->n; i++)
+    p = tx_lc_mul(st->ir, p, d->ext[i]);
   return p;
 }
 
 static void print_extent(const tx_expr *e, char *buf, size_t cap) {
   int64_t v;
-  if (tx_lc_const(e, &v)) snprintf(buf, cap, "%lld", (long long)v);
-  else snprintf(buf, cap, "a symbolic count");
+  if (tx_lc_const(e, &v))
+    snprintf(buf, cap, "%lld", (long long)v);
+  else
+    snprintf(buf, cap, "a symbolic count");
 }
 
 /* Do two thread counts agree? Constants compare by value, symbolic ones
@@ -213,7 +227,10 @@ static const scope_def *later(const scope_def *a, const scope_def *b) {
 
 /* Threads per CTA implied by each scope id; all must agree. */
 static const tx_expr *block_threads(lt_state *st) {
-  typedef struct { const scope_def *d; const tx_expr *n; } claim;
+  typedef struct {
+    const scope_def *d;
+    const tx_expr *n;
+  } claim;
   claim claims[4];
   int nclaims = 0;
   const scope_def *t = st->first[ID_THREAD], *w = st->first[ID_WARP], *g = st->first[ID_WG];
@@ -243,7 +260,11 @@ static const tx_expr *block_threads(lt_state *st) {
   }
   const tx_expr *total = nclaims ? claims[0].n : NULL;
   /* Per-warp and per-warpgroup extents must fit the fixed hardware sizes. */
-  struct { const scope_def *d; int64_t size; const char *what; } fixed[] = {
+  struct {
+    const scope_def *d;
+    int64_t size;
+    const char *what;
+  } fixed[] = {
       {l, 32, "lanes per warp"},
       {st->first[ID_WARP_IN_WG], 4, "warps per warpgroup"},
       {st->first[ID_THREAD_IN_WG], 128, "threads per warpgroup"},
@@ -256,8 +277,8 @@ static const tx_expr *block_threads(lt_state *st) {
     const tx_expr *mine = fixed[i].size == 4 ? tx_lc_muli(st->ir, d->ext[0], 32) : d->ext[0];
     if (tx_lc_const(total, &tv) && mine && same_count(mine, total)) continue;
     tx_error(st->pc->diags, d->s->span,
-             "inconsistent launch extents: T.%s([%lld]) but there are %lld %s",
-             id_names[d->kind], (long long)v, (long long)fixed[i].size, fixed[i].what);
+             "inconsistent launch extents: T.%s([%lld]) but there are %lld %s", id_names[d->kind],
+             (long long)v, (long long)fixed[i].size, fixed[i].what);
     st->error = 1;
     return NULL;
   }
@@ -282,17 +303,20 @@ static void build_launch(lt_state *st) {
   /* cluster shape */
   if (incl && incl->n) {
     have_cluster = 1;
-    for (uint32_t i = 0; i < incl->n; i++) cluster[i] = incl->ext[i];
+    for (uint32_t i = 0; i < incl->n; i++)
+      cluster[i] = incl->ext[i];
   } else if (pair) {
     have_cluster = 1;
     cluster[0] = tx_lc_int(st->ir, TX_INT32, 2);
   }
   /* grid */
   if (cta && cta->n) {
-    for (uint32_t i = 0; i < cta->n; i++) grid[i] = cta->ext[i];
+    for (uint32_t i = 0; i < cta->n; i++)
+      grid[i] = cta->ext[i];
   } else if (ncl && ncl->n && have_cluster) {
     for (uint32_t i = 0; i < ncl->n; i++)
-      grid[i] = tx_lc_mul(st->ir, ncl->ext[i], cluster[i] ? cluster[i] : tx_lc_int(st->ir, TX_INT32, 1));
+      grid[i] =
+          tx_lc_mul(st->ir, ncl->ext[i], cluster[i] ? cluster[i] : tx_lc_int(st->ir, TX_INT32, 1));
   } else if (cta) {
     deferred_error(st, cta, "its extents");
     return;
@@ -300,8 +324,8 @@ static void build_launch(lt_state *st) {
   if (!have_cluster && ncl && ncl->n && cta && cta->n) {
     have_cluster = 1;
     for (uint32_t i = 0; i < ncl->n; i++)
-      cluster[i] = tx_lc_bin(st->ir, EXPR_FLOORDIV, grid[i] ? grid[i] : tx_lc_int(st->ir, TX_INT32, 1),
-                             ncl->ext[i]);
+      cluster[i] = tx_lc_bin(st->ir, EXPR_FLOORDIV,
+                             grid[i] ? grid[i] : tx_lc_int(st->ir, TX_INT32, 1), ncl->ext[i]);
   }
   for (uint32_t i = 0; i < st->ndefs; i++) {
     const scope_def *d = &st->defs[i];
@@ -315,7 +339,8 @@ static void build_launch(lt_state *st) {
   const tx_expr *total = block_threads(st);
   if (st->error || st->oom) return;
   if (thr && thr->n) {
-    for (uint32_t i = 0; i < thr->n; i++) block[i] = thr->ext[i];
+    for (uint32_t i = 0; i < thr->n; i++)
+      block[i] = thr->ext[i];
   } else if (total) {
     block[0] = total;
   } else {
@@ -330,12 +355,14 @@ static void build_launch(lt_state *st) {
   add_entry_kw(st, "block", tuple3(st, block));
   if (have_cluster) add_entry_kw(st, "cluster", tuple3(st, cluster));
   if (incl) {
-    const tx_expr *pref = tx_kwarg(&incl->s->kw, incl->s->exprs, incl->s->nexprs, intern(st, "preferred"));
+    const tx_expr *pref =
+        tx_kwarg(&incl->s->kw, incl->s->exprs, incl->s->nexprs, intern(st, "preferred"));
     if (pref) {
       const tx_expr *p[3] = {0};
       const tx_expr *const *items = pref->kind == EXPR_TUPLE ? pref->ops : &pref;
       uint32_t n = pref->kind == EXPR_TUPLE ? pref->nops : 1;
-      for (uint32_t i = 0; i < n && i < 3; i++) p[i] = as_int32(st, items[i]);
+      for (uint32_t i = 0; i < n && i < 3; i++)
+        p[i] = as_int32(st, items[i]);
       add_entry_kw(st, "preferred_cluster", tuple3(st, p));
     }
   }
@@ -347,8 +374,8 @@ static void build_launch(lt_state *st) {
   int need_lin = 0;
   for (uint32_t i = 0; i < st->ndefs; i++) {
     id_kind k = st->defs[i].kind;
-    need_lin |= k == ID_WARP || k == ID_LANE || k == ID_WG || k == ID_WARP_IN_WG ||
-                k == ID_THREAD_IN_WG;
+    need_lin |=
+        k == ID_WARP || k == ID_LANE || k == ID_WG || k == ID_WARP_IN_WG || k == ID_THREAD_IN_WG;
   }
   const tx_expr *tvars[3] = {0};
   for (uint32_t i = 0; i < st->ndefs; i++) {
@@ -383,7 +410,8 @@ static void build_launch(lt_state *st) {
     lin = parts[0];
     if (parts[1]) lin = tx_lc_add(st->ir, lin, tx_lc_mul(st->ir, parts[1], block[0]));
     if (parts[2])
-      lin = tx_lc_add(st->ir, lin, tx_lc_mul(st->ir, parts[2], tx_lc_mul(st->ir, block[0], block[1])));
+      lin = tx_lc_add(st->ir, lin,
+                      tx_lc_mul(st->ir, parts[2], tx_lc_mul(st->ir, block[0], block[1])));
   }
   for (uint32_t i = 0; i < st->ndefs; i++) {
     const scope_def *d = &st->defs[i];
@@ -392,12 +420,23 @@ static void build_launch(lt_state *st) {
       const tx_expr *v = NULL;
       switch (d->kind) {
       case ID_CTA:
-      case ID_THREAD: continue;
-      case ID_WARP: v = tx_lc_divi(st->ir, lin, 32); break;
-      case ID_LANE: v = tx_lc_modi(st->ir, lin, 32); break;
-      case ID_WG: v = tx_lc_divi(st->ir, lin, 128); break;
-      case ID_WARP_IN_WG: v = tx_lc_divi(st->ir, tx_lc_modi(st->ir, lin, 128), 32); break;
-      case ID_THREAD_IN_WG: v = tx_lc_modi(st->ir, lin, 128); break;
+      case ID_THREAD:
+        continue;
+      case ID_WARP:
+        v = tx_lc_divi(st->ir, lin, 32);
+        break;
+      case ID_LANE:
+        v = tx_lc_modi(st->ir, lin, 32);
+        break;
+      case ID_WG:
+        v = tx_lc_divi(st->ir, lin, 128);
+        break;
+      case ID_WARP_IN_WG:
+        v = tx_lc_divi(st->ir, tx_lc_modi(st->ir, lin, 128), 32);
+        break;
+      case ID_THREAD_IN_WG:
+        v = tx_lc_modi(st->ir, lin, 128);
+        break;
       case ID_CLUSTER: {
         const tx_expr *a = axis_str(st, (int)j);
         v = tx_lc_call(st->ir, "T.cuda.cluster_id", TX_INT32, &a, 1);
@@ -413,7 +452,8 @@ static void build_launch(lt_state *st) {
         v = tx_lc_modi(st->ir, tx_lc_call(st->ir, "T.cuda.cluster_cta_id", TX_INT32, &a, 1), 2);
         break;
       }
-      case ID_COUNT: break;
+      case ID_COUNT:
+        break;
       }
       if (!v) {
         st->oom = 1;
@@ -453,7 +493,8 @@ static int is_hint_attr(const tx_stmt *s) {
 static int hints_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   lt_state *st = v->user;
   if (!is_hint_attr(s)) return 1;
-  for (uint32_t i = 0; i < s->nexprs; i++) add_entry_kw(st, hint_kw(s->kw.names[i]), s->exprs[i]);
+  for (uint32_t i = 0; i < s->nexprs; i++)
+    add_entry_kw(st, hint_kw(s->kw.names[i]), s->exprs[i]);
   return 1;
 }
 
@@ -530,7 +571,8 @@ static const tx_stmt *lower_scalar(tx_mutator *m, const tx_stmt *s) {
 
 static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt *body) {
   lt_state *st = m->user;
-  tx_stmt *e = tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, st->entry_kwargs, st->nentry, NULL, 0, s->span);
+  tx_stmt *e =
+      tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, st->entry_kwargs, st->nentry, NULL, 0, s->span);
   if (!e) return m->failed = 1, s;
   e->kw.npos = 0;
   e->kw.names = st->nentry ? TX_DUP(st->ir, char, st->entry_names, st->nentry) : NULL;
@@ -539,7 +581,8 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   if (!items) return m->failed = 1, s;
   uint32_t k = 0;
   items[k++] = e;
-  for (uint32_t i = 0; i < st->nlaunch; i++) items[k++] = st->launch[i];
+  for (uint32_t i = 0; i < st->nlaunch; i++)
+    items[k++] = st->launch[i];
   if (body) items[k++] = tx_mutate_stmt(m, body);
   const tx_stmt *r = tx_lc_seq(st->ir, items, k, s->span);
   free(items);
@@ -549,9 +592,12 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
 static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
-  case STMT_SEQ: return tx_lc_mutate_seq(m, s);
-  case STMT_SCOPE_ID: return tx_lc_empty(st->ir);
-  case STMT_DEVICE_ENTRY: return lower_entry(m, s, s->flag == 1 && s->nstmts ? s->stmts[0] : NULL);
+  case STMT_SEQ:
+    return tx_lc_mutate_seq(m, s);
+  case STMT_SCOPE_ID:
+    return tx_lc_empty(st->ir);
+  case STMT_DEVICE_ENTRY:
+    return lower_entry(m, s, s->flag == 1 && s->nstmts ? s->stmts[0] : NULL);
   case STMT_ATTR:
     if (is_entry_attr(s)) return lower_entry(m, s, s->flag == 1 && s->nstmts ? s->stmts[0] : NULL);
     if (is_hint_attr(s))
@@ -588,7 +634,8 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_ALLOC:
   case STMT_DECL:
   case STMT_WITH:
-  case TX_STMT_KIND_COUNT: break;
+  case TX_STMT_KIND_COUNT:
+    break;
   }
   return NULL;
 }
@@ -626,7 +673,10 @@ tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_mo
     funcs[i] = lower_func(&st, in->funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT) : TIRX_OK;
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM
+                       : st.error
+                           ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
+                           : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);

@@ -38,7 +38,8 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx,                                             \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
   X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding,               \
-    "one T.launch_thread per tag after the device entry; with-forms, thread_binding loops dissolve")\
+    "one T.launch_thread per tag after the device entry; with-forms, thread_binding loops "        \
+    "dissolve")                                                                                    \
   X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer,                                 \
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
@@ -48,15 +49,15 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop,                                          \
     "short constant T.unroll loops are copied out per iteration (-O1 and up)")                     \
   X(PASS_CSE, "cse", tx_pass_cse,                                                                  \
-    "common subexpression elimination: repeated pure expressions bound once (-O2 and up)")        \
+    "common subexpression elimination: repeated pure expressions bound once (-O2 and up)")         \
   X(PASS_LEGALIZE_BF16_FP8, "legalize-bf16-fp8", tx_pass_legalize_bf16_fp8,                        \
     "bfloat16/fp8/fp6/fp4 arithmetic computed in float32; fp8 needs sm_89 or newer")               \
   X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
     "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
   X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
-    "check that host code (before T.device_entry()) never reads or writes device memory")         \
+    "check that host code (before T.device_entry()) never reads or writes device memory")          \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
-    "split each kernel into a host launcher and a <name>_kernel device function")                 \
+    "split each kernel into a host launcher and a <name>_kernel device function")                  \
   X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \
     "host functions get the packed calling convention: argument checks and shape bindings")
 
@@ -64,10 +65,11 @@ typedef enum tx_pass_id {
 #define X(id, name, fn, doc) id,
   TX_PASSES(X)
 #undef X
-  TX_PASS_COUNT
+      TX_PASS_COUNT
 } tx_pass_id;
 
-#define X(id, name, fn, doc) tirx_status fn(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
+#define X(id, name, fn, doc)                                                                       \
+  tirx_status fn(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
 TX_PASSES(X)
 #undef X
 
@@ -78,11 +80,11 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
 
 typedef struct tx_pipeline_options {
   int verify_each;
-  int time_passes;                /* fill timings[] */
+  int time_passes; /* fill timings[] */
   uint8_t disabled[TX_PASS_COUNT];
   uint8_t print_after[TX_PASS_COUNT];
   int print_after_all;
-  tx_strbuf *print_out;           /* where --print-after text goes (may be NULL) */
+  tx_strbuf *print_out;                 /* where --print-after text goes (may be NULL) */
   double timings_ms[TX_PASS_COUNT + 1]; /* out: per pass; [TX_PASS_COUNT] = verification */
 } tx_pipeline_options;
 

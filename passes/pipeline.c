@@ -87,7 +87,8 @@ static tirx_status timed_verify(tx_pass_ctx *pc, tx_pipeline_options *o, const t
 tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module *in,
                             const tx_module **out) {
   *out = NULL;
-  for (int i = 0; i <= TX_PASS_COUNT; i++) opts->timings_ms[i] = 0;
+  for (int i = 0; i <= TX_PASS_COUNT; i++)
+    opts->timings_ms[i] = 0;
   tirx_status st = timed_verify(pc, opts, in, NULL);
   if (st != TIRX_OK) return st;
 

@@ -82,9 +82,12 @@ static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int
   uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
   int is_uint = t.code == DT_UINT && t.bits == 64;
   switch ((tx_expr_kind)e->kind) {
-  case EXPR_ADD: return mk_int(st, e->dtype, (int64_t)(ux + uy));
-  case EXPR_SUB: return mk_int(st, e->dtype, (int64_t)(ux - uy));
-  case EXPR_MUL: return mk_int(st, e->dtype, (int64_t)(ux * uy));
+  case EXPR_ADD:
+    return mk_int(st, e->dtype, (int64_t)(ux + uy));
+  case EXPR_SUB:
+    return mk_int(st, e->dtype, (int64_t)(ux - uy));
+  case EXPR_MUL:
+    return mk_int(st, e->dtype, (int64_t)(ux * uy));
   case EXPR_DIV:
     if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
     return mk_int(st, e->dtype, x / y);
@@ -97,16 +100,26 @@ static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int
   case EXPR_FLOORMOD:
     if (y == 0 || y == -1 || is_uint) return e;
     return mk_int(st, e->dtype, tx_range_fmod(x, y));
-  case EXPR_MIN: return mk_int(st, e->dtype, x < y ? x : y);
-  case EXPR_MAX: return mk_int(st, e->dtype, x > y ? x : y);
-  case EXPR_EQ: return mk_bool(st, e, x == y);
-  case EXPR_NE: return mk_bool(st, e, x != y);
-  case EXPR_LT: return mk_bool(st, e, is_uint ? ux < uy : x < y);
-  case EXPR_LE: return mk_bool(st, e, is_uint ? ux <= uy : x <= y);
-  case EXPR_GT: return mk_bool(st, e, is_uint ? ux > uy : x > y);
-  case EXPR_GE: return mk_bool(st, e, is_uint ? ux >= uy : x >= y);
-  case EXPR_AND: return mk_bool(st, e, x && y);
-  case EXPR_OR: return mk_bool(st, e, x || y);
+  case EXPR_MIN:
+    return mk_int(st, e->dtype, x < y ? x : y);
+  case EXPR_MAX:
+    return mk_int(st, e->dtype, x > y ? x : y);
+  case EXPR_EQ:
+    return mk_bool(st, e, x == y);
+  case EXPR_NE:
+    return mk_bool(st, e, x != y);
+  case EXPR_LT:
+    return mk_bool(st, e, is_uint ? ux < uy : x < y);
+  case EXPR_LE:
+    return mk_bool(st, e, is_uint ? ux <= uy : x <= y);
+  case EXPR_GT:
+    return mk_bool(st, e, is_uint ? ux > uy : x > y);
+  case EXPR_GE:
+    return mk_bool(st, e, is_uint ? ux >= uy : x >= y);
+  case EXPR_AND:
+    return mk_bool(st, e, x && y);
+  case EXPR_OR:
+    return mk_bool(st, e, x || y);
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_STRING:
@@ -125,7 +138,8 @@ static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: break;
+  case TX_EXPR_KIND_COUNT:
+    break;
   }
   return e;
 }
@@ -152,8 +166,9 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   if ((ints || bools) && ca && cb) return fold_consts(st, e, x, y);
   if (a->kind == EXPR_FLOAT && b->kind == EXPR_FLOAT && tx_dtype_eq(a->dtype, b->dtype) &&
       a->dtype.lanes == 1 && (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL)) {
-    double r = k == EXPR_ADD ? a->u.fval + b->u.fval : k == EXPR_SUB ? a->u.fval - b->u.fval
-                                                                      : a->u.fval * b->u.fval;
+    double r = k == EXPR_ADD   ? a->u.fval + b->u.fval
+               : k == EXPR_SUB ? a->u.fval - b->u.fval
+                               : a->u.fval * b->u.fval;
     if (a->dtype.bits == 32) r = (double)(float)r;
     return tx_float(st->ir, a->dtype, r, e->span);
   }
@@ -192,8 +207,10 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
       return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, z + add));
     if (a->kind == EXPR_SUB && tx_lc_const(a->ops[1], &z))
       return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, add - z));
-    if (k == EXPR_SUB && y < 0 && y != INT64_MIN) return mk_bin(st, EXPR_ADD, a, mk_int(st, e->dtype, -y));
-    if (k == EXPR_ADD && y < 0 && y != INT64_MIN) return mk_bin(st, EXPR_SUB, a, mk_int(st, e->dtype, -y));
+    if (k == EXPR_SUB && y < 0 && y != INT64_MIN)
+      return mk_bin(st, EXPR_ADD, a, mk_int(st, e->dtype, -y));
+    if (k == EXPR_ADD && y < 0 && y != INT64_MIN)
+      return mk_bin(st, EXPR_SUB, a, mk_int(st, e->dtype, -y));
     return e;
   }
   case EXPR_MUL:
@@ -212,7 +229,8 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_FLOORDIV: {
     if (y == 1) return a;
     if (y <= 0) return e;
-    if (ra.known && tx_range_fdiv(ra.lo, y) == tx_range_fdiv(ra.hi, y)) return mk_int(st, e->dtype, tx_range_fdiv(ra.lo, y));
+    if (ra.known && tx_range_fdiv(ra.lo, y) == tx_range_fdiv(ra.hi, y))
+      return mk_int(st, e->dtype, tx_range_fdiv(ra.lo, y));
     int64_t q;
     const tx_expr *f;
     if ((f = multiple_of(a, y, &q))) return mk_bin(st, EXPR_MUL, f, mk_int(st, e->dtype, q));
@@ -273,7 +291,8 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_SLICE:
   case EXPR_LAYOUT:
   case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT: break;
+  case TX_EXPR_KIND_COUNT:
+    break;
   }
   return e;
 }
@@ -314,7 +333,8 @@ static const tx_expr *sp_expr(tx_mutator *m, const tx_expr *e) {
 static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
   sp_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
-  case STMT_SEQ: return tx_lc_mutate_seq(m, s);
+  case STMT_SEQ:
+    return tx_lc_mutate_seq(m, s);
   case STMT_FOR: {
     /* exprs: begin, end [, step]: record the loop variable's range first */
     const tx_expr *b = tx_mutate_expr(m, s->exprs[0]), *en = tx_mutate_expr(m, s->exprs[1]);
@@ -351,7 +371,8 @@ static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
   case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT: break;
+  case TX_STMT_KIND_COUNT:
+    break;
   }
   return NULL;
 }
@@ -376,7 +397,8 @@ static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
     for (uint32_t i = 0; i < r->nstmts && !m->failed; i++) {
       const tx_stmt *f = fix_empty(m, r->stmts[i]);
       if (f && f != r->stmts[i]) {
-        tx_stmt *copy = tx_stmt_new(m->ir, (tx_stmt_kind)r->kind, r->exprs, r->nexprs, r->stmts, r->nstmts, r->span);
+        tx_stmt *copy = tx_stmt_new(m->ir, (tx_stmt_kind)r->kind, r->exprs, r->nexprs, r->stmts,
+                                    r->nstmts, r->span);
         if (!copy) return m->failed = 1, s;
         const tx_stmt **ss = (const tx_stmt **)copy->stmts;
         ss[i] = f;
@@ -405,10 +427,12 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
     funcs[i] = tx_mutate_func(&m, f);
     if (m.failed) st.oom = 1;
     /* A whole body that became empty is T.evaluate(0). */
-    if (!st.oom && funcs[i]->body && funcs[i]->body->kind == STMT_SEQ && funcs[i]->body->nstmts == 0) {
+    if (!st.oom && funcs[i]->body && funcs[i]->body->kind == STMT_SEQ &&
+        funcs[i]->body->nstmts == 0) {
       tx_func *c = tx_arena_alloc(pc->ir->arena, sizeof *c);
       const tx_stmt *b = fix_empty(&m, funcs[i]->body);
-      if (!c || m.failed) st.oom = 1;
+      if (!c || m.failed)
+        st.oom = 1;
       else {
         *c = *funcs[i];
         c->body = b;
@@ -422,7 +446,8 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
   if (status == TIRX_OK && changed) {
     tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
     const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs) status = TIRX_ERR_NOMEM;
+    if (!mod || !fs)
+      status = TIRX_ERR_NOMEM;
     else {
       *mod = *in;
       mod->funcs = fs;

@@ -171,7 +171,8 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   usage *u = v->user;
   /* Record bindings before vars[] is walked as ordinary expressions. */
   if (tx_stmt_binds_vars((tx_stmt_kind)s->kind))
-    for (uint32_t i = 0; i < s->nvars; i++) pv_add(&u->bound, s->vars[i]);
+    for (uint32_t i = 0; i < s->nvars; i++)
+      pv_add(&u->bound, s->vars[i]);
   if (s->kind == STMT_STORE) use_buffer(u, s->buffer);
   if (s->kind == STMT_ALLOC && s->buffer && s->buffer->scope &&
       strcmp(s->buffer->scope, "shared.dyn") == 0)
@@ -183,8 +184,10 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
  * variable; a view's data variable is a use of the storage it views. */
 static int usage_on_buffer(tx_visitor *v, const tx_buffer *b) {
   usage *u = v->user;
-  if (tx_cuda_buffer_owns_storage(b)) pv_add(&u->bound, b->data);
-  else use_buffer(u, b);
+  if (tx_cuda_buffer_owns_storage(b))
+    pv_add(&u->bound, b->data);
+  else
+    use_buffer(u, b);
   return 1;
 }
 
@@ -267,7 +270,8 @@ static const tx_expr *launch_dim(tx_ir *ir, const tx_expr *v, uint32_t d) {
 
 static const tx_expr *launch_tuple(tx_ir *ir, const tx_expr *v) {
   const tx_expr *dims[3];
-  for (uint32_t d = 0; d < 3; d++) dims[d] = launch_dim(ir, v, d);
+  for (uint32_t d = 0; d < 3; d++)
+    dims[d] = launch_dim(ir, v, d);
   for (uint32_t d = 0; d < 3; d++)
     if (!dims[d]) return NULL;
   tx_expr *t = tx_expr_new(ir, EXPR_TUPLE, TX_VOID, dims, 3, v ? v->span : (tirx_span){0});
@@ -281,7 +285,8 @@ static const tx_expr *dyn_smem_bytes(split *sp, const usage *u) {
   const tx_buffer *const *bufs = (const tx_buffer *const *)u->dyn_allocs.items;
   int64_t total = 0;
   const tx_expr *sym = NULL;
-  tirx_status st = tx_cuda_dyn_smem_layout(sp->pc->diags, bufs, u->dyn_allocs.len, NULL, &total, &sym);
+  tirx_status st =
+      tx_cuda_dyn_smem_layout(sp->pc->diags, bufs, u->dyn_allocs.len, NULL, &total, &sym);
   if (st != TIRX_OK) return NULL;
   if (sym) {
     /* One symbolic allocation: elements * bytes per element. */
@@ -331,7 +336,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   v.pre_stmt = usage_pre_stmt;
   v.on_buffer = usage_on_buffer;
   v.visit_buffer_defs = 1;
-  for (uint32_t i = 0; i < sp->ndev; i++) tx_visit_stmt(&v, sp->dev[i]);
+  for (uint32_t i = 0; i < sp->ndev; i++)
+    tx_visit_stmt(&v, sp->dev[i]);
   tirx_status st = TIRX_ERR_NOMEM;
   ptrvec bufs = {0}, args = {0};
   if (usage_failed(&u)) goto done;
@@ -356,7 +362,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   /* 3. scalars (and raw handles): parameters, symbolic extents, then
    * anything else bound on the host, in first-use order. */
   for (uint32_t i = 0; i < f->nparams; i++)
-    if (pv_has(&u.used, f->params[i]) && !pv_has(&u.bound, f->params[i])) pv_add(&args, f->params[i]);
+    if (pv_has(&u.used, f->params[i]) && !pv_has(&u.bound, f->params[i]))
+      pv_add(&args, f->params[i]);
   for (uint32_t i = 0; i < f->nsymbolic; i++)
     if (pv_has(&u.used, f->symbolic[i]) && !pv_has(&u.bound, f->symbolic[i]))
       pv_add(&args, f->symbolic[i]);
@@ -389,8 +396,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
       /* A matched buffer's kernel parameter keeps the handle's name, so the
        * printed `A = T.match_buffer(A_ptr, ...)` reads it. */
       const char *pname = b->form == BUF_MATCH && b->data ? b->data->u.var.name
-                          : b->name                      ? b->name
-                                                         : x->u.var.name;
+                          : b->name                       ? b->name
+                                                          : x->u.var.name;
       tx_expr *p = tx_var(ir, pname, TX_HANDLE, VAR_PARAM, b->span);
       if (!p) goto done;
       p->u.var.has_pointee = 1;
@@ -408,11 +415,14 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   const tx_expr *grid = NULL, *block = NULL;
   attrs da = {0};
   for (uint32_t i = 0; i < f->nattrs; i++)
-    if (strncmp(f->attr_keys[i], "tirx.", 5) == 0) set_attr(&da, f->attr_keys[i], f->attr_values[i]);
+    if (strncmp(f->attr_keys[i], "tirx.", 5) == 0)
+      set_attr(&da, f->attr_keys[i], f->attr_values[i]);
   for (uint32_t i = e->kw.npos; i < e->nexprs; i++) {
     const char *k = e->kw.names[i - e->kw.npos];
-    if (strcmp(k, "grid") == 0) grid = e->exprs[i];
-    else if (strcmp(k, "block") == 0) block = e->exprs[i];
+    if (strcmp(k, "grid") == 0)
+      grid = e->exprs[i];
+    else if (strcmp(k, "block") == 0)
+      block = e->exprs[i];
   }
   tx_expr *ktrue = tx_int(ir, TX_BOOL, 1, f->span);
   if (!ktrue) goto done;
@@ -431,7 +441,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
     memcpy(key, "tirx.", 5);
     memcpy(key + 5, k, kl + 1);
     const tx_expr *val = e->exprs[i];
-    if (strcmp(k, "cluster") == 0 || strcmp(k, "preferred_cluster") == 0) val = launch_tuple(ir, val);
+    if (strcmp(k, "cluster") == 0 || strcmp(k, "preferred_cluster") == 0)
+      val = launch_tuple(ir, val);
     if (!val) goto done;
     set_attr(&da, tx_intern(ir->strings, key), val);
   }
@@ -465,20 +476,24 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   df->attr_keys = (const char *const *)tx_ir_dup_ptrs(ir, (const void *const *)da.keys, da.n);
   df->attr_values = TX_DUP(ir, tx_expr, da.vals, da.n);
   df->span = f->span;
-  df->body = sp->ndev == 1 ? sp->dev[0]
-                           : tx_stmt_new(ir, STMT_SEQ, NULL, 0, sp->dev, sp->ndev, e->span);
+  df->body =
+      sp->ndev == 1 ? sp->dev[0] : tx_stmt_new(ir, STMT_SEQ, NULL, 0, sp->dev, sp->ndev, e->span);
   if (!df->name || (np && (!df->params || !df->param_bufs)) || !df->body) goto done;
 
   /* The host launcher: host statements + T.call_packed(...). */
   ptrvec cargs = {0};
   pv_push(&cargs, tx_string(ir, df->name, strlen(df->name), e->span));
-  for (uint32_t i = 0; i < np; i++) pv_push(&cargs, args.items[i]);
-  for (uint32_t d = 0; d < 3; d++) pv_push(&cargs, gt->ops[d]);
-  for (uint32_t d = 0; d < 3; d++) pv_push(&cargs, bt->ops[d]);
+  for (uint32_t i = 0; i < np; i++)
+    pv_push(&cargs, args.items[i]);
+  for (uint32_t d = 0; d < 3; d++)
+    pv_push(&cargs, gt->ops[d]);
+  for (uint32_t d = 0; d < 3; d++)
+    pv_push(&cargs, bt->ops[d]);
   pv_push(&cargs, dyn);
   tx_expr *call = NULL;
   if (!cargs.failed && !pv_has(&cargs, NULL))
-    call = tx_expr_new(ir, EXPR_CALL, TX_INT32, (const tx_expr *const *)cargs.items, cargs.len, e->span);
+    call = tx_expr_new(ir, EXPR_CALL, TX_INT32, (const tx_expr *const *)cargs.items, cargs.len,
+                       e->span);
   pv_free(&cargs);
   if (!call) goto done;
   call->u.call.op = tx_intern(ir->strings, "T.call_packed");
@@ -489,7 +504,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   if (!launch || !call->u.call.op) goto done;
   const tx_stmt **hs = tx_arena_alloc(ir->arena, (sp->nhost + 1) * sizeof *hs);
   if (!hs) goto done;
-  for (uint32_t i = 0; i < sp->nhost; i++) hs[i] = sp->host[i];
+  for (uint32_t i = 0; i < sp->nhost; i++)
+    hs[i] = sp->host[i];
   hs[sp->nhost] = launch;
   tx_func *hf = tx_arena_alloc(ir->arena, sizeof *hf);
   if (!hf) goto done;

@@ -81,7 +81,8 @@ static int map_grow(ptrmap *m) {
   for (size_t i = 0; i < m->cap; i++) {
     if (m->slots[i].gen != m->gen) continue;
     size_t j = hash_ptr(m->slots[i].key) & (cap - 1);
-    while (n[j].gen == m->gen) j = (j + 1) & (cap - 1);
+    while (n[j].gen == m->gen)
+      j = (j + 1) & (cap - 1);
     n[j] = m->slots[i];
   }
   free(m->slots);
@@ -96,7 +97,8 @@ static slot *map_get(ptrmap *m, const void *key) {
   if (s) return s;
   if ((m->used + 1) * 2 > m->cap && !map_grow(m)) return NULL;
   size_t i = hash_ptr(key) & (m->cap - 1);
-  while (m->slots[i].gen == m->gen) i = (i + 1) & (m->cap - 1);
+  while (m->slots[i].gen == m->gen)
+    i = (i + 1) & (m->cap - 1);
   m->slots[i] = (slot){.key = key, .gen = m->gen};
   m->used++;
   return &m->slots[i];
@@ -298,8 +300,10 @@ static void put_extents(tx_strbuf *sb, const launch_rec *r) {
   tx_sb_putc(sb, '[');
   for (uint32_t i = 0; i < r->n; i++) {
     if (i) tx_sb_puts(sb, ", ");
-    if (r->known[i]) tx_sb_printf(sb, "%lld", (long long)r->ext[i]);
-    else tx_sb_putc(sb, '?');
+    if (r->known[i])
+      tx_sb_printf(sb, "%lld", (long long)r->ext[i]);
+    else
+      tx_sb_putc(sb, '?');
   }
   tx_sb_putc(sb, ']');
 }
@@ -320,8 +324,10 @@ static void check_launch(verifier *vf, launch_rec rec) {
     const char *sa = tx_sb_cstr(&a), *sb = tx_sb_cstr(&b);
     if (sa && sb) {
       if (rec.is_tag)
-        report(vf, rec.span, "inconsistent launch extents: T.launch_thread(\"%.*s\") has extent %s "
-               "here but %s before", (int)rec.name_len, rec.name, sa, sb);
+        report(vf, rec.span,
+               "inconsistent launch extents: T.launch_thread(\"%.*s\") has extent %s "
+               "here but %s before",
+               (int)rec.name_len, rec.name, sa, sb);
       else
         report(vf, rec.span, "inconsistent launch extents: T.%s has extents %s here but %s before",
                rec.name, sa, sb);
@@ -355,14 +361,18 @@ static void scope_id_extents(verifier *vf, const tx_stmt *s) {
   const tx_expr *const *items = e->kind == EXPR_TUPLE ? e->ops : &e;
   r.n = e->kind == EXPR_TUPLE ? e->nops : 1;
   if (r.n > 3) return; /* the frontend rejects these; nothing to compare */
-  for (uint32_t k = 0; k < r.n; k++) set_extent(&r, k, items[k]);
+  for (uint32_t k = 0; k < r.n; k++)
+    set_extent(&r, k, items[k]);
   check_launch(vf, r);
 }
 
 static void launch_thread_extent(verifier *vf, const tx_stmt *s, const tx_expr *call) {
   if (call->nops < 2 || call->ops[0]->kind != EXPR_STRING) return;
-  launch_rec r = {.name = call->ops[0]->u.str.data, .name_len = call->ops[0]->u.str.len,
-                  .is_tag = 1, .n = 1, .span = call->span.line ? call->span : s->span};
+  launch_rec r = {.name = call->ops[0]->u.str.data,
+                  .name_len = call->ops[0]->u.str.len,
+                  .is_tag = 1,
+                  .n = 1,
+                  .span = call->span.line ? call->span : s->span};
   set_extent(&r, 0, call->ops[1]);
   check_launch(vf, r);
 }
@@ -429,7 +439,8 @@ static int pre_expr(tx_visitor *v, const tx_expr *e) {
     size_t mark = vf->nstack;
     if (e->u.binder && e->u.binder->kind == EXPR_VAR)
       define(vf, e->u.binder, "variable", e->u.binder->u.var.name, e->span, 0);
-    for (uint32_t i = 1; i < e->nops; i++) tx_visit_expr(v, e->ops[i]);
+    for (uint32_t i = 1; i < e->nops; i++)
+      tx_visit_expr(v, e->ops[i]);
     pop_to(vf, mark);
     vf->depth--;
     return 0;
@@ -637,7 +648,8 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
   vf.pc = pc;
   vf.after = after;
   int internal_before = tx_diag_has_internal(pc->diags);
-  for (uint32_t i = 0; i < m->nfuncs && !vf.v.stop; i++) verify_func(&vf, m->funcs[i]);
+  for (uint32_t i = 0; i < m->nfuncs && !vf.v.stop; i++)
+    verify_func(&vf, m->funcs[i]);
   free(vf.map.slots);
   free(vf.stack);
   free(vf.frames);

@@ -104,7 +104,6 @@ TIRX_API tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream);
 TIRX_API tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t *needed);
 TIRX_API void tirx_diag_clear(tirx_ctx *ctx);
 
-
 /* ==== Compiling, loading and running kernels ===============================
  *
  * The flow: tirx_compile (text -> tirx_executable: the lowered host
@@ -142,17 +141,17 @@ TIRX_API void tirx_cache_destroy(tirx_cache *cache);
 TIRX_API void tirx_cache_stats(const tirx_cache *cache, uint64_t *hits, uint64_t *entries);
 
 typedef struct tirx_compile_options {
-  size_t size;                         /* sizeof(tirx_compile_options): fields past it read as defaults */
-  const char *arch;                    /* "sm_90a" (default) ...; see tirxc --help */
-  int opt_level;                       /* 0..3, default 2 */
-  const char *cuda_path;               /* NULL: $CUDA_HOME, then /usr/local/cuda */
-  const char *const *disabled_passes;  /* pass names to skip (tirxc --list-passes) */
+  size_t size;           /* sizeof(tirx_compile_options): fields past it read as defaults */
+  const char *arch;      /* "sm_90a" (default) ...; see tirxc --help */
+  int opt_level;         /* 0..3, default 2 */
+  const char *cuda_path; /* NULL: $CUDA_HOME, then /usr/local/cuda */
+  const char *const *disabled_passes; /* pass names to skip (tirxc --list-passes) */
   size_t num_disabled_passes;
-  int disk_cache;                      /* 1: read/write the disk cache (default 0) */
-  const char *cache_dir;               /* NULL: $TIRX_CACHE_DIR, $XDG_CACHE_HOME/tirx, ~/.cache/tirx */
-  tirx_cache *cache;                   /* optional in-memory cache, checked before the disk */
-  int host_only;                       /* 1: no device code (no NVRTC); such an executable's
-                                          functions check arguments but cannot launch */
+  int disk_cache;        /* 1: read/write the disk cache (default 0) */
+  const char *cache_dir; /* NULL: $TIRX_CACHE_DIR, $XDG_CACHE_HOME/tirx, ~/.cache/tirx */
+  tirx_cache *cache;     /* optional in-memory cache, checked before the disk */
+  int host_only;         /* 1: no device code (no NVRTC); such an executable's
+                            functions check arguments but cannot launch */
 } tirx_compile_options;
 
 /* Defaults: size set, sm_90a, -O2, no cache. */

@@ -159,15 +159,22 @@ int gpu_open(int ordinal, gpu_harness **out, char *why, size_t cap) {
   }
   int n = 0;
   CUresult r = g->cu.Init(0);
-  if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && g->cu.DeviceGetCount(&n) == CUDA_SUCCESS && n <= ordinal)) {
+  if (r == CUDA_ERROR_NO_DEVICE ||
+      (r == CUDA_SUCCESS && g->cu.DeviceGetCount(&n) == CUDA_SUCCESS && n <= ordinal)) {
     snprintf(why, cap, "no CUDA device (%d found)", n);
     gpu_close(g);
     return GPU_SKIP;
   }
   if (check(g, r, "cuInit") || check(g, g->cu.DriverGetVersion(&g->driver), "cuDriverGetVersion") ||
       check(g, g->cu.DeviceGet(&g->dev, ordinal), "cuDeviceGet") ||
-      check(g, g->cu.DeviceGetAttribute(&g->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g->dev), "cuDeviceGetAttribute") ||
-      check(g, g->cu.DeviceGetAttribute(&g->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g->dev), "cuDeviceGetAttribute") ||
+      check(
+          g,
+          g->cu.DeviceGetAttribute(&g->major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, g->dev),
+          "cuDeviceGetAttribute") ||
+      check(
+          g,
+          g->cu.DeviceGetAttribute(&g->minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, g->dev),
+          "cuDeviceGetAttribute") ||
       check(g, g->cu.DeviceGetName(g->name, sizeof g->name, g->dev), "cuDeviceGetName") ||
       check(g, g->cu.CtxCreate(&g->ctx, 0, g->dev), "cuCtxCreate_v2")) {
     snprintf(why, cap, "%s", g->err);
@@ -188,13 +195,27 @@ void gpu_close(gpu_harness *g) {
   free(g);
 }
 
-int gpu_cc_major(const gpu_harness *g) { return g->major; }
-int gpu_cc_minor(const gpu_harness *g) { return g->minor; }
-const char *gpu_arch(const gpu_harness *g) { return g->arch; }
-const char *gpu_device_name(const gpu_harness *g) { return g->name; }
-int gpu_driver_version(const gpu_harness *g) { return g->driver; }
-const char *gpu_error(const gpu_harness *g) { return g->err; }
-int gpu_last_result(const gpu_harness *g) { return g->last; }
+int gpu_cc_major(const gpu_harness *g) {
+  return g->major;
+}
+int gpu_cc_minor(const gpu_harness *g) {
+  return g->minor;
+}
+const char *gpu_arch(const gpu_harness *g) {
+  return g->arch;
+}
+const char *gpu_device_name(const gpu_harness *g) {
+  return g->name;
+}
+int gpu_driver_version(const gpu_harness *g) {
+  return g->driver;
+}
+const char *gpu_error(const gpu_harness *g) {
+  return g->err;
+}
+int gpu_last_result(const gpu_harness *g) {
+  return g->last;
+}
 
 int gpu_load_module(gpu_harness *g, const void *image, gpu_module **out) {
   /* The JIT's error log is what explains a PTX the driver rejects. */
@@ -262,8 +283,8 @@ int gpu_launch(gpu_harness *g, gpu_function *f, gpu_dim3 grid, gpu_dim3 block,
     attr.value.clusterDim.x = cluster->x;
     attr.value.clusterDim.y = cluster->y ? cluster->y : 1;
     attr.value.clusterDim.z = cluster->z ? cluster->z : 1;
-    CUlaunchConfig cfg = {grid.x, grid.y, grid.z, block.x, block.y, block.z,
-                          dyn_shared_bytes, NULL, &attr, 1};
+    CUlaunchConfig cfg = {grid.x,  grid.y,           grid.z, block.x, block.y,
+                          block.z, dyn_shared_bytes, NULL,   &attr,   1};
     r = g->cu.LaunchKernelEx(&cfg, (CUfunction)f, args, NULL);
     if (check(g, r, "cuLaunchKernelEx")) return GPU_FAIL;
   } else {

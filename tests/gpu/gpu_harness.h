@@ -18,7 +18,7 @@
 
 typedef uint64_t gpu_ptr; /* CUdeviceptr (64-bit) */
 typedef struct gpu_harness gpu_harness;
-typedef struct gpu_module gpu_module; /* CUmodule */
+typedef struct gpu_module gpu_module;     /* CUmodule */
 typedef struct gpu_function gpu_function; /* CUfunction */
 
 /* Results: GPU_SKIP means no driver or no device (not a test failure). */

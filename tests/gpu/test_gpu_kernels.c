@@ -62,7 +62,7 @@ typedef struct gpu_case {
   const char *cuda;  /* built-in CUDA source (NULL for a TIRx case) */
   int min_cc;        /* compute capability * 10 needed (0: any) */
   case_run run;
-  const char *tirx;  /* TIRx source compiled by the whole tirx-c pipeline */
+  const char *tirx; /* TIRx source compiled by the whole tirx-c pipeline */
 } gpu_case;
 
 static int fail(case_env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,7 +125,8 @@ static int run_scale(case_env *e) {
   enum { N = 1000 };
   static float a[N], b[N];
   uint32_t seed = 1;
-  for (int i = 0; i < N; i++) a[i] = (float)((int)(lcg(&seed) % 2001) - 1000) / 7.0f;
+  for (int i = 0; i < N; i++)
+    a[i] = (float)((int)(lcg(&seed) % 2001) - 1000) / 7.0f;
   float s = 2.5f;
   int n = N;
   gpu_ptr da = dev_buf(e, sizeof a, a), db = dev_buf(e, sizeof b, NULL);
@@ -180,8 +181,8 @@ static int run_floordiv(case_env *e) {
     int wq = (int)floor((double)a[i] / (double)b[i]);
     int wr = a[i] - b[i] * wq;
     if (q[i] != wq || r[i] != wr)
-      return fail(e, "floordiv/floormod(%d, %d) = %d, %d; want %d, %d", a[i], b[i], q[i], r[i],
-                  wq, wr);
+      return fail(e, "floordiv/floormod(%d, %d) = %d, %d; want %d, %d", a[i], b[i], q[i], r[i], wq,
+                  wr);
     if (wr != 0 && (wr < 0) != (b[i] < 0)) return fail(e, "reference sign broken");
   }
   return GPU_OK;
@@ -239,9 +240,12 @@ static uint16_t f32_to_f16(float f) {
 static float f16_to_f32(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu;
   float mag;
-  if (e == 0) mag = ldexpf((float)m, -24);
-  else if (e == 31) mag = m ? NAN : INFINITY;
-  else mag = ldexpf((float)(m | 0x400u), (int)e - 25);
+  if (e == 0)
+    mag = ldexpf((float)m, -24);
+  else if (e == 31)
+    mag = m ? NAN : INFINITY;
+  else
+    mag = ldexpf((float)(m | 0x400u), (int)e - 25);
   return u2f(f2u(mag) | sign);
 }
 
@@ -255,13 +259,32 @@ static int run_half(case_env *e) {
   enum { N = 512 };
   static float x[N], hf[N], bf[N];
   static unsigned short hb[N], bb[N];
-  static const float fixed[] = {
-      0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 1.0f / 3.0f, 65504.0f, 65519.0f, 65520.0f, 1e5f, -1e5f,
-      6e-8f, 5.9604645e-8f /* 2^-24 */, 2.9802322e-8f /* 2^-25: tie to 0 */,
-      8.9406967e-8f /* 3 * 2^-25: tie to 2^-23 */, 1.00048828125f /* 1 + 2^-11: tie */,
-      1.00146484375f /* 1 + 3 * 2^-11: tie up */, 1.00390625f /* 1 + 2^-8: bf16 tie */,
-      1.01171875f /* 1 + 3 * 2^-8: bf16 tie up */, 3.14159265f, -3.14159265f, 1e-3f, 3.0e38f,
-      -3.0e38f, 6.1035156e-5f /* smallest normal half */, 6.0975552e-5f /* largest subnormal */};
+  static const float fixed[] = {0.0f,
+                                -0.0f,
+                                1.0f,
+                                -1.0f,
+                                0.1f,
+                                1.0f / 3.0f,
+                                65504.0f,
+                                65519.0f,
+                                65520.0f,
+                                1e5f,
+                                -1e5f,
+                                6e-8f,
+                                5.9604645e-8f /* 2^-24 */,
+                                2.9802322e-8f /* 2^-25: tie to 0 */,
+                                8.9406967e-8f /* 3 * 2^-25: tie to 2^-23 */,
+                                1.00048828125f /* 1 + 2^-11: tie */,
+                                1.00146484375f /* 1 + 3 * 2^-11: tie up */,
+                                1.00390625f /* 1 + 2^-8: bf16 tie */,
+                                1.01171875f /* 1 + 3 * 2^-8: bf16 tie up */,
+                                3.14159265f,
+                                -3.14159265f,
+                                1e-3f,
+                                3.0e38f,
+                                -3.0e38f,
+                                6.1035156e-5f /* smallest normal half */,
+                                6.0975552e-5f /* largest subnormal */};
   int nf = (int)(sizeof fixed / sizeof fixed[0]);
   uint32_t seed = 7;
   for (int i = 0; i < N; i++) {
@@ -281,8 +304,9 @@ static int run_half(case_env *e) {
   if (!dx || !dhb || !dhf || !dbb || !dbf) return GPU_FAIL;
   void *args[] = {&dx, &dhb, &dhf, &dbb, &dbf, &n};
   int st = launch(e, (gpu_dim3){N / 128, 1, 1}, (gpu_dim3){128, 1, 1}, 0, NULL, args);
-  if (st != GPU_OK || (st = to_host(e, hb, dhb, sizeof hb)) || (st = to_host(e, hf, dhf, sizeof hf)) ||
-      (st = to_host(e, bb, dbb, sizeof bb)) || (st = to_host(e, bf, dbf, sizeof bf)))
+  if (st != GPU_OK || (st = to_host(e, hb, dhb, sizeof hb)) ||
+      (st = to_host(e, hf, dhf, sizeof hf)) || (st = to_host(e, bb, dbb, sizeof bb)) ||
+      (st = to_host(e, bf, dbf, sizeof bf)))
     return st;
   for (int i = 0; i < N; i++) {
     uint16_t wh = f32_to_f16(x[i]), wb = f32_to_bf16(x[i]);
@@ -310,7 +334,8 @@ static int run_warp(case_env *e) {
   enum { BLOCKS = 4, THREADS = 128, N = BLOCKS * THREADS };
   int in[N], out[N];
   uint32_t seed = 3;
-  for (int i = 0; i < N; i++) in[i] = (int)(lcg(&seed) % 20001) - 10000;
+  for (int i = 0; i < N; i++)
+    in[i] = (int)(lcg(&seed) % 20001) - 10000;
   gpu_ptr din = dev_buf(e, sizeof in, in), dout = dev_buf(e, sizeof out, NULL);
   if (!din || !dout) return GPU_FAIL;
   void *args[] = {&din, &dout};
@@ -318,7 +343,8 @@ static int run_warp(case_env *e) {
   if (st != GPU_OK || (st = to_host(e, out, dout, sizeof out)) != GPU_OK) return st;
   for (int w = 0; w < N / 32; w++) {
     int sum = 0;
-    for (int l = 0; l < 32; l++) sum += in[w * 32 + l];
+    for (int l = 0; l < 32; l++)
+      sum += in[w * 32 + l];
     for (int l = 0; l < 32; l++)
       if (out[w * 32 + l] != sum)
         return fail(e, "warp %d lane %d: %d, want %d", w, l, out[w * 32 + l], sum);
@@ -347,17 +373,19 @@ static int run_block_sum(case_env *e) {
   float out[BLOCKS];
   uint32_t seed = 5;
   /* Small integers: every partial sum is exact, so order does not matter. */
-  for (int i = 0; i < N; i++) in[i] = (float)((int)(lcg(&seed) % 201) - 100);
+  for (int i = 0; i < N; i++)
+    in[i] = (float)((int)(lcg(&seed) % 201) - 100);
   int n = N;
   gpu_ptr din = dev_buf(e, sizeof in, in), dout = dev_buf(e, sizeof out, NULL);
   if (!din || !dout) return GPU_FAIL;
   void *args[] = {&din, &dout, &n};
-  int st = launch(e, (gpu_dim3){BLOCKS, 1, 1}, (gpu_dim3){THREADS, 1, 1},
-                  THREADS * sizeof(float), NULL, args);
+  int st = launch(e, (gpu_dim3){BLOCKS, 1, 1}, (gpu_dim3){THREADS, 1, 1}, THREADS * sizeof(float),
+                  NULL, args);
   if (st != GPU_OK || (st = to_host(e, out, dout, sizeof out)) != GPU_OK) return st;
   for (int b = 0; b < BLOCKS; b++) {
     float want = 0;
-    for (int i = b * THREADS; i < (b + 1) * THREADS && i < N; i++) want += in[i];
+    for (int i = b * THREADS; i < (b + 1) * THREADS && i < N; i++)
+      want += in[i];
     if (out[b] != want) return fail(e, "block %d: %.9g, want %.9g", b, out[b], want);
   }
   return GPU_OK;
@@ -401,12 +429,10 @@ static const gpu_case CASES[] = {
     {"warp_allreduce", "warp_allreduce", WARP_CU, 0, run_warp, NULL},
     {"block_sum", "block_sum", BLOCK_SUM_CU, 0, run_block_sum, NULL},
     {"cluster_rank", "cluster_rank", CLUSTER_CU, 90, run_cluster, NULL},
-    PIPELINE_CASES
-};
+    PIPELINE_CASES};
 enum { N_CASES = sizeof CASES / sizeof CASES[0] };
 
 /* ---- running one case (in the child) -------------------------------------- */
-
 
 /* The CUDA of a TIRx case: parse, run the lowering pipeline and the CUDA
  * code generator, exactly as `tirxc --emit=cuda` does. NULL after an error
@@ -427,8 +453,10 @@ static char *pipeline_cuda(const gpu_case *c, const char *arch, size_t *len, cha
     tx_compile_request_init(&req);
     req.emit = TX_EMIT_CUDA;
     req.pipeline.verify_each = 1;
-    if (!tx_target_from_arch(arch, &req.target)) st = TIRX_ERR_USAGE;
-    else st = tx_compile_module(ctx, mod->mod, &req, NULL, &out);
+    if (!tx_target_from_arch(arch, &req.target))
+      st = TIRX_ERR_USAGE;
+    else
+      st = tx_compile_module(ctx, mod->mod, &req, NULL, &out);
   }
   if (st == TIRX_OK && tx_sb_cstr(&out)) {
     *len = out.len;
@@ -542,7 +570,8 @@ static int run_case(const gpu_case *c, const char *cuda_dir, int print_device, c
   r = c->run(&e);
   snprintf(msg, cap, "%s", e.msg);
 out:
-  for (int i = 0; i < e.nbufs; i++) gpu_free(g, e.bufs[i]);
+  for (int i = 0; i < e.nbufs; i++)
+    gpu_free(g, e.bufs[i]);
   gpu_unload_module(g, m);
   gpu_close(g);
   tx_sb_free(&image);
@@ -596,9 +625,12 @@ static int compile_only(const char *arch, const char *cuda_dir) {
       snprintf(msg, sizeof msg, "entry '%s' not in the PTX", c->entry);
       r = GPU_FAIL;
     }
-    if (r == GPU_OK) passed++, printf("PASS %s [%s]\n", c->name, arch);
-    else if (r == GPU_SKIP) skipped++, printf("SKIP %s [%s] (%s)\n", c->name, arch, msg);
-    else failed++, printf("FAIL %s [%s]: %s\n", c->name, arch, msg);
+    if (r == GPU_OK)
+      passed++, printf("PASS %s [%s]\n", c->name, arch);
+    else if (r == GPU_SKIP)
+      skipped++, printf("SKIP %s [%s] (%s)\n", c->name, arch, msg);
+    else
+      failed++, printf("FAIL %s [%s]: %s\n", c->name, arch, msg);
     tx_sb_free(&ptx);
     free(file_src);
   }
@@ -613,8 +645,8 @@ static int dump_cuda(const char *dir) {
     char path[4096], msg[4096];
     size_t len = 0;
     /* TIRx cases are written as the pipeline generates them (for sm_90a). */
-    char *generated = CASES[i].tirx ? pipeline_cuda(&CASES[i], "sm_90a", &len, msg, sizeof msg)
-                                    : NULL;
+    char *generated =
+        CASES[i].tirx ? pipeline_cuda(&CASES[i], "sm_90a", &len, msg, sizeof msg) : NULL;
     const char *text = CASES[i].tirx ? generated : CASES[i].cuda;
     if (!text) {
       fprintf(stderr, "test_gpu_kernels: %s: %s\n", CASES[i].name, msg);
@@ -639,24 +671,31 @@ int main(int argc, char **argv) {
   const char *only[64];
   int nonly = 0;
   for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--cuda-dir") == 0 && i + 1 < argc) cuda_dir = argv[++i];
-    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) timeout_s = atoi(argv[++i]);
-    else if (strcmp(argv[i], "--list") == 0) list = 1;
-    else if (strcmp(argv[i], "--compile-only") == 0 && i + 1 < argc) compile_arch = argv[++i];
-    else if (strcmp(argv[i], "--dump-cuda") == 0 && i + 1 < argc) return dump_cuda(argv[++i]);
+    if (strcmp(argv[i], "--cuda-dir") == 0 && i + 1 < argc)
+      cuda_dir = argv[++i];
+    else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+      timeout_s = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--list") == 0)
+      list = 1;
+    else if (strcmp(argv[i], "--compile-only") == 0 && i + 1 < argc)
+      compile_arch = argv[++i];
+    else if (strcmp(argv[i], "--dump-cuda") == 0 && i + 1 < argc)
+      return dump_cuda(argv[++i]);
     else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
       return 0;
     } else if (argv[i][0] == '-' || nonly == 64) {
       usage(stderr);
       return 2;
-    } else only[nonly++] = argv[i];
+    } else
+      only[nonly++] = argv[i];
   }
   if (timeout_s <= 0) timeout_s = 60;
   if (compile_arch) return compile_only(compile_arch, cuda_dir);
   for (int j = 0; j < nonly; j++) {
     int found = 0;
-    for (size_t i = 0; i < N_CASES; i++) found |= strcmp(CASES[i].name, only[j]) == 0;
+    for (size_t i = 0; i < N_CASES; i++)
+      found |= strcmp(CASES[i].name, only[j]) == 0;
     if (!found) {
       fprintf(stderr, "test_gpu_kernels: no case named '%s' (see --list)\n", only[j]);
       return 2;
@@ -667,7 +706,8 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < N_CASES; i++) {
     const gpu_case *c = &CASES[i];
     int selected = nonly == 0;
-    for (int j = 0; j < nonly; j++) selected |= strcmp(c->name, only[j]) == 0;
+    for (int j = 0; j < nonly; j++)
+      selected |= strcmp(c->name, only[j]) == 0;
     if (!selected) continue;
     if (list) {
       printf("%s\n", c->name);

@@ -69,7 +69,8 @@ static void compile_text(compiled *c, const char *name, const char *text, size_t
   if (c->parse == TIRX_OK) {
     tx_pass_ctx pc = {&c->ctx->ir, c->ctx->diags, &SM90};
     c->split = tx_pass_split_host_device(&pc, m->mod, &c->lowered);
-    if (c->split == TIRX_OK) c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, &SM90, &c->cu, &c->map);
+    if (c->split == TIRX_OK)
+      c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, &SM90, &c->cu, &c->map);
   }
   size_t need = 0;
   tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
@@ -94,7 +95,8 @@ static void check_golden(const char *path, const char *got, size_t len) {
   size_t elen = 0;
   char *exp = slurp(path, &elen);
   cr_assert(exp, "missing %s (run with TIRX_UPDATE_GOLDEN=1)", path);
-  cr_expect(elen == len && memcmp(exp, got, len) == 0, "%s differs; got:\n%.*s", path, (int)len, got);
+  cr_expect(elen == len && memcmp(exp, got, len) == 0, "%s differs; got:\n%.*s", path, (int)len,
+            got);
   free(exp);
 }
 
@@ -111,7 +113,8 @@ static void run_golden(const char *name) {
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
   /* One line-map entry per generated line. */
   size_t lines = 0;
-  for (size_t i = 0; i < c.cu.len; i++) lines += c.cu.data[i] == '\n';
+  for (size_t i = 0; i < c.cu.len; i++)
+    lines += c.cu.data[i] == '\n';
   cr_expect_eq(c.map.len, lines, "line map has %zu entries for %zu lines", c.map.len, lines);
 
   tx_strbuf split = {0};
@@ -132,12 +135,15 @@ static void run_golden(const char *name) {
 
 #define GOLDEN_CASES(X)                                                                            \
   X(scale)                                                                                         \
-  X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) X(warp_reduce)         \
-      X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) X(cluster)          \
-          X(module) X(lowp) X(host_prelude) X(vector) X(regs) X(raw_ptx)
+  X(scale_dyn)                                                                                     \
+  X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) X(warp_reduce) X(dtypes)            \
+      X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) X(cluster) X(module) X(lowp)  \
+          X(host_prelude) X(vector) X(regs) X(raw_ptx)
 
 #define X(name)                                                                                    \
-  Test(cuda_golden, name) { run_golden(#name); }
+  Test(cuda_golden, name) {                                                                        \
+    run_golden(#name);                                                                             \
+  }
 GOLDEN_CASES(X)
 #undef X
 
@@ -153,7 +159,8 @@ Test(cuda_golden, all_inputs_listed) {
   struct dirent *ent;
   while ((ent = readdir(d))) {
     size_t n = strlen(ent->d_name);
-    if (n < 6 || strcmp(ent->d_name + n - 5, ".tirx") != 0 || strstr(ent->d_name, ".expected.")) continue;
+    if (n < 6 || strcmp(ent->d_name + n - 5, ".tirx") != 0 || strstr(ent->d_name, ".expected."))
+      continue;
     int found = 0;
     for (size_t i = 0; i < sizeof listed / sizeof *listed; i++)
       if (strlen(listed[i]) == n - 5 && strncmp(listed[i], ent->d_name, n - 5) == 0) found = 1;
@@ -183,7 +190,8 @@ Test(floor_helpers, match_python_semantics) {
       cr_assert_eq(fdiv32(a, b), q, "%d // %d", a, b);
       cr_assert_eq(fmod32(a, b), r, "%d %% %d", a, b);
       cr_assert_eq(fdiv64(a * 1000000007LL, b), ref_floordiv(a * 1000000007LL, b));
-      cr_assert_eq(fmod64(a * 1000000007LL, b), a * 1000000007LL - ref_floordiv(a * 1000000007LL, b) * b);
+      cr_assert_eq(fmod64(a * 1000000007LL, b),
+                   a * 1000000007LL - ref_floordiv(a * 1000000007LL, b) * b);
       /* the result of floormod has the sign of the divisor */
       cr_assert(r == 0 || (r < 0) == (b < 0));
     }
@@ -200,15 +208,15 @@ Test(floor_helpers, emitted_text_is_the_tested_text) {
 
 /* ---- split-host-device details ------------------------------------------------ */
 
-static const char *const SRC_SCALE =
-    "# from tvm.script import tirx as T\n\n"
-    "@T.prim_func\n"
-    "def f(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float16\"), n: T.int32, m: T.int32):\n"
-    "    T.device_entry(grid=(2, 1, 1), block=(128, 1, 1))\n"
-    "    bx = T.launch_thread(\"blockIdx.x\", 2)\n"
-    "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
-    "    if tx < n:\n"
-    "        A[bx * 128 + tx] = T.float32(1.0)\n";
+static const char *const SRC_SCALE = "# from tvm.script import tirx as T\n\n"
+                                     "@T.prim_func\n"
+                                     "def f(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), "
+                                     "\"float16\"), n: T.int32, m: T.int32):\n"
+                                     "    T.device_entry(grid=(2, 1, 1), block=(128, 1, 1))\n"
+                                     "    bx = T.launch_thread(\"blockIdx.x\", 2)\n"
+                                     "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
+                                     "    if tx < n:\n"
+                                     "        A[bx * 128 + tx] = T.float32(1.0)\n";
 
 Test(split, params_and_launch) {
   compiled c;
@@ -231,14 +239,15 @@ Test(split, params_and_launch) {
   cr_assert_str_eq(call->u.call.op, "T.call_packed");
   cr_assert_eq(call->nops, 10);
   cr_assert_eq(call->ops[9]->u.ival, 0);
-  cr_assert(strstr(c.cu.data, "__launch_bounds__(128) f_kernel(float* __restrict__ A_ptr, int n)"), "%s",
-            c.cu.data);
+  cr_assert(strstr(c.cu.data, "__launch_bounds__(128) f_kernel(float* __restrict__ A_ptr, int n)"),
+            "%s", c.cu.data);
   compiled_free(&c);
 }
 
 Test(split, host_only_function_unchanged) {
-  const char *src = "# from tvm.script import tirx as T\n\n@T.prim_func\ndef g(A: T.Buffer((4,), \"float32\")):\n"
-                    "    A[0] = T.float32(1.0)\n";
+  const char *src =
+      "# from tvm.script import tirx as T\n\n@T.prim_func\ndef g(A: T.Buffer((4,), \"float32\")):\n"
+      "    A[0] = T.float32(1.0)\n";
   compiled c;
   compile_text(&c, "g.tirx", src, strlen(src));
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
@@ -305,7 +314,8 @@ static size_t line_of(const char *text, const char *needle) {
   const char *hit = strstr(text, needle);
   if (!hit) return 0;
   size_t line = 1;
-  for (const char *p = text; p < hit; p++) line += *p == '\n';
+  for (const char *p = text; p < hit; p++)
+    line += *p == '\n';
   return line;
 }
 

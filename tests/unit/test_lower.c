@@ -18,8 +18,8 @@
 enum { P_LOWER = 1, P_FLATTEN = 2, P_SIMPLIFY = 4, P_ALL = 7 };
 
 static tirx_ctx *ctx;
-static char *result;     /* printed output (malloc'ed) */
-static char *errors;     /* rendered diagnostics (malloc'ed) */
+static char *result; /* printed output (malloc'ed) */
+static char *errors; /* rendered diagnostics (malloc'ed) */
 static tirx_status status;
 
 static void setup(void) {
@@ -43,7 +43,8 @@ static char *dup_sb(tx_strbuf *sb) {
 }
 
 /* Parse `text`, run the selected passes, print. Returns the status. */
-static tirx_status run_passes_on(tirx_ctx *c, const char *text, int passes, char **out, char **errs) {
+static tirx_status run_passes_on(tirx_ctx *c, const char *text, int passes, char **out,
+                                 char **errs) {
   tirx_module *m = NULL;
   tirx_status s = tirx_parse_string(c, "input.tirx", text, strlen(text), &m);
   const tx_module *mod = m ? m->mod : NULL;
@@ -151,7 +152,8 @@ Test(lower, golden) {
   for (size_t i = 0; i < n; i++) {
     char in[1024], exp[1024];
     snprintf(in, sizeof in, "%s/%s", dir, names[i]);
-    snprintf(exp, sizeof exp, "%s/%.*s.expected.lowered.tirx", dir, (int)(strlen(names[i]) - 5), names[i]);
+    snprintf(exp, sizeof exp, "%s/%.*s.expected.lowered.tirx", dir, (int)(strlen(names[i]) - 5),
+             names[i]);
     char *src = read_all(in);
     cr_assert(src, "cannot read %s", in);
     tirx_ctx *c;
@@ -182,11 +184,13 @@ Test(lower, golden) {
 /* ---- layouts (TVM buffers.rst: the four layouts of B[i, j]) ------------------------ */
 
 Test(lower, four_layouts) {
-  const char *src = HDR "def f(B0: T.Buffer((4, 8)), B1: T.Buffer((4, 8), layout=T.TileLayout(T.S[(4, 8):(1, 4)])), "
-                        "B2: T.Buffer((4, 8), elem_offset=64), B3: T.Buffer((4, 8), layout=T.TileLayout(T.S[(4, 8):(16, 1)]))):\n"
-                        "    T.device_entry()\n"
-                        "    i, j = T.thread_id([4, 8])\n"
-                        "    B0[i, j] = B1[i, j] + B2[i, j] + B3[i, j]\n";
+  const char *src = HDR
+      "def f(B0: T.Buffer((4, 8)), B1: T.Buffer((4, 8), layout=T.TileLayout(T.S[(4, 8):(1, 4)])), "
+      "B2: T.Buffer((4, 8), elem_offset=64), B3: T.Buffer((4, 8), layout=T.TileLayout(T.S[(4, "
+      "8):(16, 1)]))):\n"
+      "    T.device_entry()\n"
+      "    i, j = T.thread_id([4, 8])\n"
+      "    B0[i, j] = B1[i, j] + B2[i, j] + B3[i, j]\n";
   EXPECT_BODY(src, P_LOWER | P_FLATTEN,
               "    T.device_entry(grid=(1, 1, 1), block=(4, 8, 1))\n"
               "    B0_flat = T.decl_buffer((32,), data=B0.data)\n"
@@ -195,7 +199,8 @@ Test(lower, four_layouts) {
               "    B3_flat = T.decl_buffer((56,), data=B3.data)\n"
               "    i = T.launch_thread(\"threadIdx.x\", 4)\n"
               "    j = T.launch_thread(\"threadIdx.y\", 8)\n"
-              "    B0_flat[i * 8 + j] = B1_flat[j * 4 + i] + B2_flat[i * 8 + j + 64] + B3_flat[i * 16 + j]\n");
+              "    B0_flat[i * 8 + j] = B1_flat[j * 4 + i] + B2_flat[i * 8 + j + 64] + B3_flat[i * "
+              "16 + j]\n");
 }
 
 /* ---- lower-tirx ---------------------------------------------------------------- */
@@ -295,12 +300,14 @@ Test(lower, tile_op_is_error) {
 /* ---- flatten-buffer --------------------------------------------------------------- */
 
 Test(lower, arena_views_and_swizzle) {
-  const char *src = HDR "def f(A: T.Buffer((64,), \"float16\")):\n"
-                        "    T.device_entry()\n"
-                        "    tx = T.thread_id([64])\n"
-                        "    pool = T.alloc_buffer((1024,), \"uint8\", scope=\"shared.dyn\")\n"
-                        "    S = T.decl_buffer((8, 64), \"float16\", data=pool.data, elem_offset=64, scope=\"shared.dyn\", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(8, 64):(64, 1)])))\n"
-                        "    S[tx // 8, tx] = A[tx]\n";
+  const char *src = HDR
+      "def f(A: T.Buffer((64,), \"float16\")):\n"
+      "    T.device_entry()\n"
+      "    tx = T.thread_id([64])\n"
+      "    pool = T.alloc_buffer((1024,), \"uint8\", scope=\"shared.dyn\")\n"
+      "    S = T.decl_buffer((8, 64), \"float16\", data=pool.data, elem_offset=64, "
+      "scope=\"shared.dyn\", layout=T.ComposeLayout(3, 3, 3, T.TileLayout(T.S[(8, 64):(64, 1)])))\n"
+      "    S[tx // 8, tx] = A[tx]\n";
   EXPECT_BODY(src, P_ALL,
               "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
               "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"

@@ -95,8 +95,12 @@ static void expect_ptx_target(const char *arch, int sm) {
   fx_fini(&f);
 }
 
-Test(nvrtc, ptx_sm90a) { expect_ptx_target("sm_90a", 90); }
-Test(nvrtc, ptx_sm100a) { expect_ptx_target("sm_100a", 100); }
+Test(nvrtc, ptx_sm90a) {
+  expect_ptx_target("sm_90a", 90);
+}
+Test(nvrtc, ptx_sm100a) {
+  expect_ptx_target("sm_100a", 100);
+}
 
 Test(nvrtc, cubin_is_elf) {
   fixture f;
@@ -105,7 +109,11 @@ Test(nvrtc, cubin_is_elf) {
   char *msg = rendered(&f);
   cr_assert_eq(st, TIRX_OK, "status %d: %s", st, msg);
   cr_assert_gt(f.out.len, 4);
-  cr_assert(memcmp(f.out.data, "\x7f" "ELF", 4) == 0, "cubin is not an ELF image");
+  cr_assert(memcmp(f.out.data,
+                   "\x7f"
+                   "ELF",
+                   4) == 0,
+            "cubin is not an ELF image");
   free(msg);
   fx_fini(&f);
 }
@@ -344,7 +352,8 @@ Test(nvrtc, unknown_arch_is_usage_error) {
   tirx_status st = compile(&f, SCALE_CU, strlen(SCALE_CU), NULL, "sm_13", 13, NVRTC_PTX, 3);
   char *msg = rendered(&f);
   cr_assert_eq(st, TIRX_ERR_USAGE, "status %d: %s", st, msg);
-  cr_assert_not_null(strstr(msg, "rejected the options (--gpu-architecture=compute_13)"), "%s", msg);
+  cr_assert_not_null(strstr(msg, "rejected the options (--gpu-architecture=compute_13)"), "%s",
+                     msg);
   free(msg);
   fx_fini(&f);
 }

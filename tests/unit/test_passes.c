@@ -41,16 +41,15 @@ static const char TILE[] =
     "    T.tile.copy(B[0:64], A[0:64])\n";
 
 /* Two thread_id definitions with different extents (line 8). */
-static const char INCONSISTENT[] =
-    "from tvm.script import tirx as T\n"
-    "\n"
-    "@T.prim_func\n"
-    "def f(A: T.Buffer((256,), \"float32\")):\n"
-    "    T.device_entry()\n"
-    "    tx = T.thread_id([128])\n"
-    "    if tx < 4:\n"
-    "        ty = T.thread_id([256])\n"
-    "        A[ty] = T.float32(1.0)\n";
+static const char INCONSISTENT[] = "from tvm.script import tirx as T\n"
+                                   "\n"
+                                   "@T.prim_func\n"
+                                   "def f(A: T.Buffer((256,), \"float32\")):\n"
+                                   "    T.device_entry()\n"
+                                   "    tx = T.thread_id([128])\n"
+                                   "    if tx < 4:\n"
+                                   "        ty = T.thread_id([256])\n"
+                                   "        A[ty] = T.float32(1.0)\n";
 
 static tirx_ctx *ctx;
 static tx_ir *ir;
@@ -86,7 +85,8 @@ static const char *diag_msg(size_t i) {
 
 static int count_substr(const char *s, const char *sub) {
   int n = 0;
-  for (const char *p = s; (p = strstr(p, sub)) != NULL; p += strlen(sub)) n++;
+  for (const char *p = s; (p = strstr(p, sub)) != NULL; p += strlen(sub))
+    n++;
   return n;
 }
 
@@ -470,8 +470,7 @@ Test(passes, verify_after_a_pass_blames_the_pass) {
   const tx_module *bad = module_of(store(a, int32(0), int32(1), 3), NULL);
   cr_assert_eq(tx_verify_module(&pc, bad, "flatten-buffer"), TIRX_ERR_INTERNAL);
   cr_assert_eq(tx_diag_errors(ctx->diags), 1);
-  cr_assert(strncmp(diag_msg(0), "internal error in flatten-buffer: ", 34) == 0, "%s",
-            diag_msg(0));
+  cr_assert(strncmp(diag_msg(0), "internal error in flatten-buffer: ", 34) == 0, "%s", diag_msg(0));
   cr_assert_not_null(strstr(diag_msg(0), "buffer 'A' is used but never declared"));
 }
 
@@ -538,7 +537,8 @@ Test(passes, compile_lowered_reports_stats_and_errors) {
   tx_strbuf out = {0};
   cr_assert_eq(tx_compile_module(ctx, parse(SCALE), &req, &stats, &out), TIRX_OK);
   cr_assert_not_null(strstr(tx_sb_cstr(&out), "@T.prim_func"));
-  for (int i = 0; i < TX_PASS_COUNT; i++) cr_assert(stats.pass_ran[i]);
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    cr_assert(stats.pass_ran[i]);
   cr_assert(stats.pass_ms[TX_PASS_COUNT] >= 0);
   tx_sb_free(&out);
   out = (tx_strbuf){0};
@@ -549,15 +549,14 @@ Test(passes, compile_lowered_reports_stats_and_errors) {
 
 /* ---- cse, legalize-bf16-fp8, narrow-datatype ------------------------------------- */
 
-static const char REPEATED[] =
-    "from tvm.script import tirx as T\n"
-    "\n"
-    "@T.prim_func\n"
-    "def f(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
-    "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
-    "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
-    "    A[tx * n + 1] = T.float32(1.0)\n"
-    "    A[tx * n + 2] = T.float32(2.0)\n";
+static const char REPEATED[] = "from tvm.script import tirx as T\n"
+                               "\n"
+                               "@T.prim_func\n"
+                               "def f(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
+                               "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
+                               "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
+                               "    A[tx * n + 1] = T.float32(1.0)\n"
+                               "    A[tx * n + 2] = T.float32(2.0)\n";
 
 Test(passes, cse_runs_from_o2_only) {
   const tx_module *m = parse(REPEATED), *out = NULL;

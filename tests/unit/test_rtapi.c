@@ -328,13 +328,16 @@ Test(rtapi_memory, tensors_copies_streams_and_dlpack) {
   cr_assert_eq(tirx_tensor_nbytes(&t->dl_tensor, &bytes, &err), TIRX_OK);
   cr_expect_eq(bytes, 4 * 8 * sizeof(float));
   float host[32], back[32];
-  for (int i = 0; i < 32; i++) host[i] = (float)i;
+  for (int i = 0; i < 32; i++)
+    host[i] = (float)i;
   void *stream = NULL;
   cr_assert_eq(tirx_stream_create(rt, &stream, &err), TIRX_OK, "%s", err.message);
-  cr_expect_eq(tirx_copy(rt, t->dl_tensor.data, host, bytes, TIRX_COPY_HOST_TO_DEVICE, stream, &err),
-               TIRX_OK, "%s", err.message);
-  cr_expect_eq(tirx_copy(rt, back, t->dl_tensor.data, bytes, TIRX_COPY_DEVICE_TO_HOST, stream, &err),
-               TIRX_OK, "%s", err.message);
+  cr_expect_eq(
+      tirx_copy(rt, t->dl_tensor.data, host, bytes, TIRX_COPY_HOST_TO_DEVICE, stream, &err),
+      TIRX_OK, "%s", err.message);
+  cr_expect_eq(
+      tirx_copy(rt, back, t->dl_tensor.data, bytes, TIRX_COPY_DEVICE_TO_HOST, stream, &err),
+      TIRX_OK, "%s", err.message);
   cr_expect_eq(tirx_runtime_synchronize(rt, stream, &err), TIRX_OK, "%s", err.message);
   cr_expect_eq(memcmp(host, back, bytes), 0, "the fake device memory round-trips");
   const DLTensor *view = NULL;

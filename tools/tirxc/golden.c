@@ -191,7 +191,8 @@ static tirx_status emit_blob(tirx_ctx *ctx, const tirx_module *m, tx_emit_kind k
   tx_compile_request req;
   tx_compile_request_init(&req);
   req.emit = kind;
-  for (int i = 0; pass_on && i < TX_PASS_COUNT; i++) req.pipeline.disabled[i] = !pass_on[i];
+  for (int i = 0; pass_on && i < TX_PASS_COUNT; i++)
+    req.pipeline.disabled[i] = !pass_on[i];
   tx_strbuf sb = {0};
   tirx_status st = tx_compile_module(ctx, m->mod, &req, NULL, &sb);
   if (st == TIRX_OK && sb.failed) st = TIRX_ERR_NOMEM;
@@ -249,8 +250,10 @@ static void put_line(FILE *out, char tag, const line *l) {
  * table for the middle. NULL when the middle is too big for the table. */
 static edit *diff_lines(const line *a, size_t na, const line *b, size_t nb, size_t *nedits) {
   size_t pre = 0, suf = 0;
-  while (pre < na && pre < nb && line_eq(&a[pre], &b[pre])) pre++;
-  while (suf < na - pre && suf < nb - pre && line_eq(&a[na - 1 - suf], &b[nb - 1 - suf])) suf++;
+  while (pre < na && pre < nb && line_eq(&a[pre], &b[pre]))
+    pre++;
+  while (suf < na - pre && suf < nb - pre && line_eq(&a[na - 1 - suf], &b[nb - 1 - suf]))
+    suf++;
   size_t ma = na - pre - suf, mb = nb - pre - suf;
   if (ma && mb && (ma + 1) > DIFF_MAX_CELLS / (mb + 1)) return NULL;
   uint32_t *L = calloc((ma + 1) * (mb + 1), sizeof *L);
@@ -268,7 +271,8 @@ static edit *diff_lines(const line *a, size_t na, const line *b, size_t nb, size
                       ? LCS(i + 1, j + 1) + 1
                       : (LCS(i + 1, j) >= LCS(i, j + 1) ? LCS(i + 1, j) : LCS(i, j + 1));
   size_t k = 0, i = 0, j = 0;
-  for (size_t p = 0; p < pre; p++) e[k++] = (edit){' ', p, p};
+  for (size_t p = 0; p < pre; p++)
+    e[k++] = (edit){' ', p, p};
   while (i < ma || j < mb) {
     size_t ai = pre + i, bi = pre + j;
     if (i < ma && j < mb && line_eq(&a[ai], &b[bi])) {
@@ -283,7 +287,8 @@ static edit *diff_lines(const line *a, size_t na, const line *b, size_t nb, size
     }
   }
 #undef LCS
-  for (size_t s = 0; s < suf; s++) e[k++] = (edit){' ', pre + ma + s, pre + mb + s};
+  for (size_t s = 0; s < suf; s++)
+    e[k++] = (edit){' ', pre + ma + s, pre + mb + s};
   free(L);
   *nedits = k;
   return e;
@@ -299,7 +304,8 @@ static void print_diff(FILE *out, const char *a_name, const blob *ab, const char
   if (!e) {
     /* Too big for the LCS table: point at the first difference only. */
     size_t i = 0;
-    while (a && b && i < na && i < nb && line_eq(&a[i], &b[i])) i++;
+    while (a && b && i < na && i < nb && line_eq(&a[i], &b[i]))
+      i++;
     fprintf(out, "@@ first difference at line %zu @@\n", i + 1);
     if (a && i < na) put_line(out, '-', &a[i]);
     if (b && i < nb) put_line(out, '+', &b[i]);
@@ -311,8 +317,10 @@ static void print_diff(FILE *out, const char *a_name, const blob *ab, const char
     }
     size_t start = i > DIFF_CONTEXT ? i - DIFF_CONTEXT : 0, last = i, j = i;
     for (; j < ne; j++) {
-      if (e[j].tag != ' ') last = j;
-      else if (j - last > 2 * DIFF_CONTEXT) break;
+      if (e[j].tag != ' ')
+        last = j;
+      else if (j - last > 2 * DIFF_CONTEXT)
+        break;
     }
     size_t end = last + DIFF_CONTEXT + 1 < ne ? last + DIFF_CONTEXT + 1 : ne;
     size_t ca = 0, cb = 0;
@@ -359,14 +367,18 @@ static void update_file(runner *r, const char *path, const blob *want) {
   free(old.data);
   if (same) return;
   int err = write_file(path, want);
-  if (err) fail(r, "cannot write '%s': %s", path, strerror(err));
-  else if (!r->quiet) printf("updated %s\n", path);
+  if (err)
+    fail(r, "cannot write '%s': %s", path, strerror(err));
+  else if (!r->quiet)
+    printf("updated %s\n", path);
 }
 
 static void drop_file(runner *r, const char *path) {
   if (!is_regular(path)) return;
-  if (remove(path) != 0) fail(r, "cannot remove '%s': %s", path, strerror(errno));
-  else if (!r->quiet) printf("removed %s\n", path);
+  if (remove(path) != 0)
+    fail(r, "cannot remove '%s': %s", path, strerror(errno));
+  else if (!r->quiet)
+    printf("removed %s\n", path);
 }
 
 /* The round-trip properties of a module that compiled, given its print p1. */
@@ -386,8 +398,8 @@ static void check_round_trip(runner *r, tirx_ctx *ctx, const char *name, const t
   }
   blob p2;
   st = print_blob(m2, &p2);
-  if (st != TIRX_OK) fail(r, "round trip: printing the re-parsed module failed (%s)",
-                          tirx_status_name(st));
+  if (st != TIRX_OK)
+    fail(r, "round trip: printing the re-parsed module failed (%s)", tirx_status_name(st));
   else if (!blob_eq(p1, &p2)) {
     fail(r, "fixed point: print(parse(print(m))) differs from print(m):");
     print_diff(stderr, "print(m)", p1, "print(parse(print(m)))", &p2);
@@ -487,8 +499,10 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
   cf.has_low = is_regular(cf.exp_low);
   cf.has_cu = is_regular(cf.exp_cu);
   if (!r->update && cf.has_err && (cf.has_tirx || cf.has_low || cf.has_cu)) {
-    fail(r, "both %s.expected.err and an output expectation (%s.expected.tirx, .lowered.tirx or "
-            ".cu) exist; remove one", stem, stem);
+    fail(r,
+         "both %s.expected.err and an output expectation (%s.expected.tirx, .lowered.tirx or "
+         ".cu) exist; remove one",
+         stem, stem);
     goto done;
   }
   if (!r->update && !cf.has_tirx && !cf.has_err) {
@@ -651,7 +665,8 @@ static int run_dir(runner *r, const char *dir) {
   } else {
     fprintf(stderr, "tirxc golden: error: out of memory listing '%s'\n", dir);
   }
-  for (size_t i = 0; i < n; i++) free(names[i]);
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
   free(names);
   return rc;
 }

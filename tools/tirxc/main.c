@@ -115,7 +115,7 @@ typedef struct options {
   const char *cuda_path;
   uint8_t disabled[TX_PASS_COUNT], print_after[TX_PASS_COUNT];
   int print_after_all, verify_each, time_passes;
-  const char *pipeline_flag; /* the first pipeline-only option given, for the tirx check */
+  const char *pipeline_flag;    /* the first pipeline-only option given, for the tirx check */
   int embed_cubin, embed_given; /* --embed */
 } options;
 
@@ -208,7 +208,8 @@ static int parse_args(int argc, char **argv, options *o) {
       if (!v || !*v) return usage_error("option '--only-pass' needs a pass name");
       int id = tx_pass_lookup(v);
       if (id < 0) return pass_names_error("--only-pass", v);
-      for (int k = 0; k < TX_PASS_COUNT; k++) o->disabled[k] = k != id;
+      for (int k = 0; k < TX_PASS_COUNT; k++)
+        o->disabled[k] = k != id;
       if (!o->pipeline_flag) o->pipeline_flag = "--only-pass";
     } else if (take_value(argc, argv, &i, "--print-after", &v) ||
                take_value(argc, argv, &i, "--disable-pass", &v)) {
@@ -400,16 +401,16 @@ static int compile(const options *o) {
   tx_timings t;
   tx_ctx_last_timings(ctx, &t);
   if (o->verbose) {
-    fprintf(stderr, "tirxc: read %.2f ms\ntirxc: parse %.2f ms\ntirxc: build %.2f ms\n",
-            t.read_ms, t.parse_ms, t.build_ms);
+    fprintf(stderr, "tirxc: read %.2f ms\ntirxc: parse %.2f ms\ntirxc: build %.2f ms\n", t.read_ms,
+            t.parse_ms, t.build_ms);
     if (st == TIRX_OK && o->emit != TX_EMIT_TIRX) {
       fprintf(stderr, "tirxc: target cuda, arch %s (%s), -O%d\ntirxc: passes:", req.target.arch,
               arch_origin, req.target.opt_level);
       for (int i = 0; i < TX_PASS_COUNT; i++)
         fprintf(stderr, " %s%s", tx_pass_name((tx_pass_id)i),
-                o->disabled[i] ? " (disabled)"
+                o->disabled[i]                                    ? " (disabled)"
                 : i == PASS_SIMPLIFY && req.target.opt_level == 0 ? " (off at -O0)"
-                                                                   : "");
+                                                                  : "");
       fputc('\n', stderr);
     }
   }
@@ -431,8 +432,9 @@ static int compile(const options *o) {
       fprintf(stderr, "tirxc: codegen %.2f ms\n", stats.codegen_ms);
     if (o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN || o->emit == TX_EMIT_C_LAUNCHER) {
       fprintf(stderr, "tirxc: nvrtc %.2f ms\n", stats.nvrtc_ms);
-      if (log.len) fprintf(stderr, "tirxc: nvrtc log:\n%.*s%s", (int)log.len, log.data,
-                           log.data[log.len - 1] == '\n' ? "" : "\n");
+      if (log.len)
+        fprintf(stderr, "tirxc: nvrtc log:\n%.*s%s", (int)log.len, log.data,
+                log.data[log.len - 1] == '\n' ? "" : "\n");
     }
     if (o->emit == TX_EMIT_TIRX || o->emit == TX_EMIT_LOWERED)
       fprintf(stderr, "tirxc: print %.2f ms\n", stats.print_ms);
@@ -445,8 +447,7 @@ static int compile(const options *o) {
     /* The header first: a source without its header would not build. */
     if (o->emit == TX_EMIT_C_LAUNCHER)
       st = (tirx_status)write_output(ln.header_path, header.data ? header.data : "", header.len);
-    if (st == TIRX_OK)
-      st = (tirx_status)write_output(o->output, out.data ? out.data : "", out.len);
+    if (st == TIRX_OK) st = (tirx_status)write_output(o->output, out.data ? out.data : "", out.len);
   }
   if (o->time) {
     fprintf(stderr, "tirxc: read %.2f ms, parse %.2f ms, build %.2f ms", t.read_ms, t.parse_ms,
