@@ -42,7 +42,8 @@ static uint32_t lcg(uint32_t *s) {
 }
 /* Multiples of 1/8 in [-125, 125]: sums and small products stay exact. */
 static void fill_floats(float *a, int n, uint32_t seed) {
-  for (int i = 0; i < n; i++) a[i] = (float)((int)(lcg(&seed) % 2001) - 1000) / 8.0f;
+  for (int i = 0; i < n; i++)
+    a[i] = (float)((int)(lcg(&seed) % 2001) - 1000) / 8.0f;
 }
 static uint32_t f2u(float f) {
   uint32_t u;
@@ -143,7 +144,8 @@ __attribute__((format(printf, 2, 3))) static int fail(env *e, const char *fmt, .
 }
 
 static void env_release(env *e) {
-  for (int i = 0; i < e->nowned; i++) tirx_dlpack_release(e->owned[i]);
+  for (int i = 0; i < e->nowned; i++)
+    tirx_dlpack_release(e->owned[i]);
   e->nowned = 0;
 }
 
@@ -175,7 +177,8 @@ static DLTensor *new_tensor(env *e, const int64_t *shape, int32_t ndim, DLDataTy
     memset(tmp, 0xff, nb);
     host = tmp;
   }
-  tirx_status st = tirx_copy(e->rt, m->dl_tensor.data, host, nb, TIRX_COPY_HOST_TO_DEVICE, NULL, &err);
+  tirx_status st =
+      tirx_copy(e->rt, m->dl_tensor.data, host, nb, TIRX_COPY_HOST_TO_DEVICE, NULL, &err);
   free(tmp);
   if (st != TIRX_OK) {
     fail(e, "copy to device: %s", err.message);
@@ -197,7 +200,8 @@ static DLTensor *param_tensor(env *e, size_t i, int64_t n, const void *host) {
     return NULL;
   }
   int64_t shape[8];
-  for (int32_t d = 0; d < pi.ndim; d++) shape[d] = pi.shape[d] < 0 ? n : pi.shape[d];
+  for (int32_t d = 0; d < pi.ndim; d++)
+    shape[d] = pi.shape[d] < 0 ? n : pi.shape[d];
   return new_tensor(e, shape, pi.ndim, pi.dtype, host);
 }
 
@@ -305,7 +309,8 @@ static int run_smem_demo(env *e) {
   tirx_arg args[] = {T_(da), T_(db)};
   if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
   for (int i = 0; i < N; i++)
-    if (b[i] != a[N - 1 - i] * 2.0f) return fail(e, "B[%d] = %g, want %g", i, b[i], a[N - 1 - i] * 2.0f);
+    if (b[i] != a[N - 1 - i] * 2.0f)
+      return fail(e, "B[%d] = %g, want %g", i, b[i], a[N - 1 - i] * 2.0f);
   return CHILD_PASS;
 }
 
@@ -322,7 +327,8 @@ static int run_dynamic_arena(env *e) {
   tirx_arg args[] = {T_(da), T_(db), T_(dc)};
   if ((r = call_sync(e, args, 3)) || (r = to_host(e, c, dc))) return r;
   for (int i = 0; i < N; i++)
-    if (c[i] != a[N - 1 - i] + b[i]) return fail(e, "C[%d] = %g, want %g", i, c[i], a[N - 1 - i] + b[i]);
+    if (c[i] != a[N - 1 - i] + b[i])
+      return fail(e, "C[%d] = %g, want %g", i, c[i], a[N - 1 - i] + b[i]);
   return CHILD_PASS;
 }
 
@@ -330,7 +336,8 @@ static int run_block_sum(env *e) {
   enum { N = 256 };
   float a[N], out = 0.0f, want = 0.0f;
   fill_floats(a, N, 5);
-  for (int i = 0; i < N; i++) want += a[i]; /* multiples of 1/8, |sum| < 2^15: exact in any order */
+  for (int i = 0; i < N; i++)
+    want += a[i]; /* multiples of 1/8, |sum| < 2^15: exact in any order */
   int r;
   if ((r = expect_params(e, 2))) return r;
   DLTensor *da = param_tensor(e, 0, 0, a), *dout = param_tensor(e, 1, 0, NULL);
@@ -385,16 +392,32 @@ static int run_dtypes(env *e) {
   float a[N], o[2 * N];
   uint16_t h[N];
   uint32_t seed = 29;
-  for (int i = 0; i < N; i++) a[i] = (float)((int)(lcg(&seed) % 200001) - 100000) / 997.0f;
+  for (int i = 0; i < N; i++)
+    a[i] = (float)((int)(lcg(&seed) % 200001) - 100000) / 997.0f;
   /* edge cases: signed zero, half's largest finite value and overflow, ties to
    * even in half and bfloat16, half subnormals */
-  static const float fixed[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 1.0f / 3.0f, 65504.0f,
-                                65519.0f, 65520.0f, 1e5f, -1e5f, 5.9604645e-8f, 2.9802322e-8f,
-                                8.940697e-8f, 1.00048828125f /* 1 + 2^-11: half tie, to 1 */,
+  static const float fixed[] = {0.0f,
+                                -0.0f,
+                                1.0f,
+                                -1.0f,
+                                0.1f,
+                                1.0f / 3.0f,
+                                65504.0f,
+                                65519.0f,
+                                65520.0f,
+                                1e5f,
+                                -1e5f,
+                                5.9604645e-8f,
+                                2.9802322e-8f,
+                                8.940697e-8f,
+                                1.00048828125f /* 1 + 2^-11: half tie, to 1 */,
                                 1.00146484375f /* 1 + 3 * 2^-11: half tie, up */,
                                 1.00390625f /* 1 + 2^-8: bfloat16 tie, to 1 */,
-                                1.01171875f /* 1 + 3 * 2^-8: bfloat16 tie, up */, 3e38f, -3e38f};
-  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) a[i] = fixed[i];
+                                1.01171875f /* 1 + 3 * 2^-8: bfloat16 tie, up */,
+                                3e38f,
+                                -3e38f};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+    a[i] = fixed[i];
   int r;
   if ((r = expect_params(e, 3))) return r;
   tirx_param_info pi;
@@ -409,7 +432,8 @@ static int run_dtypes(env *e) {
   for (int i = 0; i < N; i++) {
     uint16_t want16 = f32_to_f16(a[i]);
     uint32_t want_h = f2u(f16_to_f32(want16)), want_b = (uint32_t)f32_to_bf16(a[i]) << 16;
-    if (h[i] != want16) return fail(e, "H[%d] = float16(%.9g): bits %04x, want %04x", i, a[i], h[i], want16);
+    if (h[i] != want16)
+      return fail(e, "H[%d] = float16(%.9g): bits %04x, want %04x", i, a[i], h[i], want16);
     if (f2u(o[2 * i]) != want_h)
       return fail(e, "O[%d] = float32(float16(%.9g)): bits %08x, want %08x", 2 * i, a[i],
                   f2u(o[2 * i]), want_h);
@@ -470,7 +494,8 @@ static int run_layouts(env *e) {
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 8; j++) {
       float want = b1[j * 4 + i] * 100.0f + b2[64 + i * 8 + j] * 10.0f + b3[i * 16 + j];
-      if (b0[i * 8 + j] != want) return fail(e, "B0[%d, %d] = %g, want %g", i, j, b0[i * 8 + j], want);
+      if (b0[i * 8 + j] != want)
+        return fail(e, "B0[%d, %d] = %g, want %g", i, j, b0[i * 8 + j], want);
     }
   return CHILD_PASS;
 }
@@ -509,7 +534,8 @@ static int run_func_call(env *e) {
   if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
   for (int i = 0; i < N; i++) {
     float want = a[i] > 0.f ? a[i] : 0.f;
-    if (f2u(b[i]) != f2u(want)) return fail(e, "B[%d] = %g, want my_relu(%g) = %g", i, b[i], a[i], want);
+    if (f2u(b[i]) != f2u(want))
+      return fail(e, "B[%d] = %g, want my_relu(%g) = %g", i, b[i], a[i], want);
   }
   return CHILD_PASS;
 }
@@ -525,7 +551,8 @@ static int run_cluster(env *e) {
   for (int c = 0; c < 4; c++)
     for (int k = 0; k < 2; k++)
       if (o[c * 4 + k * 2] != k || o[c * 4 + k * 2 + 1] != c)
-        return fail(e, "cluster %d rank %d wrote (%d, %d)", c, k, o[c * 4 + k * 2], o[c * 4 + k * 2 + 1]);
+        return fail(e, "cluster %d rank %d wrote (%d, %d)", c, k, o[c * 4 + k * 2],
+                    o[c * 4 + k * 2 + 1]);
   return CHILD_PASS;
 }
 
@@ -541,7 +568,8 @@ static int run_unrolled(env *e) {
   if ((r = call_sync(e, args, 2)) || (r = to_host(e, o, dout))) return r;
   for (int g = 0; g < N; g++) {
     float acc = 0.0f;
-    for (int k = 0; k < 8; k++) acc += a[g * 8 + k] * (float)(k + 1);
+    for (int k = 0; k < 8; k++)
+      acc += a[g * 8 + k] * (float)(k + 1);
     if (o[g] != acc) return fail(e, "O[%d] = %g, want %g", g, o[g], acc);
   }
   return CHILD_PASS;
@@ -561,7 +589,8 @@ static int run_vec_axpy(env *e) {
   tirx_arg args[] = {T_(da), T_(db), T_(dc), F_(alpha)};
   if ((r = call_sync(e, args, 4)) || (r = to_host(e, c, dc))) return r;
   for (int i = 0; i < N; i++)
-    if (c[i] != a[i] * alpha + b[i]) return fail(e, "C[%d] = %g, want %g", i, c[i], a[i] * alpha + b[i]);
+    if (c[i] != a[i] * alpha + b[i])
+      return fail(e, "C[%d] = %g, want %g", i, c[i], a[i] * alpha + b[i]);
   return CHILD_PASS;
 }
 
@@ -601,7 +630,8 @@ static void *thread_main(void *p) {
   DLManagedTensorVersioned *ma = NULL, *mb = NULL;
   float a0[THREAD_N], a[THREAD_N], b[THREAD_N];
   fill_floats(a0, THREAD_N, 1000u + (uint32_t)j->id);
-  for (int i = 0; i < THREAD_N; i++) a0[i] += (float)(j->id * 1000); /* the threads' data differ */
+  for (int i = 0; i < THREAD_N; i++)
+    a0[i] += (float)(j->id * 1000); /* the threads' data differ */
   int64_t shape[1] = {THREAD_N};
   j->ok = 0;
   if (tirx_stream_create(e->rt, &stream, &err) != TIRX_OK ||
@@ -648,7 +678,8 @@ static int run_two_threads(env *e) {
   int started = 0;
   for (; started < 2; started++)
     if (pthread_create(&th[started], NULL, thread_main, &jobs[started]) != 0) break;
-  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
   if (started < 2) return fail(e, "pthread_create failed");
   for (int i = 0; i < 2; i++)
     if (!jobs[i].ok) return fail(e, "%s", jobs[i].msg);
@@ -677,8 +708,9 @@ static int run_save_load(env *e) {
   size_t plen = 0, blen = 0;
   tirx_executable_ptx(e->exe, &plen);
   tirx_executable_ptx(back, &blen);
-  if (tirx_executable_func_count(back) != 1 || strcmp(tirx_executable_func_name(back, 0), "scale") ||
-      plen == 0 || blen != plen || strcmp(tirx_executable_arch(back), tirx_executable_arch(e->exe))) {
+  if (tirx_executable_func_count(back) != 1 ||
+      strcmp(tirx_executable_func_name(back, 0), "scale") || plen == 0 || blen != plen ||
+      strcmp(tirx_executable_arch(back), tirx_executable_arch(e->exe))) {
     fail(e, "loaded executable differs (funcs %zu, ptx %zu vs %zu bytes)",
          tirx_executable_func_count(back), blen, plen);
     goto out;
@@ -702,8 +734,10 @@ out:
 static int expect_usage(env *e, const tirx_arg *args, size_t n, const char *want) {
   tirx_error err = {0};
   tirx_status st = tirx_function_call(e->fn, args, n, NULL, &err);
-  if (st != TIRX_ERR_USAGE) return fail(e, "status %s (want TIRX_ERR_USAGE): %s", tirx_status_name(st), err.message);
-  if (strcmp(err.message, want) != 0) return fail(e, "message \"%s\", want \"%s\"", err.message, want);
+  if (st != TIRX_ERR_USAGE)
+    return fail(e, "status %s (want TIRX_ERR_USAGE): %s", tirx_status_name(st), err.message);
+  if (strcmp(err.message, want) != 0)
+    return fail(e, "message \"%s\", want \"%s\"", err.message, want);
   return CHILD_PASS;
 }
 
@@ -718,11 +752,15 @@ static int run_arg_errors(env *e) {
   int r;
   tirx_arg wrong_dtype[] = {T_(h), T_(b)}, wrong_shape[] = {T_(a), T_(b32)},
            wrong_ndim[] = {T_(a2), T_(b)}, wrong_kind[] = {T_(a), F_(1.0)}, ok[] = {T_(a), T_(b)};
-  if ((r = expect_usage(e, wrong_dtype, 2, "scale_dyn: argument 'A': expected dtype float32, got float16")) ||
-      (r = expect_usage(e, wrong_shape, 2, "scale_dyn: argument 'B': expected shape[0] == n, got 32")) ||
-      (r = expect_usage(e, wrong_ndim, 2, "scale_dyn: argument 'A': expected 1 dimension, got 2")) ||
+  if ((r = expect_usage(e, wrong_dtype, 2,
+                        "scale_dyn: argument 'A': expected dtype float32, got float16")) ||
+      (r = expect_usage(e, wrong_shape, 2,
+                        "scale_dyn: argument 'B': expected shape[0] == n, got 32")) ||
+      (r = expect_usage(e, wrong_ndim, 2,
+                        "scale_dyn: argument 'A': expected 1 dimension, got 2")) ||
       (r = expect_usage(e, ok, 1, "scale_dyn: expected 2 arguments, got 1")) ||
-      (r = expect_usage(e, wrong_kind, 2, "scale_dyn: argument 'B': expected a tensor, got a float")))
+      (r = expect_usage(e, wrong_kind, 2,
+                        "scale_dyn: argument 'B': expected a tensor, got a float")))
     return r;
   /* a call that fits still launches after the failed ones */
   return call_sync(e, ok, 2);
@@ -837,7 +875,6 @@ static int probe_child(void *arg, char *msg, size_t cap) {
 
 /* ---- --compile-only: every kernel of the directory through tirx_compile ------------- */
 
-
 static int compile_child(void *arg, char *msg, size_t cap) {
   const char *file = arg;
   char path[4096];
@@ -913,7 +950,8 @@ static int compile_only(void) {
     int found = 0;
     for (size_t k = 0; k < n; k++) {
       size_t fl = strlen(CASES[i].file);
-      if (strncmp(names[k], CASES[i].file, fl) == 0 && strcmp(names[k] + fl, ".tirx") == 0) found = 1;
+      if (strncmp(names[k], CASES[i].file, fl) == 0 && strcmp(names[k] + fl, ".tirx") == 0)
+        found = 1;
     }
     if (!found) {
       char m[256];
@@ -921,7 +959,8 @@ static int compile_only(void) {
       child_report(&t, CASES[i].name, CHILD_FAIL, m);
     }
   }
-  for (size_t i = 0; i < n; i++) free(names[i]);
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
   if (n == 0) {
     printf("FAIL compile-only: no .tirx files in %s\n", g_dir);
     t.failed++;
