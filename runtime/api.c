@@ -26,12 +26,14 @@
 
 typedef struct exe_func {
   const tx_func *f;
+  tirx_span def;         /* where the function was written (the source map); line 0: unknown */
+  char *def_file;        /* owned: def.file */
   tx_launcher *launcher; /* NULL when the function cannot be run; why says so */
   char why[256];
 } exe_func;
 
 struct tirx_executable {
-  char *arch, *name, *lowered, *ptx, *kernel_info;
+  char *arch, *name, *lowered, *ptx, *kernel_info; /* kernel_info also holds the source map */
   size_t lowered_len, ptx_len, kernel_info_len;
   tirx_ctx *ctx; /* owns the re-parsed lowered module */
   const tx_module *mod;
@@ -112,8 +114,10 @@ static char *dup_n(const char *s, size_t n) {
 
 void tirx_executable_free(tirx_executable *exe) {
   if (!exe) return;
-  for (size_t i = 0; i < exe->nfuncs; i++)
+  for (size_t i = 0; i < exe->nfuncs; i++) {
     tx_launcher_free(exe->funcs[i].launcher);
+    free(exe->funcs[i].def_file);
+  }
   free(exe->funcs);
   tirx_ctx_destroy(exe->ctx);
   free(exe->arch);
@@ -128,6 +132,29 @@ static int is_packed(const tx_func *f) {
   for (uint32_t a = 0; a < f->nattrs; a++)
     if (strcmp(f->attr_keys[a], "tirx.packed_api") == 0) return 1;
   return 0;
+}
+
+/* The source map: "@src FUNC LINE COL FILE" lines in kernel_info say where
+ * each packed function was written, so argument errors at run time carry the
+ * span of the kernel's definition. */
+static void read_source_map(tirx_executable *exe) {
+  for (const char *p = exe->kernel_info; p && *p;) {
+    const char *eol = strchr(p, '\n');
+    char name[256];
+    unsigned line = 0, col = 0;
+    int used = 0;
+    if (strncmp(p, "@src ", 5) == 0 && eol &&
+        sscanf(p + 5, "%255s %u %u %n", name, &line, &col, &used) == 3 && used > 0) {
+      const char *file = p + 5 + used;
+      for (size_t i = 0; i < exe->nfuncs; i++) {
+        exe_func *ef = &exe->funcs[i];
+        if (strcmp(ef->f->name, name) != 0 || ef->def_file) continue;
+        ef->def_file = dup_n(file, (size_t)(eol - file));
+        if (ef->def_file) ef->def = (tirx_span){ef->def_file, line, col, line, col};
+      }
+    }
+    p = eol ? eol + 1 : NULL;
+  }
 }
 
 static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, tirx_error *err) {
@@ -175,6 +202,7 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, 
     tirx_executable_free(exe);
     return set_err(err, st, "cannot build the executable: %s", tirx_status_name(st));
   }
+  read_source_map(exe);
   *out = exe;
   return TIRX_OK;
 }
@@ -393,6 +421,10 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
     const tx_func *f = lowered->funcs[i];
     if (is_packed(f)) {
       host[sub.nfuncs++] = f;
+      for (uint32_t k = 0; k < m->nfuncs; k++)
+        if (m->funcs[k]->name == f->name && m->funcs[k]->span.line && m->funcs[k]->span.file)
+          tx_sb_printf(kernel_info, "@src %s %u %u %s\n", f->name, m->funcs[k]->span.line,
+                       m->funcs[k]->span.col, m->funcs[k]->span.file);
       continue;
     }
     uint32_t cl[3] = {0, 0, 0};
@@ -649,7 +681,11 @@ tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, si
   tx_launch_values v;
   char msg[sizeof err->message];
   tirx_status st = tx_launcher_run(fn->ef->launcher, args, n, &v, msg, sizeof msg);
-  if (st != TIRX_OK) return set_err(err, st, "%s", msg);
+  if (st != TIRX_OK) {
+    set_err(err, st, "%s", msg);
+    if (err) err->span = fn->ef->def;
+    return st;
+  }
   if (!fn->kernel)
     return set_err(err, TIRX_ERR_USAGE,
                    "%s: the executable has no device code (compiled host_only)", fn->ef->f->name);

@@ -128,6 +128,10 @@ Test(rtapi_checks, all_kinds_of_mismatch) {
   DLTensor h = tensor(BUF_A, SHAPE_A, 1, F16);
   expect_msg(call4(&f, &h, &b, S_OK, K_OK, &err), &err,
              "scale_dyn: argument 'A': expected dtype float32, got float16");
+  /* the source map: the error points at the kernel's definition */
+  cr_expect(err.span.file && strcmp(err.span.file, "t.tirx") == 0, "span file %s",
+            err.span.file ? err.span.file : "(none)");
+  cr_expect_eq(err.span.line, 5, "span line %u", err.span.line);
   /* wrong ndim */
   int64_t s2[2] = {8, 16};
   DLTensor a2 = tensor(BUF_A, s2, 2, F32);
