@@ -68,6 +68,20 @@ void tirx_dlpack_release(DLManagedTensorVersioned *m) {
   if (m && m->deleter) m->deleter(m);
 }
 
+tirx_status tirx_dlpack_check_legacy(const DLManagedTensor *m, const DLTensor **out,
+                                     tirx_error *err) {
+  if (!m || !out) return usage(err, "tirx_dlpack_check_legacy: needs a capsule and an output");
+  tx_rt_error e = {0};
+  tx_dl_import imp = {0};
+  tirx_status st = tx_dl_import_legacy((DLManagedTensor *)m, &imp, &e);
+  if (st == TIRX_OK) *out = imp.tensor;
+  return converted(st, &e, err);
+}
+
+void tirx_dlpack_release_legacy(DLManagedTensor *m) {
+  if (m && m->deleter) m->deleter(m);
+}
+
 tirx_status tirx_copy(tirx_runtime *rt, void *dst, const void *src, size_t bytes,
                       tirx_copy_kind kind, void *stream, tirx_error *err) {
   if (!rt || (bytes && (!dst || !src))) return usage(err, "tirx_copy: needs a runtime and buffers");

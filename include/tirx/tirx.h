@@ -268,6 +268,10 @@ TIRX_API tirx_status tirx_tensor_nbytes(const DLTensor *t, size_t *out, tirx_err
 TIRX_API tirx_status tirx_dlpack_check(const DLManagedTensorVersioned *m, const DLTensor **out,
                                        tirx_error *err);
 TIRX_API void tirx_dlpack_release(DLManagedTensorVersioned *m);
+/* The same for a legacy (pre-1.0) capsule. */
+TIRX_API tirx_status tirx_dlpack_check_legacy(const DLManagedTensor *m, const DLTensor **out,
+                                              tirx_error *err);
+TIRX_API void tirx_dlpack_release_legacy(DLManagedTensor *m);
 
 typedef enum tirx_copy_kind {
   TIRX_COPY_HOST_TO_DEVICE = 0,

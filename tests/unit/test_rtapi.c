@@ -355,6 +355,12 @@ Test(rtapi_memory, tensors_copies_streams_and_dlpack) {
   cr_expect_eq(tirx_tensor_alloc(NULL, shape, 2, (DLDataType){kDLFloat, 32, 1}, &t, &err),
                TIRX_ERR_USAGE);
   cr_expect_eq(tirx_stream_destroy(rt, stream, &err), TIRX_OK, "%s", err.message);
+  DLManagedTensor *old = NULL;
+  cr_assert_eq(tirx_tensor_alloc_legacy(rt, shape, 2, (DLDataType){kDLInt, 8, 1}, &old, &err),
+               TIRX_OK, "%s", err.message);
+  cr_expect_eq(tirx_dlpack_check_legacy(old, &view, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(view, &old->dl_tensor);
+  tirx_dlpack_release_legacy(old);
   tirx_dlpack_release(t);
   tirx_runtime_close(rt);
 }
