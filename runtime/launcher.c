@@ -545,9 +545,11 @@ static void compile_launch(lx_builder *b, const tx_module *m, const tx_expr *cal
   for (uint32_t i = 0; i < l->nkparams; i++) {
     const tx_expr *a = call->ops[1 + i];
     tx_dtype t = a->dtype;
-    int ok = t.lanes == 1 && (t.code == DT_HANDLE || tx_dtype_is_bool(t) ||
-                              (tx_dtype_is_int(t) && t.bits >= 8 && t.bits <= 64) ||
-                              (t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)));
+    int ok =
+        t.lanes == 1 && (t.code == DT_HANDLE || tx_dtype_is_bool(t) ||
+                         (tx_dtype_is_int(t) && t.bits >= 8 && t.bits <= 64) ||
+                         (t.code == DT_FLOAT && (t.bits == 16 || t.bits == 32 || t.bits == 64)) ||
+                         (t.code == DT_BFLOAT && t.bits == 16));
     if (!ok) {
       char name[32];
       fail(b, "kernel parameter %u has type %s, which the launcher cannot pass", i,
@@ -1005,6 +1007,12 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
         if (t.code == DT_FLOAT && t.bits == 32) {
           float f = (float)v.f;
           memcpy(slot, &f, sizeof f);
+        } else if (t.code == DT_FLOAT && t.bits == 16) {
+          uint16_t h = tx_dl_f32_to_f16((float)v.f);
+          memcpy(slot, &h, sizeof h);
+        } else if (t.code == DT_BFLOAT) {
+          uint16_t h = tx_dl_f32_to_bf16((float)v.f);
+          memcpy(slot, &h, sizeof h);
         } else if (t.code == DT_FLOAT) {
           memcpy(slot, &v.f, sizeof v.f);
         } else {

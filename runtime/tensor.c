@@ -332,3 +332,32 @@ void tx_dl_import_release(tx_dl_import *imp) {
   if (imp->legacy && imp->legacy->deleter) imp->legacy->deleter(imp->legacy);
   memset(imp, 0, sizeof *imp);
 }
+
+/* Python floats become 16-bit kernel scalars as TVM converts them: round to
+ * nearest even, overflow to infinity, NaN stays NaN. */
+uint16_t tx_dl_f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  uint32_t sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
+  if (mag > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);  /* NaN */
+  if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds past 65504: inf */
+  if (mag < 0x38800000u) {                                   /* a float16 subnormal or zero */
+    if (mag < 0x33000000u) return (uint16_t)sign;            /* below half the smallest */
+    uint32_t m = (mag & 0x7fffffu) | 0x800000u;
+    int shift = 126 - (int)(mag >> 23); /* 14 .. 24 */
+    uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    q += rem > half || (rem == half && (q & 1));
+    return (uint16_t)(sign | q);
+  }
+  uint32_t q = ((mag >> 13) - (112u << 10)), rem = mag & 0x1fffu;
+  q += rem > 0x1000u || (rem == 0x1000u && (q & 1));
+  return (uint16_t)(sign | q);
+}
+
+uint16_t tx_dl_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((x >> 16) | 0x40u); /* quiet NaN */
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t)(x >> 16);
+}

@@ -63,6 +63,11 @@ tirx_status tx_rt_tensor_alloc(tx_runtime *rt, const int64_t *shape, int32_t ndi
 tirx_status tx_rt_tensor_alloc_legacy(tx_runtime *rt, const int64_t *shape, int32_t ndim,
                                       DLDataType dtype, DLManagedTensor **out, tx_rt_error *err);
 
+/* float -> float16 / bfloat16 bits, round to nearest even (as TVM converts
+ * Python floats for 16-bit scalar parameters); overflow gives infinity. */
+uint16_t tx_dl_f32_to_f16(float f);
+uint16_t tx_dl_f32_to_bf16(float f);
+
 /* ---- import: tensors produced elsewhere ---------------------------------- */
 
 /* A borrowed view of an imported capsule; tx_dl_import_release calls the

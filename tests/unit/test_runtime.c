@@ -571,3 +571,28 @@ Test(runtime_dlpack, legacy_import) {
   tx_dl_import_release(&imp);
   cr_assert_eq(deleted, 1);
 }
+
+/* Python floats for float16/bfloat16 scalar parameters: round to nearest even. */
+Test(tensor, float_to_16_bit_conversions) {
+  cr_expect_eq(tx_dl_f32_to_f16(1.0f), 0x3c00);
+  cr_expect_eq(tx_dl_f32_to_f16(-2.0f), 0xc000);
+  cr_expect_eq(tx_dl_f32_to_f16(0.1f), 0x2e66);
+  cr_expect_eq(tx_dl_f32_to_f16(65504.0f), 0x7bff);
+  cr_expect_eq(tx_dl_f32_to_f16(65520.0f), 0x7c00); /* the tie above the largest: infinity */
+  cr_expect_eq(tx_dl_f32_to_f16(65519.0f), 0x7bff);
+  cr_expect_eq(tx_dl_f32_to_f16(5.9604645e-8f), 0x0001); /* the smallest subnormal */
+  cr_expect_eq(tx_dl_f32_to_f16(2.9802322e-8f), 0x0000); /* half of it: ties to even (0) */
+  cr_expect_eq(tx_dl_f32_to_f16(6.1035156e-5f), 0x0400); /* the smallest normal */
+  cr_expect_eq(tx_dl_f32_to_f16(1.0009766f), 0x3c01);
+  cr_expect_eq(tx_dl_f32_to_f16(1.00048828125f), 0x3c00); /* tie, even stays */
+  cr_expect_eq(tx_dl_f32_to_f16(1.00146484375f), 0x3c02); /* tie, odd rounds up */
+  cr_expect_eq(tx_dl_f32_to_f16(-0.0f), 0x8000);
+  cr_expect_eq(tx_dl_f32_to_f16(__builtin_inff()) & 0x7fff, 0x7c00);
+  cr_expect_eq(tx_dl_f32_to_f16(__builtin_nanf("")) & 0x7c00, 0x7c00);
+  cr_expect_neq(tx_dl_f32_to_f16(__builtin_nanf("")) & 0x03ff, 0);
+  cr_expect_eq(tx_dl_f32_to_bf16(1.0f), 0x3f80);
+  cr_expect_eq(tx_dl_f32_to_bf16(-3.0f), 0xc040);
+  cr_expect_eq(tx_dl_f32_to_bf16(1.00390625f), 0x3f80); /* tie, even stays */
+  cr_expect_eq(tx_dl_f32_to_bf16(1.01171875f), 0x3f82); /* tie, odd rounds up */
+  cr_expect_eq(tx_dl_f32_to_bf16(__builtin_nanf("")) & 0x7fc0, 0x7fc0);
+}
