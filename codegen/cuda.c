@@ -548,7 +548,7 @@ static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_dtype t = e->dtype;
   const char *fn = is_min ? "min" : "max";
   if (t.lanes != 1) {
-    cuda_error(g, e->span, "vector min/max is not supported");
+    cuda_emit_vector_op(g, e, sb);
     return;
   }
   if (t.code == DT_FLOAT && t.bits == 32)
@@ -603,10 +603,25 @@ static void emit_lanes(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
  * member access on any other vector expression. */
 static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb);
 
+static int is_ite(const tx_expr *e) {
+  return e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, "T.if_then_else") == 0 &&
+         e->nops == 3;
+}
+
+/* Kinds computed lane by lane (element-wise) rather than read as a member. */
+static int lanewise(const tx_expr *e) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  return infix(k) || k == EXPR_CAST || k == EXPR_MIN || k == EXPR_MAX || k == EXPR_SELECT ||
+         k == EXPR_NOT || is_ite(e);
+}
+
 static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
   static const char comp[] = "xyzw";
   tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (k == EXPR_BROADCAST) {
+  if (e->dtype.lanes == 1) {
+    /* a scalar operand (a Select's invariant condition) is every lane */
+    cuda_emit_expr(g, e, sb);
+  } else if (k == EXPR_BROADCAST) {
     cuda_emit_expr(g, e->ops[0], sb);
   } else if (k == EXPR_RAMP) {
     tx_sb_putc(sb, '(');
@@ -625,31 +640,117 @@ static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
     tx_sb_putc(sb, '[');
     emit_lane(g, e->ops[0], i, sb);
     tx_sb_putc(sb, ']');
-  } else if ((infix(k) || k == EXPR_CAST) && e->dtype.lanes > 1) {
+  } else if (lanewise(e)) {
     /* Nested vector arithmetic stays lane-wise (no make_T4 per level). */
     emit_lane_op(g, e, i, sb);
-  } else {
+  } else if (i < 4) {
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e, sb);
     tx_sb_printf(sb, ").%c", comp[i]);
+  } else {
+    cuda_error(g, e->span, "lane %d of this vector cannot be emitted", i);
   }
 }
 
-/* Element-wise vector arithmetic and casts, lane by lane through make_T4:
- * CUDA's vector types have no operators. Operands are pure, so repeating
- * them per lane is correct (nvcc merges the repeated loads). */
-static void emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  const char *mk = make_fn(e->dtype);
+/* ---- 16-bit float vectors: pairs of half2 / nv_bfloat162 ---------------------- */
+
+static int is_vec16(tx_dtype t) {
+  return is_f16(tx_dtype_elem(t)) && (t.lanes == 2 || t.lanes == 4 || t.lanes == 8);
+}
+
+/* Pair j (lanes 2j, 2j+1) of a 16-bit vector operand as a half2/nv_bfloat162. */
+static void emit_pair(cuda_cg *g, const tx_expr *e, int j, tx_strbuf *sb) {
+  static const char comp[] = "xyzw";
+  tx_dtype el = tx_dtype_elem(e->dtype);
+  int bf = el.code == DT_BFLOAT;
+  const char *p2 = bf ? "nv_bfloat162" : "half2";
   tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (!mk || (k != EXPR_CAST && !infix(k)) || tx_expr_is_compare(k) || k == EXPR_AND ||
-      k == EXPR_OR) {
+  if (e->dtype.lanes == 1 || k == EXPR_BROADCAST) {
+    tx_sb_puts(sb, bf ? "__bfloat162bfloat162(" : "__half2half2(");
+    cuda_emit_expr(g, e->dtype.lanes == 1 ? e : e->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP && is_one(e->ops[0]->ops[1]) &&
+      e->u.buffer->dtype.lanes == 1) {
+    tx_sb_printf(sb, "((%s*)(", p2);
+    if (!emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, e->ops[0]->ops[0], sb);
+    tx_sb_printf(sb, "))[%d]", j);
+    return;
+  }
+  const char *fn = k == EXPR_ADD   ? "__hadd2"
+                   : k == EXPR_SUB ? "__hsub2"
+                   : k == EXPR_MUL ? "__hmul2"
+                   : k == EXPR_MIN ? "__hmin2"
+                   : k == EXPR_MAX ? "__hmax2"
+                                   : NULL;
+  if (fn) {
+    tx_sb_printf(sb, "%s(", fn);
+    emit_pair(g, e->ops[0], j, sb);
+    tx_sb_puts(sb, ", ");
+    emit_pair(g, e->ops[1], j, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_LOAD || k == EXPR_VAR) {
+    if (e->dtype.lanes == 2) {
+      cuda_emit_expr(g, e, sb);
+      return;
+    }
+    cuda_need_helper(g, bf ? H_BF2_BITS : H_H2_BITS);
+    tx_sb_printf(sb, "%s((", bf ? "tx_bits_bf2" : "tx_bits_h2");
+    cuda_emit_expr(g, e, sb);
+    tx_sb_printf(sb, ").%c)", comp[j]);
+    return;
+  }
+  char buf[32];
+  cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
+             tx_dtype_str(e->dtype, buf));
+}
+
+static void emit_vector16(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  tx_dtype el = tx_dtype_elem(e->dtype);
+  int bf = el.code == DT_BFLOAT;
+  (void)ctype(g, e->dtype, e->span); /* the fp16/bf16 header */
+  if (e->dtype.lanes == 2) {
+    emit_pair(g, e, 0, sb);
+    return;
+  }
+  cuda_need_helper(g, bf ? H_BF2_BITS : H_H2_BITS);
+  int n = e->dtype.lanes / 2;
+  tx_sb_puts(sb, n == 2 ? "make_uint2(" : "make_uint4(");
+  for (int j = 0; j < n; j++) {
+    if (j) tx_sb_puts(sb, ", ");
+    tx_sb_puts(sb, bf ? "tx_bf2_bits(" : "tx_h2_bits(");
+    emit_pair(g, e, j, sb);
+    tx_sb_putc(sb, ')');
+  }
+  tx_sb_putc(sb, ')');
+}
+
+/* Element-wise vector arithmetic, comparisons (inside a Select or a cast),
+ * min/max, Select and casts, lane by lane through make_T4: CUDA's vector
+ * types have no operators. Operands are pure, so repeating them per lane
+ * is correct (nvcc merges the repeated loads). 16-bit float vectors go
+ * pairwise through the half2/nv_bfloat162 intrinsics instead. */
+void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (is_vec16(e->dtype) && k != EXPR_CAST && k != EXPR_SELECT && !is_ite(e)) {
+    emit_vector16(g, e, sb);
+    return;
+  }
+  const char *mk = make_fn(e->dtype);
+  if (!mk || !lanewise(e) || tx_expr_is_compare(k) || k == EXPR_AND || k == EXPR_OR ||
+      k == EXPR_NOT) {
     char buf[32];
     cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
                tx_dtype_str(e->dtype, buf));
     return;
   }
   if (k == EXPR_CAST && !make_fn(e->ops[0]->dtype) && e->ops[0]->kind != EXPR_BROADCAST &&
-      e->ops[0]->kind != EXPR_RAMP) {
+      e->ops[0]->kind != EXPR_RAMP && !(e->ops[0]->dtype.code == DT_BOOL && lanewise(e->ops[0]))) {
     cuda_error(g, e->span, "vector cast from this type is not supported by CUDA codegen");
     return;
   }
@@ -667,6 +768,44 @@ static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
     tx_sb_printf(sb, "((%s)", ctype(g, tx_dtype_elem(e->dtype), e->span));
     emit_lane(g, e->ops[0], i, sb);
     tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_SELECT || is_ite(e)) {
+    tx_sb_putc(sb, '(');
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_puts(sb, " ? ");
+    emit_lane(g, e->ops[1], i, sb);
+    tx_sb_puts(sb, " : ");
+    emit_lane(g, e->ops[2], i, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_NOT) {
+    tx_sb_puts(sb, "(!");
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_MIN || k == EXPR_MAX) {
+    tx_dtype t = tx_dtype_elem(e->dtype);
+    int is_min = k == EXPR_MIN;
+    const char *fn = t.code == DT_FLOAT && t.bits == 32   ? (is_min ? "fminf" : "fmaxf")
+                     : t.code == DT_FLOAT && t.bits == 64 ? (is_min ? "fmin" : "fmax")
+                     : tx_dtype_is_int(t)                 ? (is_min ? "min" : "max")
+                                                          : NULL;
+    if (!fn) {
+      cuda_error(g, e->span, "vector min/max of this type is not supported");
+      return;
+    }
+    tx_sb_printf(sb, "%s(", fn);
+    emit_lane(g, e->ops[0], i, sb);
+    tx_sb_puts(sb, ", ");
+    emit_lane(g, e->ops[1], i, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (k == EXPR_MOD && tx_dtype_is_float(e->dtype)) {
+    cuda_error(g, e->span, "vector float %% is not supported");
     return;
   }
   tx_sb_putc(sb, '(');
@@ -728,7 +867,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   case EXPR_AND:
   case EXPR_OR:
     if (e->dtype.lanes != 1 || e->ops[0]->dtype.lanes != 1 || e->ops[1]->dtype.lanes != 1) {
-      emit_vector_op(g, e, sb);
+      cuda_emit_vector_op(g, e, sb);
       return;
     }
     if (k == EXPR_MOD && tx_dtype_is_float(e->dtype)) {
@@ -755,6 +894,10 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_putc(sb, ')');
     return;
   case EXPR_SELECT:
+    if (e->dtype.lanes != 1) {
+      cuda_emit_vector_op(g, e, sb);
+      return;
+    }
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_puts(sb, " ? ");
@@ -765,7 +908,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   case EXPR_CAST:
     if (e->dtype.lanes != 1) {
-      emit_vector_op(g, e, sb);
+      cuda_emit_vector_op(g, e, sb);
       return;
     }
     tx_sb_printf(sb, "((%s)", ctype(g, e->dtype, e->span));

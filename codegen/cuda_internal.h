@@ -83,6 +83,14 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, long long, tx_floordiv_i64)))         \
   X(H_FLOORMOD_I64,                                                                                \
     TX_CUDA_STR(TX_CUDA_FLOORMOD(__device__ __forceinline__, long long, tx_floormod_i64)))         \
+  X(H_H2_BITS, "__device__ __forceinline__ unsigned tx_h2_bits(half2 v) {\n"                       \
+               "  return *(unsigned*)&v;\n}\n"                                                     \
+               "__device__ __forceinline__ half2 tx_bits_h2(unsigned u) {\n"                       \
+               "  return *(half2*)&u;\n}")                                                         \
+  X(H_BF2_BITS, "__device__ __forceinline__ unsigned tx_bf2_bits(nv_bfloat162 v) {\n"              \
+                "  return *(unsigned*)&v;\n}\n"                                                    \
+                "__device__ __forceinline__ nv_bfloat162 tx_bits_bf2(unsigned u) {\n"              \
+                "  return *(nv_bfloat162*)&u;\n}")                                                 \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
   X(H_ELECT_SYNC,                                                                                  \
@@ -161,6 +169,8 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 /* The helper functions used so far, for the preamble. */
 void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb);
 void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
+/* An element-wise vector expression (lanes > 1), lane by lane or pairwise. */
+void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 void cuda_add_source(cuda_cg *g, const tx_expr *src);
 /* C string literal for a TIRx string. */
 void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n);

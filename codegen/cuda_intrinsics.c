@@ -885,6 +885,10 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.if_then_else") == 0) {
     if (!nargs_ok(g, e, 3, 3)) return;
+    if (e->dtype.lanes != 1) {
+      cuda_emit_vector_op(g, e, sb);
+      return;
+    }
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_puts(sb, " ? ");

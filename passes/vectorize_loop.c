@@ -69,13 +69,21 @@ static int elem_width(tx_dtype t) {
   return 0;
 }
 
+static int is_ite(const tx_expr *e) {
+  return e->kind == EXPR_CALL && e->nops == 3 && e->u.call.op &&
+         strcmp(e->u.call.op, "T.if_then_else") == 0;
+}
+
 static int check_expr(tx_visitor *v, const tx_expr *e) {
   check *c = v->user;
   if (e->dtype.lanes != 1) c->bad = 1;
   switch ((tx_expr_kind)e->kind) {
   case EXPR_CALL:
-  case EXPR_LET:
+    if (!is_ite(e)) c->bad = 1;
+    break;
   case EXPR_SELECT:
+    break;
+  case EXPR_LET:
   case EXPR_RAMP:
   case EXPR_BROADCAST:
   case EXPR_TUPLE:
@@ -336,7 +344,34 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
   }
   case EXPR_DIV:
   case EXPR_MOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
     return vector_binary(st, r);
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CALL: {
+    if (k == EXPR_CALL && !is_ite(r)) break;
+    /* a Select's invariant condition stays scalar; the values broadcast */
+    const tx_expr *ops[3] = {r->ops[0], NULL, NULL};
+    if (k == EXPR_NOT) ops[0] = broadcast(st, r->ops[0]);
+    for (uint32_t i = 1; i < r->nops; i++)
+      ops[i] = broadcast(st, r->ops[i]);
+    for (uint32_t i = 0; i < r->nops; i++)
+      if (!ops[i]) return r;
+    tx_expr *n =
+        tx_expr_new(st->ir, k, tx_dtype_with_lanes(r->dtype, st->lanes), ops, r->nops, r->span);
+    if (!n) return st->oom = 1, r;
+    n->u = r->u;
+    return n;
+  }
   case EXPR_CAST: {
     tx_expr *n = tx_expr_new(st->ir, EXPR_CAST, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1,
                              r->span);
@@ -360,22 +395,9 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
   case EXPR_VAR:
   case EXPR_FLOORDIV:
   case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
-  case EXPR_NOT:
-  case EXPR_SELECT:
   case EXPR_RAMP:
   case EXPR_BROADCAST:
   case EXPR_LET:
-  case EXPR_CALL:
   case EXPR_TUPLE:
   case EXPR_BUFFER:
   case EXPR_REGION:
@@ -449,13 +471,21 @@ static int emit_ok(tx_visitor *v, const tx_expr *e) {
   int w = elem_width(tx_dtype_elem(e->dtype));
   int ok;
   if (w == 16)
-    ok = k == EXPR_LOAD || k == EXPR_VAR;
+    ok = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_ADD || k == EXPR_SUB ||
+         k == EXPR_MUL || k == EXPR_MIN || k == EXPR_MAX;
   else if (w == 32)
     ok = (k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_RAMP || k == EXPR_BROADCAST ||
-          k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV ||
+          k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
+          k == EXPR_MAX || k == EXPR_SELECT || is_ite(e) ||
           (k == EXPR_MOD && tx_dtype_is_int(e->dtype)) ||
-          (k == EXPR_CAST && elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32)) &&
+          (k == EXPR_CAST && (elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32 ||
+                              e->ops[0]->dtype.code == DT_BOOL))) &&
          e->dtype.lanes <= 4;
+  else if (e->dtype.code == DT_BOOL)
+    /* lane-wise conditions: compared 32-bit values, combined with && || ! */
+    ok = e->dtype.lanes <= 4 &&
+         ((tx_expr_is_compare(k) && elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32) ||
+          k == EXPR_AND || k == EXPR_OR || k == EXPR_NOT);
   else
     ok = 0;
   if (!ok) c->bad = v->stop = 1;
@@ -464,6 +494,13 @@ static int emit_ok(tx_visitor *v, const tx_expr *e) {
 }
 
 static int emit_ok_stmt(tx_visitor *v, const tx_stmt *s) {
+  emit_check *c = v->user;
+  /* a bool vector has no CUDA type to bind */
+  if (s->kind == STMT_BIND && s->nexprs == 1 && s->exprs[0]->dtype.code == DT_BOOL &&
+      s->exprs[0]->dtype.lanes > 1) {
+    c->bad = v->stop = 1;
+    return 0;
+  }
   if (s->kind == STMT_STORE) {
     /* only the value; the index Ramp is an address */
     tx_visit_expr(v, s->exprs[0]);
