@@ -301,3 +301,23 @@ void tx_lc_names_free(tx_lc_names *n) {
   free(n->items);
   *n = (tx_lc_names){0};
 }
+
+/* ---- "does X occur" ---------------------------------------------------------------- */
+
+typedef struct any_expr {
+  tx_visitor v;
+  int (*pred)(const tx_expr *e);
+  int found;
+} any_expr;
+
+static int any_expr_pre(tx_visitor *v, const tx_expr *e) {
+  any_expr *a = (any_expr *)v;
+  if (a->pred(e)) a->found = v->stop = 1;
+  return 1;
+}
+
+int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e)) {
+  any_expr a = {.v = {.pre_expr = any_expr_pre, .visit_buffer_defs = 1}, .pred = pred};
+  tx_visit_module(&a.v, m);
+  return a.found;
+}
