@@ -321,3 +321,25 @@ int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e)) {
   tx_visit_module(&a.v, m);
   return a.found;
 }
+
+typedef struct any_stmt {
+  tx_visitor v;
+  int (*pred)(const tx_stmt *s);
+  int found;
+} any_stmt;
+
+static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
+  any_stmt *a = (any_stmt *)v;
+  if (a->pred(s)) a->found = v->stop = 1;
+  return 1;
+}
+
+int tx_lc_skip_expr(tx_visitor *v, const tx_expr *e) {
+  return 0;
+}
+
+int tx_lc_any_stmt(const tx_module *m, int (*pred)(const tx_stmt *s)) {
+  any_stmt a = {.v = {.pre_stmt = any_stmt_pre, .pre_expr = tx_lc_skip_expr}, .pred = pred};
+  tx_visit_module(&a.v, m);
+  return a.found;
+}

@@ -72,5 +72,11 @@ void tx_lc_names_free(tx_lc_names *n);
  * their input untouched when nothing they rewrite occurs: one read-only walk
  * is far cheaper than a mutator pass that rebuilds nothing. */
 int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e));
+/* The same for statements; expressions (which hold no statements) are not
+ * entered, so this walk is much cheaper still. */
+int tx_lc_any_stmt(const tx_module *m, int (*pred)(const tx_stmt *s));
+/* A pre_expr callback that skips every expression: for visitors that only
+ * look at statements. */
+int tx_lc_skip_expr(tx_visitor *v, const tx_expr *e);
 
 #endif
