@@ -272,6 +272,10 @@ static int check_buffer(tx_visitor *v, const tx_buffer *b) {
 
 /* ---- the pass ------------------------------------------------------------------- */
 
+static int has_narrow_float_type(const tx_expr *e) {
+  return is_narrow_float(e->dtype);
+}
+
 tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   if (pc->target && pc->target->sm < 89) {
@@ -282,6 +286,8 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, cons
     tx_visit_module(&c.v, in);
     if (c.errors) return TIRX_ERR_INPUT;
   }
+  /* Every rewrite above involves an expression of narrow-float type. */
+  if (!tx_lc_any_expr(in, has_narrow_float_type)) return TIRX_OK;
   lg_state st = {.pc = pc};
   const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;

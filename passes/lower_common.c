@@ -301,3 +301,45 @@ void tx_lc_names_free(tx_lc_names *n) {
   free(n->items);
   *n = (tx_lc_names){0};
 }
+
+/* ---- "does X occur" ---------------------------------------------------------------- */
+
+typedef struct any_expr {
+  tx_visitor v;
+  int (*pred)(const tx_expr *e);
+  int found;
+} any_expr;
+
+static int any_expr_pre(tx_visitor *v, const tx_expr *e) {
+  any_expr *a = (any_expr *)v;
+  if (a->pred(e)) a->found = v->stop = 1;
+  return 1;
+}
+
+int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e)) {
+  any_expr a = {.v = {.pre_expr = any_expr_pre, .visit_buffer_defs = 1}, .pred = pred};
+  tx_visit_module(&a.v, m);
+  return a.found;
+}
+
+typedef struct any_stmt {
+  tx_visitor v;
+  int (*pred)(const tx_stmt *s);
+  int found;
+} any_stmt;
+
+static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
+  any_stmt *a = (any_stmt *)v;
+  if (a->pred(s)) a->found = v->stop = 1;
+  return 1;
+}
+
+int tx_lc_skip_expr(tx_visitor *v, const tx_expr *e) {
+  return 0;
+}
+
+int tx_lc_any_stmt(const tx_module *m, int (*pred)(const tx_stmt *s)) {
+  any_stmt a = {.v = {.pre_stmt = any_stmt_pre, .pre_expr = tx_lc_skip_expr}, .pred = pred};
+  tx_visit_module(&a.v, m);
+  return a.found;
+}

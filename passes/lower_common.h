@@ -67,4 +67,16 @@ int tx_lc_names_has(tx_lc_names *n, const char *name);
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
 void tx_lc_names_free(tx_lc_names *n);
 
+/* Does some expression of module m (buffer definitions' fields included)
+ * satisfy pred? The walk stops at the first match. Passes use it to return
+ * their input untouched when nothing they rewrite occurs: one read-only walk
+ * is far cheaper than a mutator pass that rebuilds nothing. */
+int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e));
+/* The same for statements; expressions (which hold no statements) are not
+ * entered, so this walk is much cheaper still. */
+int tx_lc_any_stmt(const tx_module *m, int (*pred)(const tx_stmt *s));
+/* A pre_expr callback that skips every expression: for visitors that only
+ * look at statements. */
+int tx_lc_skip_expr(tx_visitor *v, const tx_expr *e);
+
 #endif

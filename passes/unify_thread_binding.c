@@ -470,11 +470,14 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   st->entry_count = 0;
   for (int t = 0; t < NTAGS; t++)
     st->uvar[t] = st->extent[t] = NULL, st->used[t] = 0;
-  tx_lc_names_free(&st->names);
-  tx_lc_names_collect(&st->names, f);
-  tx_visitor v = {.user = st, .pre_stmt = collect_pre, .post_stmt = collect_post};
+  /* Launches and device entries are statements: expressions need no walk. */
+  tx_visitor v = {
+      .user = st, .pre_stmt = collect_pre, .post_stmt = collect_post, .pre_expr = tx_lc_skip_expr};
   tx_visit_stmt(&v, f->body);
   if (st->error || st->oom || st->nsites == 0) return f;
+  /* Names are needed only for fresh variables, i.e. when there is work. */
+  tx_lc_names_free(&st->names);
+  tx_lc_names_collect(&st->names, f);
   if (!st->entry) {
     /* One kernel per function: all launches must sit under one outermost one. */
     const site *first = NULL;

@@ -576,7 +576,14 @@ static const tx_stmt *vl_stmt(tx_mutator *m, const tx_stmt *s) {
   return r;
 }
 
+static int is_vectorized_loop(const tx_stmt *s) {
+  return s->kind == STMT_FOR && s->flag == FOR_VECTORIZED;
+}
+
 tirx_status tx_pass_vectorize_loop(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
+  /* vl_stmt rewrites FOR_VECTORIZED loops and nothing else. */
+  *out = in;
+  if (!tx_lc_any_stmt(in, is_vectorized_loop)) return TIRX_OK;
   vec_state st = {.pc = pc, .ir = pc->ir};
   const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
