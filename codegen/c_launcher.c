@@ -215,37 +215,7 @@ static int kernel_index(const gen *g, const char *name) {
 /* `s` as a C string literal; long text is split into one literal per line so
  * that the generated file stays readable and diffable. */
 static void c_string(tx_strbuf *o, const char *s, size_t n, int split_lines) {
-  tx_sb_putc(o, '"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '"':
-      tx_sb_puts(o, "\\\"");
-      break;
-    case '\\':
-      tx_sb_puts(o, "\\\\");
-      break;
-    case '\n':
-      tx_sb_puts(o, "\\n");
-      if (split_lines && i + 1 < n) tx_sb_puts(o, "\"\n    \"");
-      break;
-    case '\t':
-      tx_sb_puts(o, "\\t");
-      break;
-    case '?':
-      tx_sb_puts(o, "\\?");
-      break; /* no trigraphs */
-    default:
-      if (c < 32 || c >= 127) {
-        /* Octal escapes take at most three digits, so a following digit
-         * cannot extend them (hex escapes would swallow it). */
-        tx_sb_printf(o, "\\%03o", c);
-      } else {
-        tx_sb_putc(o, (char)c);
-      }
-    }
-  }
-  tx_sb_putc(o, '"');
+  tx_sb_put_quoted(o, s, n, TX_QUOTE_C, split_lines);
 }
 
 static void c_int_literal(tx_strbuf *o, tx_dtype t, int64_t v) {

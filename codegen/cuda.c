@@ -197,33 +197,7 @@ void cuda_add_source(cuda_cg *g, const tx_expr *src) {
 }
 
 void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n) {
-  tx_sb_putc(sb, '"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '"':
-      tx_sb_puts(sb, "\\\"");
-      break;
-    case '\\':
-      tx_sb_puts(sb, "\\\\");
-      break;
-    case '\n':
-      tx_sb_puts(sb, "\\n");
-      break;
-    case '\t':
-      tx_sb_puts(sb, "\\t");
-      break;
-    case '\r':
-      tx_sb_puts(sb, "\\r");
-      break;
-    default:
-      if (c < 0x20 || c >= 0x7f)
-        tx_sb_printf(sb, "\\%03o", c);
-      else
-        tx_sb_putc(sb, (char)c);
-    }
-  }
-  tx_sb_putc(sb, '"');
+  tx_sb_put_quoted(sb, s, n, TX_QUOTE_C, 0);
 }
 
 /* ---- types ------------------------------------------------------------------ */

@@ -71,34 +71,7 @@ static void start_line(printer *p) {
 }
 
 static void put_quoted(printer *p, const char *s, size_t n) {
-  tx_sb_putc(p->out, '"');
-  for (size_t i = 0; i < n; i++) {
-    unsigned char c = (unsigned char)s[i];
-    switch (c) {
-    case '\\':
-      puts_(p, "\\\\");
-      break;
-    case '"':
-      puts_(p, "\\\"");
-      break;
-    case '\n':
-      puts_(p, "\\n");
-      break;
-    case '\t':
-      puts_(p, "\\t");
-      break;
-    case '\r':
-      puts_(p, "\\r");
-      break;
-    default:
-      /* Bytes >= 0x80 pass through so UTF-8 text stays readable. */
-      if (c < 0x20 || c == 0x7f)
-        tx_sb_printf(p->out, "\\x%02x", c);
-      else
-        tx_sb_putc(p->out, (char)c);
-    }
-  }
-  tx_sb_putc(p->out, '"');
+  tx_sb_put_quoted(p->out, s, n, TX_QUOTE_PYTHON, 0);
 }
 
 static void put_qstr(printer *p, const char *s) {

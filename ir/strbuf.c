@@ -96,3 +96,32 @@ int tx_sb_read_file(tx_strbuf *sb, const char *path) {
   if (!err && !sb->data) tx_sb_putn(sb, "", 0); /* an empty file still gets a buffer */
   return err ? err : sb->failed ? ENOMEM : 0;
 }
+
+void tx_sb_put_quoted(tx_strbuf *sb, const char *s, size_t n, tx_quote_style style,
+                      int split_lines) {
+  int c_style = style == TX_QUOTE_C;
+  tx_sb_putc(sb, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') {
+      tx_sb_putc(sb, '\\');
+      tx_sb_putc(sb, (char)c);
+    } else if (c == '\n') {
+      tx_sb_puts(sb, "\\n");
+      if (split_lines && i + 1 < n) tx_sb_puts(sb, "\"\n    \"");
+    } else if (c == '\t') {
+      tx_sb_puts(sb, "\\t");
+    } else if (c == '\r') {
+      tx_sb_puts(sb, "\\r");
+    } else if (c == '?' && c_style) {
+      tx_sb_puts(sb, "\\?");
+    } else if (c < 0x20 || c == 0x7f || (c_style && c >= 0x80)) {
+      /* C: octal takes at most three digits, so a following digit cannot
+       * extend it (a hex escape would swallow it). */
+      tx_sb_printf(sb, c_style ? "\\%03o" : "\\x%02x", c);
+    } else {
+      tx_sb_putc(sb, (char)c);
+    }
+  }
+  tx_sb_putc(sb, '"');
+}

@@ -22,6 +22,19 @@ void tx_sb_puts(tx_strbuf *sb, const char *s);
 void tx_sb_putc(tx_strbuf *sb, char c);
 void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap);
+/* How tx_sb_put_quoted escapes bytes. */
+typedef enum tx_quote_style {
+  TX_QUOTE_PYTHON, /* \xNN for control bytes; bytes >= 0x80 pass through (UTF-8) */
+  TX_QUOTE_C,      /* octal for control and non-ASCII bytes, \? against trigraphs */
+} tx_quote_style;
+
+/* s[0..n) as a double-quoted string literal. With split_lines (C style),
+ * every source line becomes a literal of its own, so embedded text stays
+ * readable in generated files. The one escaper of the printer, the CUDA
+ * generator and the C launcher. */
+void tx_sb_put_quoted(tx_strbuf *sb, const char *s, size_t n, tx_quote_style style,
+                      int split_lines);
+
 /* Append the whole file at `path`. Returns 0, or an errno value (ENOMEM on
  * an allocation failure). The one file reader of tools, tests and benches. */
 int tx_sb_read_file(tx_strbuf *sb, const char *path);
