@@ -287,22 +287,14 @@ int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap) {
 }
 
 int tx_read_file(const char *path, char **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
   tx_strbuf sb = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    tx_sb_putn(&sb, chunk, n);
-  int ok = !ferror(f) && !sb.failed;
-  fclose(f);
-  if (!ok) {
+  if (tx_sb_read_file(&sb, path)) {
     tx_sb_free(&sb);
     return 0;
   }
   *len = sb.len;
-  *data = sb.data ? sb.data : calloc(1, 1);
-  return *data != NULL;
+  *data = sb.data; /* tx_sb_read_file gives even an empty file a buffer */
+  return 1;
 }
 
 static int mkdir_p(const char *dir) {
