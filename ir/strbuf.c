@@ -91,7 +91,7 @@ int tx_sb_read_file(tx_strbuf *sb, const char *path) {
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0)
     tx_sb_putn(sb, buf, n);
-  int err = ferror(f) ? EIO : sb->failed ? ENOMEM : 0;
+  int err = ferror(f) ? (errno ? errno : EIO) : sb->failed ? ENOMEM : 0;
   fclose(f);
   if (!err && !sb->data) tx_sb_putn(sb, "", 0); /* an empty file still gets a buffer */
   return err ? err : sb->failed ? ENOMEM : 0;

@@ -102,36 +102,14 @@ static int is_regular(const char *path) {
 
 /* Whole file into a malloc'ed blob (NUL-terminated for convenience). 0 or errno. */
 static int read_file(const char *path, blob *out) {
-  *out = (blob){0};
-  FILE *f = fopen(path, "rb");
-  if (!f) return errno;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  int err = buf ? 0 : ENOMEM;
-  while (!err) {
-    if (n + 1 >= cap) {
-      char *p = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-      if (!p) {
-        err = ENOMEM;
-        break;
-      }
-      buf = p;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) err = errno ? errno : EIO;
-      break;
-    }
-  }
-  fclose(f);
+  tx_strbuf sb = {0};
+  int err = tx_sb_read_file(&sb, path);
   if (err) {
-    free(buf);
+    tx_sb_free(&sb);
+    *out = (blob){0};
     return err;
   }
-  buf[n] = '\0';
-  *out = (blob){buf, n};
+  *out = (blob){sb.data, sb.len};
   return 0;
 }
 
