@@ -1,11 +1,11 @@
 /*
  * gpu_harness.h - a minimal CUDA driver-API launcher for GPU tests.
  *
- * libcuda.so.1 is dlopen'ed (codegen/dynlib.h), so test binaries build and
- * start on machines without a driver and report a skip reason instead of
- * failing to load. This is deliberately small: one device, one context, one
- * module at a time, synchronous launches. The general runtime is a separate
- * piece of work; this harness only has to run hand-checked kernels.
+ * It sits on the runtime (runtime/runtime.h), which dlopens libcuda.so.1, so
+ * test binaries build and start on machines without a driver and report a
+ * skip reason instead of failing to load. Deliberately small: one device,
+ * synchronous copies and launches, raw argument arrays for hand-checked
+ * kernels.
  *
  * CUDA state does not survive fork(): open the harness in the process that
  * launches (test_gpu_kernels opens one per forked case).
