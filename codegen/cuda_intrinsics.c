@@ -17,120 +17,9 @@
  */
 #include <string.h>
 
+#include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
 #include "frontend/intrinsics.h"
-
-/* ---- helpers ----------------------------------------------------------------- */
-
-static uint32_t npos(const tx_expr *e) {
-  return e->u.call.kw.names ? e->u.call.kw.npos : e->nops;
-}
-
-static const tx_expr *kwarg(const tx_expr *e, const char *name) {
-  if (!e->u.call.kw.names) return NULL;
-  for (uint32_t i = e->u.call.kw.npos; i < e->nops; i++)
-    if (strcmp(e->u.call.kw.names[i - e->u.call.kw.npos], name) == 0) return e->ops[i];
-  return NULL;
-}
-
-/* Positional argument i, or keyword `name` when not given positionally. */
-static const tx_expr *arg(const tx_expr *e, uint32_t i, const char *name) {
-  if (i < npos(e)) return e->ops[i];
-  return name ? kwarg(e, name) : NULL;
-}
-
-static int is_f16(tx_dtype t) {
-  return (t.code == DT_FLOAT && t.bits == 16) || t.code == DT_BFLOAT;
-}
-
-static const char *str_arg(const tx_expr *a) {
-  return a && a->kind == EXPR_STRING ? a->u.str.data : NULL;
-}
-
-static int int_arg(const tx_expr *a, int64_t *v) {
-  if (!a || a->kind != EXPR_INT) return 0;
-  *v = a->u.ival;
-  return 1;
-}
-
-static void args_list(cuda_cg *g, const tx_expr *e, uint32_t from, uint32_t to, tx_strbuf *sb) {
-  for (uint32_t i = from; i < to; i++) {
-    if (i > from) tx_sb_puts(sb, ", ");
-    cuda_emit_expr(g, e->ops[i], sb);
-  }
-}
-
-static void call_fn(cuda_cg *g, const char *fn, const tx_expr *e, uint32_t from, uint32_t to,
-                    tx_strbuf *sb) {
-  tx_sb_printf(sb, "%s(", fn);
-  args_list(g, e, from, to, sb);
-  tx_sb_putc(sb, ')');
-}
-
-static int nargs_ok(cuda_cg *g, const tx_expr *e, uint32_t lo, uint32_t hi) {
-  uint32_t n = npos(e);
-  if (n < lo || n > hi) {
-    cuda_error(g, e->span, "%s: expected %u..%u arguments, got %u", e->u.call.op, lo, hi, n);
-    return 0;
-  }
-  return 1;
-}
-
-static void unsupported(cuda_cg *g, const tx_expr *e, const char *why) {
-  cuda_error(g, e->span, "%s is not supported by CUDA codegen%s%s", e->u.call.op, why ? ": " : "",
-             why ? why : "");
-}
-
-/* An asm input operand with a constraint from its dtype. */
-static void asm_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
-  tx_dtype t = a->dtype;
-  const char *c = "r", *cast = NULL;
-  if (t.code == DT_HANDLE)
-    c = "l";
-  else if (t.code == DT_FLOAT && t.bits == 32)
-    c = "f";
-  else if (t.code == DT_FLOAT && t.bits == 64)
-    c = "d";
-  else if (t.bits == 64)
-    c = "l";
-  else if (t.code == DT_FLOAT && t.bits == 16) {
-    c = "h";
-    cast = "__half_as_ushort";
-  } else if (t.code == DT_BOOL || t.bits < 32)
-    cast = "(unsigned)";
-  tx_sb_printf(sb, "\"%s\"(", c);
-  if (cast) tx_sb_printf(sb, "%s(", cast);
-  cuda_emit_expr(g, a, sb);
-  if (cast) tx_sb_putc(sb, ')');
-  tx_sb_putc(sb, ')');
-}
-
-/* A 32-bit shared address operand from a pointer (T.address_of(bar[0]),
- * bar.data) or an integer that already is one. */
-static void smem_addr_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
-  tx_sb_puts(sb, "\"r\"(");
-  if (a->dtype.code == DT_HANDLE) {
-    cuda_need_helper(g, H_SMEM_ADDR);
-    tx_sb_puts(sb, "tx_smem_addr(");
-    cuda_emit_expr(g, a, sb);
-    tx_sb_putc(sb, ')');
-  } else {
-    tx_sb_puts(sb, "(unsigned)(");
-    cuda_emit_expr(g, a, sb);
-    tx_sb_putc(sb, ')');
-  }
-  tx_sb_putc(sb, ')');
-}
-
-static void asm_begin(tx_strbuf *sb, const char *text) {
-  tx_sb_puts(sb, "asm volatile(");
-  cuda_put_cstring(sb, text, strlen(text));
-}
-
-static void asm_simple(tx_strbuf *sb, const char *text) {
-  asm_begin(sb, text);
-  tx_sb_puts(sb, " ::: \"memory\")");
-}
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -186,7 +75,7 @@ static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_error(g, e->span, "%s has no CUDA function for %s", op, tx_dtype_str(t, buf));          \
       return 1;                                                                                    \
     }                                                                                              \
-    call_fn(g, fn, e, 0, npos(e), sb);                                                             \
+    cuda_call_fn(g, fn, e, 0, cuda_npos(e), sb);                                                   \
     return 1;                                                                                      \
   }
   MATH_FUNCS(X)
@@ -227,7 +116,7 @@ static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
 #define X(name, fn)                                                                                \
   if (strcmp(op, name) == 0) {                                                                     \
-    call_fn(g, fn, e, 0, npos(e), sb);                                                             \
+    cuda_call_fn(g, fn, e, 0, cuda_npos(e), sb);                                                   \
     return 1;                                                                                      \
   }
   DIRECT_FUNCS(X)
@@ -274,9 +163,9 @@ void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb) {
 
 /* "x"/"y"/"z" (default x) -> the component letter. */
 static char dim_arg(cuda_cg *g, const tx_expr *e) {
-  const tx_expr *a = arg(e, 0, NULL);
+  const tx_expr *a = cuda_arg(e, 0, NULL);
   if (!a) return 'x';
-  const char *s = str_arg(a);
+  const char *s = cuda_str_arg(a);
   if (s && (strcmp(s, "x") == 0 || strcmp(s, "y") == 0 || strcmp(s, "z") == 0)) return s[0];
   cuda_error(g, e->span, "%s expects \"x\", \"y\" or \"z\"", e->u.call.op);
   return 'x';
@@ -285,28 +174,30 @@ static char dim_arg(cuda_cg *g, const tx_expr *e) {
 /* ---- PTX ------------------------------------------------------------------ */
 
 static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_strbuf *sb) {
-  const tx_expr *bar = arg(e, 0, NULL);
-  const tx_expr *bytes = expect_tx ? arg(e, 1, NULL) : NULL;
+  const tx_expr *bar = cuda_arg(e, 0, NULL);
+  const tx_expr *bytes = expect_tx ? cuda_arg(e, 1, NULL) : NULL;
   const tx_expr *cta = NULL, *pred = NULL, *count = NULL;
-  uint32_t n = npos(e);
+  uint32_t n = cuda_npos(e);
   if (expect_tx && n == 7) {
     /* TVM's printed form: (bar, bytes, sem, scope, space, cta_id, pred) with
      * defaults; only the local, unpredicated, shared::cta form is known. */
     int64_t c = -1, p = -1;
-    const char *space = str_arg(e->ops[4]);
-    if (!int_arg(e->ops[5], &c) || !int_arg(e->ops[6], &p) || c != 0 || p != 0 || !space ||
-        (strcmp(space, "shared") != 0 && strcmp(space, "shared::cta") != 0) ||
-        !str_arg(e->ops[2]) || *str_arg(e->ops[2]) || !str_arg(e->ops[3]) || *str_arg(e->ops[3])) {
-      unsupported(g, e, "only the (bar, bytes, \"\", \"\", \"shared\", 0, 0) form is supported");
+    const char *space = cuda_str_arg(e->ops[4]);
+    if (!cuda_int_arg(e->ops[5], &c) || !cuda_int_arg(e->ops[6], &p) || c != 0 || p != 0 ||
+        !space || (strcmp(space, "shared") != 0 && strcmp(space, "shared::cta") != 0) ||
+        !cuda_str_arg(e->ops[2]) || *cuda_str_arg(e->ops[2]) || !cuda_str_arg(e->ops[3]) ||
+        *cuda_str_arg(e->ops[3])) {
+      cuda_unsupported(g, e,
+                       "only the (bar, bytes, \"\", \"\", \"shared\", 0, 0) form is supported");
       return;
     }
-  } else if (!nargs_ok(g, e, expect_tx ? 2 : 1, expect_tx ? 4 : 4)) {
+  } else if (!cuda_nargs_ok(g, e, expect_tx ? 2 : 1, expect_tx ? 4 : 4)) {
     return;
   } else {
     uint32_t first = expect_tx ? 2 : 1;
-    cta = arg(e, first, "cta_id");
-    pred = arg(e, first + 1, "pred");
-    if (!expect_tx) count = arg(e, 3, "count");
+    cta = cuda_arg(e, first, "cta_id");
+    pred = cuda_arg(e, first + 1, "pred");
+    if (!expect_tx) count = cuda_arg(e, 3, "count");
   }
   if (!bar || (expect_tx && !bytes)) return;
   if (pred) {
@@ -315,7 +206,7 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
     tx_sb_puts(sb, ") ");
   }
   if (count && !expect_tx) {
-    unsupported(g, e, "count= is not supported");
+    cuda_unsupported(g, e, "count= is not supported");
     return;
   }
   if (cta) {
@@ -325,25 +216,25 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
               "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tx_rem], %1;\n\t}"
             : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
-    asm_begin(sb, text);
+    cuda_asm_begin(sb, text);
     tx_sb_puts(sb, " :: ");
-    smem_addr_in(g, bar, sb);
+    cuda_smem_addr_in(g, bar, sb);
     if (bytes) {
       tx_sb_puts(sb, ", ");
-      asm_in(g, bytes, sb);
+      cuda_asm_in(g, bytes, sb);
     }
     tx_sb_puts(sb, ", ");
-    asm_in(g, cta, sb);
+    cuda_asm_in(g, cta, sb);
     tx_sb_puts(sb, " : \"memory\")");
     return;
   }
-  asm_begin(sb, expect_tx ? "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                          : "mbarrier.arrive.shared::cta.b64 _, [%0];");
+  cuda_asm_begin(sb, expect_tx ? "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                               : "mbarrier.arrive.shared::cta.b64 _, [%0];");
   tx_sb_puts(sb, " :: ");
-  smem_addr_in(g, bar, sb);
+  cuda_smem_addr_in(g, bar, sb);
   if (bytes) {
     tx_sb_puts(sb, ", ");
-    asm_in(g, bytes, sb);
+    cuda_asm_in(g, bytes, sb);
   }
   tx_sb_puts(sb, " : \"memory\")");
 }
@@ -368,7 +259,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
 #define X(name, text)                                                                              \
   if (strcmp(op, name) == 0) {                                                                     \
-    asm_simple(sb, text);                                                                          \
+    cuda_asm_simple(sb, text);                                                                     \
     return 1;                                                                                      \
   }
   PTX_FIXED(X)
@@ -376,12 +267,12 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   char text[160];
   if (strcmp(op, "T.ptx.mbarrier.init") == 0 ||
       strcmp(op, "T.ptx_init_barrier_thread_count") == 0) {
-    if (!nargs_ok(g, e, 2, 2)) return 1;
-    asm_begin(sb, "mbarrier.init.shared::cta.b64 [%0], %1;");
+    if (!cuda_nargs_ok(g, e, 2, 2)) return 1;
+    cuda_asm_begin(sb, "mbarrier.init.shared::cta.b64 [%0], %1;");
     tx_sb_puts(sb, " :: ");
-    smem_addr_in(g, e->ops[0], sb);
+    cuda_smem_addr_in(g, e->ops[0], sb);
     tx_sb_puts(sb, ", ");
-    asm_in(g, e->ops[1], sb);
+    cuda_asm_in(g, e->ops[1], sb);
     tx_sb_puts(sb, " : \"memory\")");
     return 1;
   }
@@ -394,7 +285,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return 1;
   }
   if (strcmp(op, "T.ptx.mbarrier.try_wait") == 0 || strcmp(op, "T.cuda.mbarrier_wait") == 0) {
-    if (!nargs_ok(g, e, 2, 2)) return 1;
+    if (!cuda_nargs_ok(g, e, 2, 2)) return 1;
     cuda_need_helper(g, H_MBAR_TRY_WAIT);
     tx_sb_puts(sb, "tx_mbarrier_wait(");
     const tx_expr *bar = e->ops[0];
@@ -414,104 +305,107 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return 1;
   }
   if (strcmp(op, "T.ptx.fence.proxy_async") == 0) {
-    const tx_expr *sp = arg(e, 0, "space");
-    const char *space = sp ? str_arg(sp) : "";
+    const tx_expr *sp = cuda_arg(e, 0, "space");
+    const char *space = sp ? cuda_str_arg(sp) : "";
     if (!space) {
-      unsupported(g, e, "space must be a string");
+      cuda_unsupported(g, e, "space must be a string");
       return 1;
     }
     snprintf(text, sizeof text, "fence.proxy.async%s%s;", *space ? "." : "", space);
-    asm_simple(sb, text);
+    cuda_asm_simple(sb, text);
     return 1;
   }
   if (strcmp(op, "T.ptx.fence") == 0) {
-    const char *sem = str_arg(arg(e, 0, "sem")), *scope = str_arg(arg(e, 1, "scope"));
+    const char *sem = cuda_str_arg(cuda_arg(e, 0, "sem")),
+               *scope = cuda_str_arg(cuda_arg(e, 1, "scope"));
     if (!sem || !scope) {
-      unsupported(g, e, "sem and scope must be strings");
+      cuda_unsupported(g, e, "sem and scope must be strings");
       return 1;
     }
     snprintf(text, sizeof text, "fence%s%s%s%s;", *sem ? "." : "", sem, *scope ? "." : "", scope);
-    asm_simple(sb, text);
+    cuda_asm_simple(sb, text);
     return 1;
   }
   if (strcmp(op, "T.ptx.cp_async.bulk.wait_group") == 0 ||
       strcmp(op, "T.ptx.cp_async.wait_group") == 0 || strcmp(op, "T.ptx_wait_group") == 0) {
     int bulk = strstr(op, "bulk") != NULL;
     int64_t n = 0, rd = 0;
-    const tx_expr *na = arg(e, 0, bulk ? "n" : "num");
-    const tx_expr *ra = bulk ? arg(e, 1, "read") : NULL;
-    if ((na && !int_arg(na, &n)) || (ra && !int_arg(ra, &rd))) {
-      unsupported(g, e, "the group count must be a constant");
+    const tx_expr *na = cuda_arg(e, 0, bulk ? "n" : "num");
+    const tx_expr *ra = bulk ? cuda_arg(e, 1, "read") : NULL;
+    if ((na && !cuda_int_arg(na, &n)) || (ra && !cuda_int_arg(ra, &rd))) {
+      cuda_unsupported(g, e, "the group count must be a constant");
       return 1;
     }
     snprintf(text, sizeof text, "%s%s %lld;",
              bulk ? "cp.async.bulk.wait_group" : "cp.async.wait_group", rd ? ".read" : "",
              (long long)n);
-    asm_simple(sb, text);
+    cuda_asm_simple(sb, text);
     return 1;
   }
   if (strcmp(op, "T.ptx.setmaxnreg") == 0) {
     int64_t inc = 0, regs = 0;
-    if (!int_arg(arg(e, 0, "inc"), &inc) || !int_arg(arg(e, 1, "reg_count"), &regs)) {
-      unsupported(g, e, "inc and reg_count must be constants");
+    if (!cuda_int_arg(cuda_arg(e, 0, "inc"), &inc) ||
+        !cuda_int_arg(cuda_arg(e, 1, "reg_count"), &regs)) {
+      cuda_unsupported(g, e, "inc and reg_count must be constants");
       return 1;
     }
     snprintf(text, sizeof text, "setmaxnreg.%s.sync.aligned.u32 %lld;", inc ? "inc" : "dec",
              (long long)regs);
-    asm_simple(sb, text);
+    cuda_asm_simple(sb, text);
     return 1;
   }
   if (strcmp(op, "T.ptx.barrier.cluster.arrive") == 0 ||
       strcmp(op, "T.ptx.barrier.cluster.wait") == 0) {
     int wait = strstr(op, "wait") != NULL;
-    const tx_expr *a0 = arg(e, 0, wait ? "acquire" : "sem"), *a1 = arg(e, 1, "aligned");
+    const tx_expr *a0 = cuda_arg(e, 0, wait ? "acquire" : "sem"), *a1 = cuda_arg(e, 1, "aligned");
     const char *mod = "";
     int64_t flag = 0, aligned = 1;
     if (wait) {
-      if (a0 && (!int_arg(a0, &flag))) {
-        unsupported(g, e, "acquire must be a constant");
+      if (a0 && (!cuda_int_arg(a0, &flag))) {
+        cuda_unsupported(g, e, "acquire must be a constant");
         return 1;
       }
       mod = flag ? ".acquire" : "";
     } else if (a0) {
-      const char *sem = str_arg(a0);
+      const char *sem = cuda_str_arg(a0);
       if (!sem) {
-        unsupported(g, e, "sem must be a string");
+        cuda_unsupported(g, e, "sem must be a string");
         return 1;
       }
       mod = strcmp(sem, "release") == 0   ? ".release"
             : strcmp(sem, "relaxed") == 0 ? ".relaxed"
                                           : "";
     }
-    if (a1 && !int_arg(a1, &aligned)) {
-      unsupported(g, e, "aligned must be a constant");
+    if (a1 && !cuda_int_arg(a1, &aligned)) {
+      cuda_unsupported(g, e, "aligned must be a constant");
       return 1;
     }
     snprintf(text, sizeof text, "barrier.cluster.%s%s%s;", wait ? "wait" : "arrive", mod,
              aligned ? ".aligned" : "");
-    asm_simple(sb, text);
+    cuda_asm_simple(sb, text);
     return 1;
   }
   if (strcmp(op, "T.ptx.bar.sync") == 0 || strcmp(op, "T.ptx.bar.arrive") == 0 ||
       strcmp(op, "T.cuda.warpgroup_sync") == 0) {
     int is_wg = strcmp(op, "T.cuda.warpgroup_sync") == 0;
     int arrive = strstr(op, "arrive") != NULL;
-    const tx_expr *id = arg(e, 0, is_wg ? "bar_no" : NULL), *cnt = is_wg ? NULL : arg(e, 1, NULL);
+    const tx_expr *id = cuda_arg(e, 0, is_wg ? "bar_no" : NULL),
+                  *cnt = is_wg ? NULL : cuda_arg(e, 1, NULL);
     if (!id) {
-      unsupported(g, e, "missing barrier id");
+      cuda_unsupported(g, e, "missing barrier id");
       return 1;
     }
     if (is_wg)
-      asm_begin(sb, "bar.sync %0, 128;");
+      cuda_asm_begin(sb, "bar.sync %0, 128;");
     else if (cnt)
-      asm_begin(sb, arrive ? "bar.arrive %0, %1;" : "bar.sync %0, %1;");
+      cuda_asm_begin(sb, arrive ? "bar.arrive %0, %1;" : "bar.sync %0, %1;");
     else
-      asm_begin(sb, "bar.sync %0;");
+      cuda_asm_begin(sb, "bar.sync %0;");
     tx_sb_puts(sb, " :: ");
-    asm_in(g, id, sb);
+    cuda_asm_in(g, id, sb);
     if (cnt) {
       tx_sb_puts(sb, ", ");
-      asm_in(g, cnt, sb);
+      cuda_asm_in(g, cnt, sb);
     }
     tx_sb_puts(sb, " : \"memory\")");
     return 1;
@@ -650,7 +544,7 @@ static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
  * expression (asm outputs need an lvalue). */
 static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
-  for (uint32_t i = npos(e); i < e->nops; i++) {
+  for (uint32_t i = cuda_npos(e); i < e->nops; i++) {
     const char *kw = e->u.call.kw.names[i - e->u.call.kw.npos];
     if (strcmp(kw, "return_type") != 0 && strcmp(kw, "dtype") != 0) {
       cuda_error(
@@ -687,7 +581,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
   }
   uint32_t k = has_dst, npred = 0;
-  for (uint32_t i = 0; i < npos(e); i++) {
+  for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
     if (a->kind == EXPR_STRING) {
       /* ".rn" extends the opcode; anything else ("_", "%laneid") is an operand. */
@@ -716,7 +610,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       /* Pointers are memory operands; shared ones as 32-bit shared addresses. */
       tx_sb_printf(&ops, "[%%%u]", k);
       if (is_shared_ptr(g, a)) {
-        smem_addr_in(g, a, &ins);
+        cuda_smem_addr_in(g, a, &ins);
       } else {
         tx_sb_puts(&ins, "\"l\"(");
         cuda_emit_expr(g, a, &ins);
@@ -829,7 +723,7 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     else if (t.bits == 8)
       tx_sb_puts(sb, is_max ? "((signed char)127)" : "((signed char)-128)");
     else
-      unsupported(g, e, "integer width");
+      cuda_unsupported(g, e, "integer width");
     return;
   }
   if (t.code == DT_UINT && !is_inf && t.lanes == 1) {
@@ -844,10 +738,10 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     else if (t.bits == 8)
       tx_sb_puts(sb, "((unsigned char)255)");
     else
-      unsupported(g, e, "integer width");
+      cuda_unsupported(g, e, "integer width");
     return;
   }
-  if (is_f16(t) && t.lanes == 1) {
+  if (cuda_is_f16(t) && t.lanes == 1) {
     g->features |= t.code == DT_BFLOAT ? CUDA_FEAT_BF16 : CUDA_FEAT_FP16;
     const char *cv = t.code == DT_BFLOAT ? "__float2bfloat16_rn" : "__float2half_rn";
     const char *v = is_inf                ? "__int_as_float(0x7f800000)"
@@ -856,12 +750,12 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_printf(sb, "%s(%s)", cv, v);
     return;
   }
-  unsupported(g, e, "this dtype");
+  cuda_unsupported(g, e, "this dtype");
 }
 
 void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
-  uint32_t n = npos(e);
+  uint32_t n = cuda_npos(e);
   if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
   if (is_raw_ptx(op)) {
     emit_raw_ptx(g, e, sb);
@@ -869,7 +763,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   const char *inf = infix_call(op);
   if (inf) {
-    if (!nargs_ok(g, e, 2, 2)) return;
+    if (!cuda_nargs_ok(g, e, 2, 2)) return;
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_printf(sb, " %s ", inf);
@@ -884,7 +778,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (strcmp(op, "T.if_then_else") == 0) {
-    if (!nargs_ok(g, e, 3, 3)) return;
+    if (!cuda_nargs_ok(g, e, 3, 3)) return;
     if (e->dtype.lanes != 1) {
       cuda_emit_vector_op(g, e, sb);
       return;
@@ -914,15 +808,15 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       return;
     }
     if (!fn) {
-      unsupported(g, e, "this dtype");
+      cuda_unsupported(g, e, "this dtype");
       return;
     }
-    call_fn(g, fn, e, 0, 1, sb);
+    cuda_call_fn(g, fn, e, 0, 1, sb);
     return;
   }
   if (strcmp(op, "T.sigmoid") == 0) {
     if (!(e->dtype.code == DT_FLOAT && e->dtype.bits == 32)) {
-      unsupported(g, e, "only float32");
+      cuda_unsupported(g, e, "only float32");
       return;
     }
     tx_sb_puts(sb, "(1.0f / (1.0f + expf(-(");
@@ -932,26 +826,26 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.isnan") == 0 || strcmp(op, "T.isinf") == 0 || strcmp(op, "T.isfinite") == 0) {
     const tx_expr *x = e->ops[0];
-    if (is_f16(x->dtype) && strcmp(op, "T.isnan") == 0) {
-      call_fn(g, "__hisnan", e, 0, 1, sb);
+    if (cuda_is_f16(x->dtype) && strcmp(op, "T.isnan") == 0) {
+      cuda_call_fn(g, "__hisnan", e, 0, 1, sb);
       return;
     }
     if (!tx_dtype_is_float(x->dtype) || x->dtype.bits < 32) {
-      unsupported(g, e, "only float32/float64");
+      cuda_unsupported(g, e, "only float32/float64");
       return;
     }
-    call_fn(g, op + 2, e, 0, 1, sb);
+    cuda_call_fn(g, op + 2, e, 0, 1, sb);
     return;
   }
   if (strcmp(op, "T.popcount") == 0 || strcmp(op, "T.clz") == 0) {
     int wide = e->ops[0]->dtype.bits == 64;
     const char *fn = op[2] == 'p' ? (wide ? "__popcll" : "__popc") : (wide ? "__clzll" : "__clz");
-    call_fn(g, fn, e, 0, 1, sb);
+    cuda_call_fn(g, fn, e, 0, 1, sb);
     return;
   }
   if (strcmp(op, "T.cast") == 0 || strcmp(op, "T.Cast") == 0) {
     tx_sb_printf(sb, "((%s)", tx_cuda_type(e->dtype) ? tx_cuda_type(e->dtype) : "int");
-    cuda_emit_expr(g, e->ops[npos(e) - 1], sb);
+    cuda_emit_expr(g, e->ops[cuda_npos(e) - 1], sb);
     tx_sb_putc(sb, ')');
     return;
   }
@@ -972,10 +866,10 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     else if (to.code == DT_INT && to.bits == 64 && from.code == DT_FLOAT && from.bits == 64)
       fn = "__double_as_longlong";
     if (!fn) {
-      unsupported(g, e, "this pair of types");
+      cuda_unsupported(g, e, "this pair of types");
       return;
     }
-    call_fn(g, fn, e, n - 1, n, sb);
+    cuda_call_fn(g, fn, e, n - 1, n, sb);
     return;
   }
   if (strcmp(op, "T.max_value") == 0 || strcmp(op, "T.min_value") == 0 ||
@@ -984,49 +878,49 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (strcmp(op, "T.call_extern") == 0 || strcmp(op, "T.call_pure_extern") == 0) {
-    const char *fn = n >= 2 ? str_arg(e->ops[1]) : NULL;
+    const char *fn = n >= 2 ? cuda_str_arg(e->ops[1]) : NULL;
     if (!fn) {
-      unsupported(g, e, "expected (dtype, \"name\", args...)");
+      cuda_unsupported(g, e, "expected (dtype, \"name\", args...)");
       return;
     }
-    call_fn(g, fn, e, 2, n, sb);
+    cuda_call_fn(g, fn, e, 2, n, sb);
     return;
   }
   if (strcmp(op, "T.cuda.func_call") == 0) {
-    const char *fn = n >= 1 ? str_arg(e->ops[0]) : NULL;
-    const tx_expr *src = kwarg(e, "source_code");
+    const char *fn = n >= 1 ? cuda_str_arg(e->ops[0]) : NULL;
+    const tx_expr *src = cuda_kwarg(e, "source_code");
     if (!fn) {
-      unsupported(g, e, "expected the function name first");
+      cuda_unsupported(g, e, "expected the function name first");
       return;
     }
     if (src && src->kind == EXPR_STRING) cuda_add_source(g, src);
-    call_fn(g, fn, e, 1, n, sb);
+    cuda_call_fn(g, fn, e, 1, n, sb);
     return;
   }
   if (strcmp(op, "T.tvm_warp_shuffle") == 0 || strcmp(op, "T.tvm_warp_shuffle_up") == 0 ||
       strcmp(op, "T.tvm_warp_shuffle_down") == 0 || strcmp(op, "T.tvm_warp_shuffle_xor") == 0) {
-    if (!nargs_ok(g, e, 5, 5)) return;
+    if (!cuda_nargs_ok(g, e, 5, 5)) return;
     const char *suffix = op + strlen("T.tvm_warp_shuffle");
     char fn[32];
     snprintf(fn, sizeof fn, "__shfl%s_sync", suffix);
     /* (mask, value, lane/delta, width, warp_size): CUDA takes the first four. */
-    call_fn(g, fn, e, 0, 4, sb);
+    cuda_call_fn(g, fn, e, 0, 4, sb);
     return;
   }
   if (strcmp(op, "T.tvm_storage_sync") == 0) {
-    const char *scope = n ? str_arg(e->ops[0]) : NULL;
+    const char *scope = n ? cuda_str_arg(e->ops[0]) : NULL;
     if (scope && strcmp(scope, "shared") == 0)
       tx_sb_puts(sb, "__syncthreads()");
     else if (scope && strcmp(scope, "warp") == 0)
       tx_sb_puts(sb, "__syncwarp()");
     else
-      unsupported(g, e, "only \"shared\" and \"warp\" scopes");
+      cuda_unsupported(g, e, "only \"shared\" and \"warp\" scopes");
     return;
   }
   if (strcmp(op, "T.address_of") == 0) {
     const tx_expr *x = n == 1 ? e->ops[0] : NULL;
     if (!x || (x->kind != EXPR_LOAD && x->kind != EXPR_BUFFER)) {
-      unsupported(g, e, "expected a buffer element");
+      cuda_unsupported(g, e, "expected a buffer element");
       return;
     }
     tx_sb_puts(sb, "(&");
@@ -1039,7 +933,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     const tx_expr *idx = e->ops[1];
     if (idx->kind == EXPR_TUPLE) {
       if (idx->nops != 1) {
-        unsupported(g, e, "expected one (flattened) index");
+        cuda_unsupported(g, e, "expected one (flattened) index");
         return;
       }
       idx = idx->ops[0];
@@ -1076,7 +970,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.cuda.cvta_generic_to_shared") == 0) {
     cuda_need_helper(g, H_SMEM_ADDR);
-    call_fn(g, "tx_smem_addr", e, 0, 1, sb);
+    cuda_call_fn(g, "tx_smem_addr", e, 0, 1, sb);
     return;
   }
   if (strcmp(op, "T.cuda.trap_when_assert_failed") == 0) {
@@ -1087,20 +981,26 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.call_packed") == 0 || strcmp(op, "T.tvm_call_packed") == 0 ||
       strcmp(op, "T.call_cpacked") == 0) {
-    unsupported(g, e, "it is host-only");
+    cuda_unsupported(g, e, "it is host-only");
     return;
   }
   if (strcmp(op, "T.launch_thread") == 0) {
-    unsupported(g, e, "T.launch_thread must be bound to a variable (tx = T.launch_thread(...))");
+    cuda_unsupported(g, e,
+                     "T.launch_thread must be bound to a variable (tx = T.launch_thread(...))");
     return;
   }
   /* A registered T.ptx.* helper without an emitter: its operands follow
    * TVM's convention for that helper, so name the raw form instead. */
+  cuda_call_emitter *family = cuda_find_call_emitter(op);
+  if (family) {
+    family(g, e, sb);
+    return;
+  }
   if (strncmp(op, "T.ptx.", 6) == 0) {
-    unsupported(
+    cuda_unsupported(
         g, e,
         "no emitter for this TVM helper; write the instruction as T.ptx[\"opcode\"](operands...)");
     return;
   }
-  unsupported(g, e, NULL);
+  cuda_unsupported(g, e, NULL);
 }

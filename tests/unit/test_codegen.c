@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "codegen/codegen.h"
+#include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
 #include "ir/context.h"
 #include "ir/printer.h"
@@ -255,6 +256,33 @@ Test(split, host_only_function_unchanged) {
   cr_assert_eq(c.lowered->nfuncs, 1);
   cr_assert(!strstr(c.cu.data, "__global__"));
   compiled_free(&c);
+}
+
+/* ---- family emitter tables ------------------------------------------------------ */
+
+/* cuda_find_call_emitter binary-searches each table, so an entry out of
+ * order would silently never be found. */
+Test(call_tables, sorted_without_duplicates_and_found) {
+  static const cuda_call_table *const tables[] = {
+#define X(table) &table,
+      CUDA_CALL_TABLES(X)
+#undef X
+  };
+  for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+    const cuda_call_table *tab = tables[t];
+    for (size_t i = 0; i < tab->n; i++) {
+      if (i > 0)
+        cr_expect(strcmp(tab->entries[i - 1].op, tab->entries[i].op) < 0,
+                  "%s: '%s' must sort before '%s'", tab->family, tab->entries[i - 1].op,
+                  tab->entries[i].op);
+      cr_expect(tab->entries[i].emit != NULL, "%s: %s has no emitter", tab->family,
+                tab->entries[i].op);
+      cr_expect(cuda_find_call_emitter(tab->entries[i].op) == tab->entries[i].emit,
+                "%s: %s is not found by lookup (duplicate in another table?)", tab->family,
+                tab->entries[i].op);
+    }
+  }
+  cr_expect_null(cuda_find_call_emitter("T.ptx.no_such_helper"));
 }
 
 /* ---- located errors ------------------------------------------------------------ */
