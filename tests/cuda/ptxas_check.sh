@@ -4,6 +4,11 @@
 # the GPU machine would JIT is known to assemble without needing a GPU.
 #
 #   *.cu   nvcc -ptx -arch=ARCH first (NVRTC-style: -std=c++17), then ptxas.
+#          A kernel that uses arch-specific instructions (wgmma: sm_90a;
+#          tcgen05: sm_100a) names the archs it is for in a line
+#          `// ptxas-archs: sm_90a` in the .cu, or `# ptxas-archs: sm_90a`
+#          in the sibling NAME.tirx of a NAME.expected.cu golden; only
+#          those of $PTXAS_ARCHS are checked, the others are skipped.
 #   *.ptx  assembled as is; a PTX whose .target is arch-specific (sm_90a)
 #          only assembles for that exact arch, so other archs are skipped.
 #
@@ -37,6 +42,16 @@ assemble() { # PTX ARCH LABEL
   if "$ptxas" -arch="$2" "$1" -o "$tmp/out.cubin" >"$tmp/err" 2>&1; then ok "$3"; else bad "$3"; fi
 }
 
+# The archs a .cu is restricted to, or nothing.
+cu_archs() {
+  m=$(sed -n 's|^// ptxas-archs: *||p' "$1" | head -n 1)
+  src=${1%.expected.cu}.tirx
+  if [ -z "$m" ] && [ "$src" != "$1" ] && [ -f "$src" ]; then
+    m=$(sed -n 's|^# ptxas-archs: *||p' "$src" | head -n 1)
+  fi
+  echo "$m"
+}
+
 found=0
 for f in "$dir"/*.cu "$dir"/*.ptx; do
   [ -e "$f" ] || continue
@@ -47,6 +62,12 @@ for f in "$dir"/*.cu "$dir"/*.ptx; do
     case "$f" in
     *.cu)
       if [ -z "$nvcc" ]; then skp "$label" "nvcc not found"; continue; fi
+      only=$(cu_archs "$f")
+      case " $only " in
+      "  ") ;;
+      *" $arch "*) ;;
+      *) skp "$label" "uses instructions for $only only"; continue ;;
+      esac
       ptx="$tmp/${base%.cu}.$arch.ptx"
       if ! "$nvcc" -ptx -std=c++17 -arch="$arch" "$f" -o "$ptx" >"$tmp/err" 2>&1; then
         bad "$label (nvcc -ptx)"
