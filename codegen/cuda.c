@@ -216,6 +216,11 @@ static const char *ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
 /* ---- literals ---------------------------------------------------------------- */
 
 static void put_float_text(tx_strbuf *sb, double v, int is_f32) {
+  /* Whole numbers below 1e9 print as %.9g would, without its cost. */
+  if (!signbit(v) && v < 1e9 && v == (double)(int64_t)v) {
+    tx_sb_printf(sb, "%" PRId64 ".0%s", (int64_t)v, is_f32 ? "f" : "");
+    return;
+  }
   char buf[64];
   snprintf(buf, sizeof buf, is_f32 ? "%.9g" : "%.17g", v);
   tx_sb_puts(sb, buf);
@@ -962,9 +967,16 @@ static void line_done(cuda_cg *g, tirx_span span) {
 
 static void line(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+static void put_indent(cuda_cg *g) {
+  static const char spaces[] = "                                ";
+  size_t n = (size_t)(g->indent > 0 ? g->indent : 0) * 2;
+  for (; n > sizeof spaces - 1; n -= sizeof spaces - 1)
+    tx_sb_putn(g->out, spaces, sizeof spaces - 1);
+  tx_sb_putn(g->out, spaces, n);
+}
+
 static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
-  for (int i = 0; i < g->indent; i++)
-    tx_sb_puts(g->out, "  ");
+  put_indent(g);
   va_list ap;
   va_start(ap, fmt);
   tx_sb_vprintf(g->out, fmt, ap);
@@ -972,15 +984,15 @@ static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
   line_done(g, span);
 }
 
-/* `prefix EXPR suffix` on one line. */
+/* `prefix EXPR suffix` on one line. Expressions never emit lines of their
+ * own, so the expression is written straight into the output. */
 static void expr_line(cuda_cg *g, tirx_span span, const char *prefix, const tx_expr *e,
                       const char *suffix) {
-  tx_strbuf sb = {0};
-  cuda_emit_expr(g, e, &sb);
-  const char *t = tx_sb_cstr(&sb);
-  if (!t) g->nomem = 1;
-  line(g, span, "%s%s%s", prefix, t ? t : "", suffix);
-  tx_sb_free(&sb);
+  put_indent(g);
+  tx_sb_puts(g->out, prefix);
+  cuda_emit_expr(g, e, g->out);
+  tx_sb_puts(g->out, suffix);
+  line_done(g, span);
 }
 
 static void emit_stmt(cuda_cg *g, const tx_stmt *s);
@@ -989,12 +1001,13 @@ static void emit_stmt(cuda_cg *g, const tx_stmt *s);
  * enclose the whole condition. */
 static void cond_line(cuda_cg *g, tirx_span span, const char *prefix, const tx_expr *e,
                       const char *suffix) {
-  tx_strbuf sb = {0};
-  cuda_emit_expr(g, e, &sb);
-  const char *t = tx_sb_cstr(&sb);
-  if (!t) g->nomem = 1;
-  size_t n = t ? strlen(t) : 0, start = 0;
-  if (n >= 2 && t[0] == '(' && t[n - 1] == ')') {
+  put_indent(g);
+  tx_sb_puts(g->out, prefix);
+  size_t at = g->out->len;
+  cuda_emit_expr(g, e, g->out);
+  char *t = g->out->failed ? NULL : g->out->data + at;
+  size_t n = g->out->len - at;
+  if (t && n >= 2 && t[0] == '(' && t[n - 1] == ')') {
     int depth = 0, whole = 1;
     for (size_t i = 0; i < n; i++) {
       depth += t[i] == '(' ? 1 : t[i] == ')' ? -1 : 0;
@@ -1005,12 +1018,13 @@ static void cond_line(cuda_cg *g, tirx_span span, const char *prefix, const tx_e
     }
     /* String literals never occur in conditions, so counting is exact. */
     if (whole) {
-      start = 1;
-      n -= 1;
+      memmove(t, t + 1, n - 2);
+      g->out->len -= 2;
+      g->out->data[g->out->len] = '\0';
     }
   }
-  line(g, span, "%s%.*s%s", prefix, (int)(n - start), t ? t + start : "", suffix);
-  tx_sb_free(&sb);
+  tx_sb_puts(g->out, suffix);
+  line_done(g, span);
 }
 
 static void emit_block(cuda_cg *g, const tx_stmt *s);

@@ -4,6 +4,7 @@
 #include "ir/strbuf.h"
 
 #include <errno.h>
+#include <stddef.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -51,8 +52,106 @@ void tx_sb_putc(tx_strbuf *sb, char c) {
   tx_sb_putn(sb, &c, 1);
 }
 
+/* The conversions the fast formatter handles: %s %.*s %c %d %i %u %x with
+ * no flags or width, the l/ll/z length modifiers, and %%. Code generation
+ * formats thousands of short fragments per kernel, where vsnprintf's
+ * generality costs more than the text itself. */
+static int fast_format_ok(const char *fmt) {
+  for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
+    p++;
+    if (*p == '%') {
+      p++;
+      continue;
+    }
+    if (p[0] == '.' && p[1] == '*' && p[2] == 's') {
+      p += 3;
+      continue;
+    }
+    if (*p == 'z')
+      p++;
+    else
+      for (int i = 0; i < 2 && *p == 'l'; i++)
+        p++;
+    if (!*p || !strchr("scdiux", *p)) return 0;
+    p++;
+  }
+  return 1;
+}
+
+static void put_unsigned(tx_strbuf *sb, unsigned long long v, unsigned base) {
+  char buf[24], *end = buf + sizeof buf, *p = end;
+  do {
+    *--p = "0123456789abcdef"[v % base];
+    v /= base;
+  } while (v);
+  tx_sb_putn(sb, p, (size_t)(end - p));
+}
+
+static void fast_format(tx_strbuf *sb, const char *fmt, va_list ap) {
+  for (const char *p = fmt;;) {
+    const char *pct = strchr(p, '%');
+    if (!pct) {
+      tx_sb_puts(sb, p);
+      return;
+    }
+    if (pct > p) tx_sb_putn(sb, p, (size_t)(pct - p));
+    p = pct + 1;
+    if (*p == '%') {
+      tx_sb_putc(sb, '%');
+      p++;
+      continue;
+    }
+    if (p[0] == '.') { /* %.*s */
+      int n = va_arg(ap, int);
+      const char *str = va_arg(ap, const char *);
+      size_t len = 0;
+      while ((n < 0 || len < (size_t)n) && str[len])
+        len++;
+      tx_sb_putn(sb, str, len);
+      p += 3;
+      continue;
+    }
+    int longs = 0, size = 0;
+    if (*p == 'z') {
+      size = 1;
+      p++;
+    } else
+      while (*p == 'l') {
+        longs++;
+        p++;
+      }
+    char conv = *p++;
+    if (conv == 's') {
+      const char *str = va_arg(ap, const char *);
+      tx_sb_puts(sb, str ? str : "(null)");
+    } else if (conv == 'c') {
+      tx_sb_putc(sb, (char)va_arg(ap, int));
+    } else if (conv == 'd' || conv == 'i') {
+      long long v = size         ? (long long)va_arg(ap, ptrdiff_t)
+                    : longs == 2 ? va_arg(ap, long long)
+                    : longs == 1 ? va_arg(ap, long)
+                                 : va_arg(ap, int);
+      if (v < 0) tx_sb_putc(sb, '-');
+      put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 10);
+    } else {
+      unsigned long long v = size         ? va_arg(ap, size_t)
+                             : longs == 2 ? va_arg(ap, unsigned long long)
+                             : longs == 1 ? va_arg(ap, unsigned long)
+                                          : va_arg(ap, unsigned);
+      put_unsigned(sb, v, conv == 'x' ? 16 : 10);
+    }
+  }
+}
+
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap) {
   if (sb->failed) return;
+  if (fast_format_ok(fmt)) {
+    va_list copy;
+    va_copy(copy, ap);
+    fast_format(sb, fmt, copy);
+    va_end(copy);
+    return;
+  }
   /* Format straight into the spare room; only a result that does not fit
    * pays for a second pass. */
   if (sb->cap - sb->len < 64 && !reserve(sb, 64)) return;

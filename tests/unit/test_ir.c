@@ -5,8 +5,11 @@
  * IR is built by hand here so these tests depend on nothing but ir/.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -799,4 +802,41 @@ Test(layout, deep_chains) {
   tx_visitor v = counting(&c);
   tx_visit_expr(&v, r);
   cr_assert_eq(c.exprs, 1 + 2 * 20000);
+}
+
+/* ---- strbuf printf: the fast path must agree with the C library ---------------- */
+
+#define SB_CHECK(...)                                                                              \
+  do {                                                                                             \
+    char want[256];                                                                                \
+    snprintf(want, sizeof want, __VA_ARGS__);                                                      \
+    tx_strbuf sb = {0};                                                                            \
+    tx_sb_puts(&sb, "<");                                                                          \
+    tx_sb_printf(&sb, __VA_ARGS__);                                                                \
+    cr_expect_str_eq(tx_sb_cstr(&sb) + 1, want);                                                   \
+    tx_sb_free(&sb);                                                                               \
+  } while (0)
+
+Test(strbuf, printf_matches_snprintf) {
+  SB_CHECK("plain text");
+  SB_CHECK("%s(%s)", "fn", "");
+  SB_CHECK("%d %d %d %i", 0, -1, INT_MIN, INT_MAX);
+  SB_CHECK("%u %x %x", UINT_MAX, 0u, 0xdeadbeefu);
+  SB_CHECK("%ld %lu %lld %llu", LONG_MIN, ULONG_MAX, LLONG_MIN, ULLONG_MAX);
+  SB_CHECK("%" PRId64 "LL %" PRIu64 "ULL", INT64_MIN, UINT64_MAX);
+  SB_CHECK("%zu %zd", (size_t)12345, (ptrdiff_t)-7);
+  SB_CHECK("100%% %c%c", 'o', 'k');
+  SB_CHECK("[%.*s] [%.*s] [%.*s]", 3, "abcdef", 0, "abc", 10, "ab");
+  SB_CHECK("%5d|%-4s|%.3f|%08x|%+d", 42, "ab", 3.14159, 255u, 3); /* vsnprintf fallback */
+}
+
+Test(strbuf, printf_long_output_grows) {
+  char big[3000];
+  memset(big, 'x', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  SB_CHECK("%s|%d", big + 2800, 7);
+  tx_strbuf sb = {0};
+  tx_sb_printf(&sb, "%s%s", big, big);
+  cr_expect_eq(sb.len, 2 * (sizeof big - 1));
+  tx_sb_free(&sb);
 }
