@@ -11,6 +11,7 @@
 #include "frontend/builder.h"
 #include "frontend/intrinsics.h"
 #include "ir/ir.h"
+#include "ir/strbuf.h"
 
 /* What a name in scope stands for. */
 typedef enum sym_kind {
@@ -65,6 +66,7 @@ typedef struct builder {
   tirx_span dyn_shared_span; /* first shared.dyn allocation (line 0: none) */
   ptr_vec symbolic;          /* symbolic vars of the current function */
   ptr_vec attr_keys, attr_values;
+  tx_strbuf qualified; /* scratch for bld_qualified_name, reused across calls */
 
   /* Frequently compared names, interned once. */
   struct {

@@ -161,8 +161,15 @@ static int is_identifier(const char *s, size_t n) {
   return 1;
 }
 
-/* Append `.seg` (or `["seg"]` when seg is not dotted identifiers). */
-static void append_segment(tx_strbuf *sb, const char *seg, size_t n) {
+/* Append `.seg` (or `["seg"]` when seg is not dotted identifiers). An
+ * attribute name came from the lexer as an identifier, so only subscript
+ * strings need the check. */
+static void append_segment(tx_strbuf *sb, const char *seg, size_t n, int is_name) {
+  if (is_name) {
+    tx_sb_putc(sb, '.');
+    tx_sb_putn(sb, seg, n);
+    return;
+  }
   int dotted = n > 0;
   for (size_t i = 0, start = 0; i <= n && dotted; i++) {
     if (i == n || seg[i] == '.') {
@@ -211,27 +218,27 @@ static int qualify(builder *b, const tx_ast *a, tx_strbuf *sb, const symbol **ro
   }
   if (a->kind == AST_ATTR) {
     if (!qualify(b, a->u.attr.value, sb, root, depth + 1)) return 0;
-    append_segment(sb, a->u.attr.attr, strlen(a->u.attr.attr));
+    append_segment(sb, a->u.attr.attr, strlen(a->u.attr.attr), 1);
     return 1;
   }
   /* Only the raw-opcode form T.ptx["..."] names a callee through a subscript. */
   if (a->kind == AST_SUBSCRIPT && a->u.subscript.index->kind == AST_STR) {
     if (!qualify(b, a->u.subscript.value, sb, root, depth + 1)) return 0;
-    append_segment(sb, a->u.subscript.index->u.str.data, a->u.subscript.index->u.str.len);
+    append_segment(sb, a->u.subscript.index->u.str.data, a->u.subscript.index->u.str.len, 0);
     return 1;
   }
   return 0;
 }
 
 const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **root) {
-  tx_strbuf sb = {0};
+  tx_strbuf *sb = &b->qualified;
+  sb->len = 0;
   const char *out = NULL;
-  if (qualify(b, callee, &sb, root, 0)) {
-    const char *s = tx_sb_cstr(&sb);
-    out = s ? tx_intern_n(b->ir->strings, s, sb.len) : NULL;
+  if (qualify(b, callee, sb, root, 0)) {
+    const char *s = tx_sb_cstr(sb);
+    out = s ? tx_intern_n(b->ir->strings, s, sb->len) : NULL;
     if (!out) bld_oom(b);
   }
-  tx_sb_free(&sb);
   return out;
 }
 
@@ -785,6 +792,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   vec_free(&b.symbolic);
   vec_free(&b.attr_keys);
   vec_free(&b.attr_values);
+  tx_sb_free(&b.qualified);
   free(b.syms);
   free(b.heads);
   if (b.oom) return TIRX_ERR_NOMEM;

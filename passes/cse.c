@@ -203,6 +203,16 @@ static int64_t reserve_cand(cse_state *st) {
 
 static scan_info scan_expr(cse_state *st, const tx_expr *e);
 
+/* Variables and integers are most leaves: hash them directly rather than
+ * through tx_expr_hash's binding-aware walk. A free variable is equal only
+ * to itself (tx_expr_equal), so its address is a consistent hash; the hash
+ * only prefilters tx_expr_equal and never orders anything. */
+static uint64_t leaf_hash(const tx_expr *e, uint64_t type) {
+  if (e->kind == EXPR_VAR) return tx_hash_mix(type, (uint64_t)(uintptr_t)e);
+  if (e->kind == EXPR_INT) return tx_hash_mix(tx_hash_mix(EXPR_INT, type), (uint64_t)e->u.ival);
+  return tx_expr_hash(e);
+}
+
 static void scan_layout(cse_state *st, const tx_layout *l) {
   for (; l; l = l->tile) {
     const tx_layout_iter *lists[] = {l->shard, l->replica, l->offset};
@@ -236,7 +246,7 @@ static scan_info scan_expr(cse_state *st, const tx_expr *e) {
    * compares of them (kind, dtype, operand count) and their operands. */
   tx_dtype t = e->dtype;
   uint64_t type = (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 | t.lanes;
-  info.hash = e->nops ? tx_hash_mix(tx_hash_mix(e->kind, type), e->nops) : tx_expr_hash(e);
+  info.hash = e->nops ? tx_hash_mix(tx_hash_mix(e->kind, type), e->nops) : leaf_hash(e, type);
   for (uint32_t i = 0; i < e->nops; i++) {
     scan_info op = scan_expr(st, e->ops[i]);
     info.pure &= op.pure;
