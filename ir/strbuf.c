@@ -11,10 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sticky failure: with cap == len the inline appends always take the slow
+ * path, which sees `failed` and does nothing. */
+static void fail(tx_strbuf *sb) {
+  sb->failed = 1;
+  sb->cap = sb->len;
+}
+
 static int reserve(tx_strbuf *sb, size_t extra) {
   if (sb->failed) return 0;
   if (extra > SIZE_MAX - sb->len - 1) {
-    sb->failed = 1;
+    fail(sb);
     return 0;
   }
   size_t need = sb->len + extra + 1;
@@ -24,7 +31,7 @@ static int reserve(tx_strbuf *sb, size_t extra) {
     cap = cap > SIZE_MAX / 2 ? need : cap * 2;
   char *p = realloc(sb->data, cap);
   if (!p) {
-    sb->failed = 1;
+    fail(sb);
     return 0;
   }
   sb->data = p;
@@ -37,19 +44,11 @@ void tx_sb_free(tx_strbuf *sb) {
   *sb = (tx_strbuf){0};
 }
 
-void tx_sb_putn(tx_strbuf *sb, const char *s, size_t n) {
+void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n) {
   if (!reserve(sb, n)) return;
   memcpy(sb->data + sb->len, s, n);
   sb->len += n;
   sb->data[sb->len] = '\0';
-}
-
-void tx_sb_puts(tx_strbuf *sb, const char *s) {
-  tx_sb_putn(sb, s, strlen(s));
-}
-
-void tx_sb_putc(tx_strbuf *sb, char c) {
-  tx_sb_putn(sb, &c, 1);
 }
 
 /* The conversions the fast formatter handles: %s %.*s %c %d %i %u %x with
@@ -161,7 +160,7 @@ void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap) {
   int n = vsnprintf(sb->data + sb->len, room, fmt, copy);
   va_end(copy);
   if (n < 0) {
-    sb->failed = 1;
+    fail(sb);
     return;
   }
   if ((size_t)n >= room) {

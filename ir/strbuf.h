@@ -9,6 +9,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct tx_strbuf {
   char *data;
@@ -17,9 +18,32 @@ typedef struct tx_strbuf {
 } tx_strbuf;
 
 void tx_sb_free(tx_strbuf *sb);
-void tx_sb_putn(tx_strbuf *sb, const char *s, size_t n);
-void tx_sb_puts(tx_strbuf *sb, const char *s);
-void tx_sb_putc(tx_strbuf *sb, char c);
+/* The slow path of the appends below: grows the buffer (or fails). */
+void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n);
+
+/* Appends are inline because printers and code generators make tens of
+ * thousands of tiny ones per kernel; only growth leaves the fast path. The
+ * contents stay NUL-terminated. */
+static inline void tx_sb_putn(tx_strbuf *sb, const char *s, size_t n) {
+  if (n < sb->cap - sb->len && sb->data) {
+    memcpy(sb->data + sb->len, s, n);
+    sb->len += n;
+    sb->data[sb->len] = '\0';
+  } else {
+    tx_sb_putn_grow(sb, s, n);
+  }
+}
+static inline void tx_sb_puts(tx_strbuf *sb, const char *s) {
+  tx_sb_putn(sb, s, strlen(s));
+}
+static inline void tx_sb_putc(tx_strbuf *sb, char c) {
+  if (sb->cap - sb->len > 1 && sb->data) {
+    sb->data[sb->len++] = c;
+    sb->data[sb->len] = '\0';
+  } else {
+    tx_sb_putn_grow(sb, &c, 1);
+  }
+}
 void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap);
 /* How tx_sb_put_quoted escapes bytes. */
