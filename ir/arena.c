@@ -43,8 +43,9 @@ void tx_arena_destroy(tx_arena *arena) {
 static chunk *add_chunk(tx_arena *arena, size_t need) {
   size_t size = arena->next_size > need ? arena->next_size : need;
   if (size > SIZE_MAX - sizeof(chunk)) return NULL;
-  /* calloc: fresh pages come zeroed from the kernel, so allocations need no memset. */
-  chunk *c = calloc(1, sizeof(chunk) + size);
+  /* Not calloc: copies (tx_arena_dup, strndup) fill their bytes anyway,
+   * so only tx_arena_alloc zeroes, and only what it hands out. */
+  chunk *c = malloc(sizeof(chunk) + size);
   if (!c) return NULL;
   c->size = size;
   c->used = 0;
@@ -54,7 +55,8 @@ static chunk *add_chunk(tx_arena *arena, size_t need) {
   return c;
 }
 
-void *tx_arena_alloc(tx_arena *arena, size_t size) {
+/* size bytes, uninitialised. */
+static void *bump(tx_arena *arena, size_t size) {
   const size_t align = alignof(max_align_t);
   if (size == 0) size = 1;
   if (size > SIZE_MAX / 2) return NULL;
@@ -70,8 +72,15 @@ void *tx_arena_alloc(tx_arena *arena, size_t size) {
   return p;
 }
 
+void *tx_arena_alloc(tx_arena *arena, size_t size) {
+  void *p = bump(arena, size);
+  if (p) memset(p, 0, size);
+  return p;
+}
+
 char *tx_arena_strndup(tx_arena *arena, const char *s, size_t n) {
-  char *p = tx_arena_alloc(arena, n + 1);
+  if (n == SIZE_MAX) return NULL;
+  char *p = bump(arena, n + 1);
   if (!p) return NULL;
   if (n) memcpy(p, s, n);
   p[n] = '\0';
@@ -80,7 +89,7 @@ char *tx_arena_strndup(tx_arena *arena, const char *s, size_t n) {
 
 void *tx_arena_dup(tx_arena *arena, const void *src, size_t n, size_t elem) {
   if (n == 0 || elem == 0 || n > SIZE_MAX / elem) return NULL;
-  void *p = tx_arena_alloc(arena, n * elem);
+  void *p = bump(arena, n * elem);
   if (p) memcpy(p, src, n * elem);
   return p;
 }

@@ -56,8 +56,8 @@ void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n) {
  * formats thousands of short fragments per kernel, where vsnprintf's
  * generality costs more than the text itself. */
 static int fast_format_ok(const char *fmt) {
-  for (const char *p = fmt; (p = strchr(p, '%')) != NULL;) {
-    p++;
+  for (const char *p = fmt; *p;) {
+    if (*p++ != '%') continue;
     if (*p == '%') {
       p++;
       continue;
@@ -71,29 +71,42 @@ static int fast_format_ok(const char *fmt) {
     else
       for (int i = 0; i < 2 && *p == 'l'; i++)
         p++;
-    if (!*p || !strchr("scdiux", *p)) return 0;
-    p++;
+    switch (*p++) {
+    case 's':
+    case 'c':
+    case 'd':
+    case 'i':
+    case 'u':
+    case 'x':
+      break;
+    default:
+      return 0;
+    }
   }
   return 1;
 }
 
-static void put_unsigned(tx_strbuf *sb, unsigned long long v, unsigned base) {
+static void put_unsigned(tx_strbuf *sb, unsigned long long v, int hex) {
   char buf[24], *end = buf + sizeof buf, *p = end;
-  do {
-    *--p = "0123456789abcdef"[v % base];
-    v /= base;
-  } while (v);
+  if (hex) do {
+      *--p = "0123456789abcdef"[v & 15];
+      v >>= 4;
+    } while (v);
+  else
+    do {
+      *--p = (char)('0' + v % 10);
+      v /= 10;
+    } while (v);
   tx_sb_putn(sb, p, (size_t)(end - p));
 }
 
 static void fast_format(tx_strbuf *sb, const char *fmt, va_list ap) {
   for (const char *p = fmt;;) {
-    const char *pct = strchr(p, '%');
-    if (!pct) {
-      tx_sb_puts(sb, p);
-      return;
-    }
+    const char *pct = p;
+    while (*pct && *pct != '%')
+      pct++;
     if (pct > p) tx_sb_putn(sb, p, (size_t)(pct - p));
+    if (!*pct) return;
     p = pct + 1;
     if (*p == '%') {
       tx_sb_putc(sb, '%');
@@ -131,13 +144,13 @@ static void fast_format(tx_strbuf *sb, const char *fmt, va_list ap) {
                     : longs == 1 ? va_arg(ap, long)
                                  : va_arg(ap, int);
       if (v < 0) tx_sb_putc(sb, '-');
-      put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 10);
+      put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 0);
     } else {
       unsigned long long v = size         ? va_arg(ap, size_t)
                              : longs == 2 ? va_arg(ap, unsigned long long)
                              : longs == 1 ? va_arg(ap, unsigned long)
                                           : va_arg(ap, unsigned);
-      put_unsigned(sb, v, conv == 'x' ? 16 : 10);
+      put_unsigned(sb, v, conv == 'x');
     }
   }
 }
