@@ -53,29 +53,6 @@ typedef struct lg_state {
   int oom;
 } lg_state;
 
-static int is_narrow_float(tx_dtype t) {
-  switch ((tx_dtype_code)t.code) {
-  case DT_BFLOAT:
-  case DT_E4M3FN:
-  case DT_E4M3FNUZ:
-  case DT_E5M2:
-  case DT_E5M2FNUZ:
-  case DT_E8M0FNU:
-  case DT_E2M3FN:
-  case DT_E3M2FN:
-  case DT_E2M1FN:
-    return 1;
-  case DT_INT:
-  case DT_UINT:
-  case DT_FLOAT:
-  case DT_BOOL:
-  case DT_HANDLE:
-  case DT_VOID:
-    return 0;
-  }
-  return 0;
-}
-
 static int is_fp8(tx_dtype t) {
   switch ((tx_dtype_code)t.code) {
   case DT_E4M3FN:
@@ -112,7 +89,7 @@ static tx_dtype f32_like(tx_dtype t) {
 /* The float32 value of operand e: e itself unless it is narrow. */
 static const tx_expr *promote(tx_mutator *m, const tx_expr *e) {
   lg_state *st = m->user;
-  if (!is_narrow_float(e->dtype)) return e;
+  if (!tx_lc_is_narrow_float(e->dtype)) return e;
   if (e->kind == EXPR_CAST && was_made(st, e)) return e->ops[0];
   /* A bfloat16 literal that bfloat16 holds exactly is that float32 literal
    * (no conversion at run time). */
@@ -189,35 +166,35 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
     const tx_expr *in = e->ops[0];
     /* T.Cast(t, T.Cast("float32", x)) with x of narrow type t: float32 holds
      * every narrow value exactly, so the round trip is x. */
-    if (is_narrow_float(e->dtype) && in->kind == EXPR_CAST && in->nops == 1 &&
+    if (tx_lc_is_narrow_float(e->dtype) && in->kind == EXPR_CAST && in->nops == 1 &&
         tx_dtype_eq(in->dtype, f32_like(e->dtype)) && tx_dtype_eq(in->ops[0]->dtype, e->dtype))
       return in->ops[0];
     /* The float32 value of a legalized computation is already at hand. */
-    if (tx_dtype_eq(e->dtype, f32_like(in->dtype)) && is_narrow_float(in->dtype) &&
+    if (tx_dtype_eq(e->dtype, f32_like(in->dtype)) && tx_lc_is_narrow_float(in->dtype) &&
         in->kind == EXPR_CAST && was_made(m->user, in))
       return in->ops[0];
     return e;
   }
-  if (is_arith(k) && e->nops == 2 && is_narrow_float(e->dtype)) {
+  if (is_arith(k) && e->nops == 2 && tx_lc_is_narrow_float(e->dtype)) {
     for (int i = 0; i < 2; i++)
       ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
   if (tx_expr_is_compare(k) && e->nops == 2 &&
-      (is_narrow_float(e->ops[0]->dtype) || is_narrow_float(e->ops[1]->dtype))) {
+      (tx_lc_is_narrow_float(e->ops[0]->dtype) || tx_lc_is_narrow_float(e->ops[1]->dtype))) {
     for (int i = 0; i < 2; i++)
       ops[i] = promote(m, e->ops[i]);
     return rebuild(m, e, e->dtype, ops);
   }
-  if (k == EXPR_SELECT && e->nops == 3 && is_narrow_float(e->dtype)) {
+  if (k == EXPR_SELECT && e->nops == 3 && tx_lc_is_narrow_float(e->dtype)) {
     ops[0] = e->ops[0];
     for (int i = 1; i < 3; i++)
       ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
-  if (is_math_call(e) && is_narrow_float(e->dtype)) {
+  if (is_math_call(e) && tx_lc_is_narrow_float(e->dtype)) {
     const tx_expr **args = calloc(e->nops, sizeof *args);
     if (!args) {
       m->failed = 1;
@@ -272,10 +249,6 @@ static int check_buffer(tx_visitor *v, const tx_buffer *b) {
 
 /* ---- the pass ------------------------------------------------------------------- */
 
-static int has_narrow_float_type(const tx_expr *e) {
-  return is_narrow_float(e->dtype);
-}
-
 tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   if (pc->target && pc->target->sm < 89) {
@@ -287,7 +260,7 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, cons
     if (c.errors) return TIRX_ERR_INPUT;
   }
   /* Every rewrite above involves an expression of narrow-float type. */
-  if (!tx_lc_any_expr(in, has_narrow_float_type)) return TIRX_OK;
+  if (!(tx_lc_census(pc, in) & TX_LC_HAS_NARROW_FLOAT)) return TIRX_OK;
   lg_state st = {.pc = pc};
   const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;

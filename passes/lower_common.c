@@ -304,24 +304,6 @@ void tx_lc_names_free(tx_lc_names *n) {
 
 /* ---- "does X occur" ---------------------------------------------------------------- */
 
-typedef struct any_expr {
-  tx_visitor v;
-  int (*pred)(const tx_expr *e);
-  int found;
-} any_expr;
-
-static int any_expr_pre(tx_visitor *v, const tx_expr *e) {
-  any_expr *a = (any_expr *)v;
-  if (a->pred(e)) a->found = v->stop = 1;
-  return 1;
-}
-
-int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e)) {
-  any_expr a = {.v = {.pre_expr = any_expr_pre, .visit_buffer_defs = 1}, .pred = pred};
-  tx_visit_module(&a.v, m);
-  return a.found;
-}
-
 typedef struct any_stmt {
   tx_visitor v;
   int (*pred)(const tx_stmt *s);
@@ -332,6 +314,53 @@ static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
   any_stmt *a = (any_stmt *)v;
   if (a->pred(s)) a->found = v->stop = 1;
   return 1;
+}
+
+int tx_lc_is_narrow_float(tx_dtype t) {
+  switch ((tx_dtype_code)t.code) {
+  case DT_BFLOAT:
+  case DT_E4M3FN:
+  case DT_E4M3FNUZ:
+  case DT_E5M2:
+  case DT_E5M2FNUZ:
+  case DT_E8M0FNU:
+  case DT_E2M3FN:
+  case DT_E3M2FN:
+  case DT_E2M1FN:
+    return 1;
+  case DT_INT:
+  case DT_UINT:
+  case DT_FLOAT:
+  case DT_BOOL:
+  case DT_HANDLE:
+  case DT_VOID:
+    return 0;
+  }
+  return 0;
+}
+
+typedef struct census {
+  tx_visitor v;
+  unsigned bits;
+} census;
+
+static int census_pre(tx_visitor *v, const tx_expr *e) {
+  census *c = (census *)v;
+  tx_dtype t = e->dtype;
+  if (t.code == DT_INT && t.bits == 64 && t.lanes == 1) c->bits |= TX_LC_HAS_I64;
+  if (tx_lc_is_narrow_float(t)) c->bits |= TX_LC_HAS_NARROW_FLOAT;
+  return 1;
+}
+
+unsigned tx_lc_census(tx_pass_ctx *pc, const tx_module *m) {
+  if (pc->memo.on && pc->memo.census_of == m) return pc->memo.census;
+  census c = {.v = {.pre_expr = census_pre, .visit_buffer_defs = 1}};
+  tx_visit_module(&c.v, m);
+  if (pc->memo.on) {
+    pc->memo.census_of = m;
+    pc->memo.census = c.bits;
+  }
+  return c.bits;
 }
 
 int tx_lc_skip_expr(tx_visitor *v, const tx_expr *e) {

@@ -14,6 +14,7 @@
 
 #include "ir/ir.h"
 #include "ir/visit.h"
+#include "passes/pass.h"
 
 /* Is e an integer (or bool) literal? Stores its value. */
 int tx_lc_const(const tx_expr *e, int64_t *out);
@@ -67,13 +68,21 @@ int tx_lc_names_has(tx_lc_names *n, const char *name);
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
 void tx_lc_names_free(tx_lc_names *n);
 
-/* Does some expression of module m (buffer definitions' fields included)
- * satisfy pred? The walk stops at the first match. Passes use it to return
- * their input untouched when nothing they rewrite occurs: one read-only walk
- * is far cheaper than a mutator pass that rebuilds nothing. */
-int tx_lc_any_expr(const tx_module *m, int (*pred)(const tx_expr *e));
-/* The same for statements; expressions (which hold no statements) are not
- * entered, so this walk is much cheaper still. */
+/* What kinds of values a module's expressions (buffer definitions' fields
+ * included) hold, for passes that return their input untouched when what
+ * they rewrite does not occur. One walk answers every question; within a
+ * pipeline run the answer is remembered for the module, so consecutive
+ * passes that leave the module unchanged do not walk it again. */
+enum {
+  TX_LC_HAS_I64 = 1u << 0,          /* a scalar int64 value */
+  TX_LC_HAS_NARROW_FLOAT = 1u << 1, /* bfloat16, fp8, fp6 or fp4 (any lanes) */
+};
+unsigned tx_lc_census(tx_pass_ctx *pc, const tx_module *m);
+/* bfloat16 and the fp8/fp6/fp4 formats: what legalize-bf16-fp8 rewrites. */
+int tx_lc_is_narrow_float(tx_dtype t);
+
+/* Does some statement of module m satisfy pred? Expressions (which hold no
+ * statements) are not entered, so the walk is cheap. */
 int tx_lc_any_stmt(const tx_module *m, int (*pred)(const tx_stmt *s));
 /* A pre_expr callback that skips every expression: for visitors that only
  * look at statements. */

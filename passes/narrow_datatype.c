@@ -370,7 +370,7 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
 tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   /* Every rewrite starts at a scalar int64 expression (see narrow()). */
-  if (!tx_lc_any_expr(in, is_i64)) return TIRX_OK;
+  if (!(tx_lc_census(pc, in) & TX_LC_HAS_I64)) return TIRX_OK;
   nd_state st = {.pc = pc, .ir = pc->ir};
   st.narrow = (tx_mutator){.ir = pc->ir, .user = &st, .expr = narrow_cb};
   const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;

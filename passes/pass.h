@@ -21,10 +21,20 @@ typedef struct tx_target {
   int opt_level;    /* 0..3 */
 } tx_target;
 
+/* What a pipeline run remembers between passes (tx_lc_census). Only
+ * tx_run_pipeline turns it on: outside a run a module's address may be
+ * reused by another module after its context is freed. */
+typedef struct tx_pass_memo {
+  int on;
+  const tx_module *census_of; /* the module census describes, or NULL */
+  unsigned census;            /* TX_LC_HAS_* bits */
+} tx_pass_memo;
+
 typedef struct tx_pass_ctx {
   tx_ir *ir;
   tx_diag_sink *diags;
   const tx_target *target;
+  tx_pass_memo memo;
 } tx_pass_ctx;
 
 /* A pass: returns TIRX_OK with *out set (the input itself when nothing

@@ -12,6 +12,7 @@
 #include "ir/context.h"
 #include "ir/printer.h"
 #include "ir/visit.h"
+#include "passes/lower_common.h"
 #include "passes/pass.h"
 
 typedef struct pass_info {
@@ -63,6 +64,7 @@ static tirx_status reject_tile_ops(tx_pass_ctx *pc, const tx_module *m) {
   tile_finder tf = {.diags = pc->diags};
   tf.v.user = &tf;
   tf.v.pre_stmt = find_tile_op;
+  tf.v.pre_expr = tx_lc_skip_expr; /* expressions hold no statements */
   tx_visit_module(&tf.v, m);
   return tf.found ? TIRX_ERR_INPUT : TIRX_OK;
 }
@@ -93,6 +95,8 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   if (st != TIRX_OK) return st;
 
   const tx_module *cur = in;
+  /* Within one run modules stay alive, so a module's address names it. */
+  pc->memo = (tx_pass_memo){.on = 1};
   for (int i = 0; i < TX_PASS_COUNT; i++) {
     tx_pass_id id = (tx_pass_id)i;
     if (!pass_enabled(pc, opts, id)) continue;
@@ -111,15 +115,25 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
       tx_internal_error(pc->diags, name, "the pass failed without reporting an error");
       st = TIRX_ERR_INTERNAL;
     }
-    if (st != TIRX_OK) return st;
+    if (st != TIRX_OK) {
+      pc->memo = (tx_pass_memo){0};
+      return st;
+    }
     cur = next;
     if (opts->print_out && (opts->print_after_all || opts->print_after[id])) {
       tx_sb_printf(opts->print_out, "# after %s\n", name);
       tx_print_module(cur, opts->print_out);
-      if (opts->print_out->failed) return TIRX_ERR_NOMEM;
+      if (opts->print_out->failed) {
+        pc->memo = (tx_pass_memo){0};
+        return TIRX_ERR_NOMEM;
+      }
     }
-    if (opts->verify_each && (st = timed_verify(pc, opts, cur, name)) != TIRX_OK) return st;
+    if (opts->verify_each && (st = timed_verify(pc, opts, cur, name)) != TIRX_OK) {
+      pc->memo = (tx_pass_memo){0};
+      return st;
+    }
   }
+  pc->memo = (tx_pass_memo){0};
   st = reject_tile_ops(pc, cur);
   if (st != TIRX_OK) return st;
   *out = cur;

@@ -68,7 +68,7 @@ static void compile_text(compiled *c, const char *name, const char *text, size_t
   tirx_module *m = NULL;
   c->parse = tirx_parse_string(c->ctx, name, text, len, &m);
   if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {&c->ctx->ir, c->ctx->diags, &SM90};
+    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = &SM90};
     c->split = tx_pass_split_host_device(&pc, m->mod, &c->lowered);
     if (c->split == TIRX_OK)
       c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, &SM90, &c->cu, &c->map);
