@@ -69,6 +69,29 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     T r = a % b;                                                                                   \
     return ((r != 0) && ((r < 0) != (b < 0))) ? (T)(r + b) : r;                                    \
   }
+/* Tensor memory address arithmetic (tcgen05): lane in bits 31..16, column in
+ * 15..0, each field advanced separately and wrapped at 16 bits (TVM's
+ * get_tmem_addr), so a column offset never carries into the lane. */
+#define TX_CUDA_TMEM_ADDR(Q, NAME)                                                                 \
+  Q unsigned NAME(unsigned base, int row, int col) {                                               \
+    unsigned lane = ((base >> 16) + (unsigned)row) & 0xFFFFu;                                      \
+    unsigned column = ((base & 0xFFFFu) + (unsigned)col) & 0xFFFFu;                                \
+    return (lane << 16) | column;                                                                  \
+  }
+/* The tcgen05 shared memory matrix descriptor (PTX ISA, tcgen05 "Shared
+ * memory descriptor" table): start address >> 4 in bits 0-13, the leading
+ * and stride byte offsets (already >> 4, as TVM passes them) in 16-29 and
+ * 32-45, the fixed 0b001 in 46-48, base offset and LBO mode 0, and the
+ * swizzling mode in 61-63 from TVM's swizzle enum (0 none -> 0, 1 32B -> 6,
+ * 2 64B -> 4, 3 128B -> 2, 4 128B with 32B atoms -> 1; others -> 0). */
+#define TX_CUDA_TCGEN05_SMEM_DESC(Q, NAME)                                                         \
+  Q unsigned long long NAME(unsigned addr, unsigned lbo, unsigned sbo, unsigned swizzle) {         \
+    unsigned mode = swizzle < 5u ? (0x12460u >> (4u * swizzle)) & 7u : 0u;                         \
+    return (unsigned long long)((addr & 0x3FFFFu) >> 4) |                                          \
+           ((unsigned long long)(lbo & 0x3FFFu) << 16) |                                           \
+           ((unsigned long long)(sbo & 0x3FFFu) << 32) | (1ull << 46) |                            \
+           ((unsigned long long)mode << 61);                                                       \
+  }
 #define TX_CUDA_STR_(...) #__VA_ARGS__
 #define TX_CUDA_STR(...) TX_CUDA_STR_(__VA_ARGS__)
 
@@ -104,7 +127,23 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     "__device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {\n"                \
     "  asm volatile(\"{\\n\\t.reg .pred P1;\\n\\tTX_WAIT:\\n\\t\"\n"                               \
     "               \"mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n\\t\"\n"            \
-    "               \"@!P1 bra TX_WAIT;\\n\\t}\" :: \"r\"(bar), \"r\"(phase) : \"memory\");\n}")
+    "               \"@!P1 bra TX_WAIT;\\n\\t}\" :: \"r\"(bar), \"r\"(phase) : \"memory\");\n}")   \
+  X(H_TMEM_ADDR, TX_CUDA_STR(TX_CUDA_TMEM_ADDR(__device__ __forceinline__, tx_tmem_addr)))         \
+  X(H_TCGEN05_SMEM_DESC,                                                                           \
+    TX_CUDA_STR(TX_CUDA_TCGEN05_SMEM_DESC(__device__ __forceinline__, tx_tcgen05_smem_desc)))      \
+  X(H_CLC_QUERY_CANCEL,                                                                            \
+    "__device__ __forceinline__ unsigned tx_clc_query_cancel(unsigned handle) {\n"                 \
+    "  unsigned x;\n"                                                                              \
+    "  asm volatile(\"{\\n\\t.reg .pred tx_c;\\n\\t.reg .b128 tx_resp;\\n\\t\"\n"                  \
+    "               \"ld.shared.b128 tx_resp, [%1];\\n\\t\"\n"                                     \
+    "               \"clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 tx_c, "              \
+    "tx_resp;\\n\\t\"\n"                                                                           \
+    "               \"mov.u32 %0, 0xffffffff;\\n\\t\"\n"                                           \
+    "               \"@tx_c clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %0, "    \
+    "tx_resp;\\n\\t}\"\n"                                                                          \
+    "               : \"=r\"(x) : \"r\"(handle) : \"memory\");\n"                                  \
+    "  asm volatile(\"fence.proxy.async.shared::cta;\" ::: \"memory\");\n"                         \
+    "  return x;\n}")
 
 typedef enum tx_cuda_helper {
 #define X(id, src) id,
