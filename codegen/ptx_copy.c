@@ -572,11 +572,6 @@ static void emit_bulk_s2g(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), &cache) ||
       (ca && !lit_int(g, e, ca, "cp_mask", &cpm)))
     return;
-  if (cpm && !cache.has) {
-    /* TVM's rule: its .cp_mask form always carries .L2::cache_hint. */
-    cuda_error(g, ca->span, "%s: cp_mask=True needs a cache hint or cache_policy", op_of(e));
-    return;
-  }
   if (cpm && !bm) {
     cuda_error(g, ca->span, "%s: cp_mask=True needs byte_mask=", op_of(e));
     return;
@@ -587,7 +582,7 @@ static void emit_bulk_s2g(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   ab_text(&ab, "cp.async.bulk.global.shared::cta.bulk_group%s%s [%%%u], [%%%u], %%%u",
           cache.has ? ".L2::cache_hint" : "", cpm ? ".cp_mask" : "", d, s, nb);
   if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
-  if (cpm) ab_text(&ab, ", %%%u", ab_u32(&ab, bm));
+  if (cpm) ab_text(&ab, ", %%%u", ab_expr(&ab, "h", "(unsigned short)", bm)); /* a .b16 mask */
   ab_text(&ab, ";");
   ab_stmt(&ab, sb);
   ab_free(&ab);
