@@ -205,8 +205,9 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
     cuda_emit_expr(g, pred, sb);
     tx_sb_puts(sb, ") ");
   }
-  if (count && !expect_tx) {
-    cuda_unsupported(g, e, "count= is not supported");
+  if (count && !cta) {
+    /* TVM's count form is the remote one: (bar, cta_id, pred, count). */
+    cuda_unsupported(g, e, "count needs cta_id (the remote form)");
     return;
   }
   if (cta) {
@@ -214,8 +215,10 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
         expect_tx
             ? "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %2;\n\t"
               "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [tx_rem], %1;\n\t}"
-            : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
-              "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
+        : count ? "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
+                  "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem], %2;\n\t}"
+                : "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %0, %1;\n\t"
+                  "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem];\n\t}";
     cuda_asm_begin(sb, text);
     tx_sb_puts(sb, " :: ");
     cuda_smem_addr_in(g, bar, sb);
@@ -225,6 +228,10 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
     }
     tx_sb_puts(sb, ", ");
     cuda_asm_in(g, cta, sb);
+    if (count) {
+      tx_sb_puts(sb, ", ");
+      cuda_asm_in(g, count, sb);
+    }
     tx_sb_puts(sb, " : \"memory\")");
     return;
   }
