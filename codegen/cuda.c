@@ -603,6 +603,10 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     emit_minmax(g, e, sb);
     return;
   case EXPR_NOT:
+    if (e->dtype.lanes != 1) {
+      cuda_emit_vector_op(g, e, sb);
+      return;
+    }
     tx_sb_puts(sb, "(!");
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_putc(sb, ')');

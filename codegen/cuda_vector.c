@@ -139,9 +139,9 @@ static void emit_pair(cuda_cg *g, const tx_expr *e, int j, tx_strbuf *sb);
 /* ---- lanes ---------------------------------------------------------------------- */
 
 /* Lane i of `src` (elements of type `from`) converted to the scalar type
- * `to` as a C cast would. CUDA's 16-bit floats convert through float (exact):
- * a cast of a half to bool, double or the other 16-bit type has several
- * equally good conversion operators and does not compile. */
+ * `to` as a C cast would. A 16-bit float goes through float (exact): its
+ * type has conversion operators to several arithmetic types, and a cast to
+ * the other 16-bit type has no direct constructor to pick. */
 static void emit_convert(cuda_cg *g, tx_dtype to, tx_dtype from, const tx_expr *src, int i,
                          tirx_span span, tx_strbuf *sb) {
   const char *to_float = !is_f16(from)            ? NULL

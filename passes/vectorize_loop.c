@@ -4,30 +4,33 @@
  *
  * Requires: flat (one-dimensional) buffer accesses, i.e. a module after
  * flatten-buffer; simplify first makes more indices recognisable.
- * Guarantees: no FOR_VECTORIZED loop is left. A loop
- * `for v in T.vectorized(L)` is rewritten when all of this holds, and
- * otherwise becomes `for v in range(L)` (a FOR_SERIAL loop, as TVM
- * scalarizes):
+ * Guarantees (docs/lowering.md "After vectorize-loop"): no FOR_VECTORIZED
+ * loop is left. A loop `for v in T.vectorized(L)` is rewritten when all of
+ * this holds, and otherwise becomes `for v in range(L)` (a FOR_SERIAL loop,
+ * as TVM scalarizes):
  *  - begin 0 and a literal extent L that is a power of two in 2..64;
- *  - the body is a sequence of stores and plain/let bindings, with no call,
- *    Let, Select, vector or region expression anywhere;
- *  - every store index is `base + v` (v with coefficient 1, after folding)
- *    and every load depending on v likewise; a buffer stored in the loop is
- *    read only at the index it is stored at (no loop-carried dependence);
- *  - vector accesses are to global or shared memory (local arrays are not
- *    aligned for vector access) and `base` is provably a multiple of the
- *    chunk width C (literal multiples; buffers are assumed aligned, as in
- *    TVM); in chunked loops `v * C` is such a multiple;
- *  - what CUDA codegen can emit (docs/codegen.md): 32-bit float/int/uint
- *    elements in chunks of C = min(L, 4) lanes with + - * / % (% on
- *    integers), casts between 32-bit types, Broadcast and Ramp values; or
- *    16-bit floats (float16, bfloat16) in chunks of C = min(L, 8) lanes,
- *    only moved (a store of a vector load or of a variable bound to one).
+ *  - the body is a sequence of stores and plain/let bindings, with no call
+ *    but T.if_then_else, no Let, vector or region expression; stored
+ *    buffers hold 32-bit float/int/uint, 16-bit float or bool elements; a
+ *    buffer stored in the loop is read only at the index it is stored at
+ *    and stored at one index (no loop-carried dependence);
+ *  - an access whose index depends on v is contiguous (`base + v`: one
+ *    vector access, so in global or shared memory, local arrays not being
+ *    aligned for it, with `base` provably a multiple of the chunk width C;
+ *    buffers are assumed aligned, as in TVM) or lane by lane (any other
+ *    index: `v * s` with a literal or loop-invariant stride, `base - v`, an
+ *    index loaded from memory; codegen gathers and scatters it), and at
+ *    least one access is contiguous: lane-by-lane accesses alone are the
+ *    scalar loop's accesses over again, so such a loop stays serial;
+ *  - CUDA codegen can emit every vector node (codegen_ok below mirrors
+ *    codegen/cuda_vector.c).
+ * C is the widest of min(L, 8), 4, 2 for which the rewrite meets these
+ * rules (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved).
  * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
- * the Ramp's base, loop-invariant operands become T.Broadcast(x, C),
- * arithmetic and casts take the vector dtype, and a binding that depends on
- * v binds a new vector variable of the same name. With L == C the body
- * replaces the loop (start 0); with L > C it stays in
+ * the Ramp (its base, or its stride for v * s), loop-invariant operands
+ * become T.Broadcast(x, C), arithmetic and casts take the vector dtype, and
+ * a binding that depends on v binds a new vector variable of the same name.
+ * With L == C the body replaces the loop (start 0); with L > C it stays in
  * `for v in T.unroll(L // C)` with start v * C (unroll-loop copies it out).
  */
 #include <stdlib.h>

@@ -55,4 +55,6 @@ extern "C" __global__ void __launch_bounds__(128) vec_bool_kernel(float* __restr
   *(tx_bool2*)(M_ptr + (tx * 2)) = make_tx_bool2(((bool)I_ptr[((tx * 2) + 0)]), ((bool)I_ptr[((tx * 2) + 1)]));
   *(tx_bool3*)(M_ptr + (tx * 3)) = make_tx_bool3((flag ? M_ptr[((tx * 3) + 0)] : ((bool)__half2float(H_ptr[((tx * 3) + 0)]))), (flag ? M_ptr[((tx * 3) + 1)] : ((bool)__half2float(H_ptr[((tx * 3) + 2)]))), (flag ? M_ptr[((tx * 3) + 2)] : ((bool)__half2float(H_ptr[((tx * 3) + 4)]))));
   *(int4*)(I_ptr + (tx * 4)) = make_int4((M_ptr[(tx + 0)] ? I_ptr[((tx * 4) + 0)] : (-1)), (M_ptr[(tx + 128)] ? I_ptr[((tx * 4) + 1)] : (-1)), (M_ptr[(tx + 256)] ? I_ptr[((tx * 4) + 2)] : (-1)), (M_ptr[(tx + 384)] ? I_ptr[((tx * 4) + 3)] : (-1)));
+  *(tx_bool4*)(M_ptr + (tx * 4)) = make_tx_bool4((!(m).v[0]), (!(m).v[1]), (!(m).v[2]), (!(m).v[3]));
+  *(tx_bool4*)(M_ptr + ((tx * 4) + 512)) = make_tx_bool4(((f).v[0] ? ((m).v[0] == (k).v[0]) : (!(k).v[0])), ((f).v[1] ? ((m).v[1] == (k).v[1]) : (!(k).v[1])), ((f).v[2] ? ((m).v[2] == (k).v[2]) : (!(k).v[2])), ((f).v[3] ? ((m).v[3] == (k).v[3]) : (!(k).v[3])));
 }
