@@ -96,6 +96,10 @@ static const char *unique_name(cuda_cg *g, const char *base, const char *suffix)
   return s;
 }
 
+const char *cuda_unique_name(cuda_cg *g, const char *base) {
+  return unique_name(g, base, NULL);
+}
+
 static const char *bind_name(cuda_cg *g, const tx_expr *v, const char *suffix) {
   const char *c = unique_name(g, v->u.var.name, suffix);
   g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
@@ -202,7 +206,7 @@ void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n) {
 
 /* ---- types ------------------------------------------------------------------ */
 
-static const char *ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
+const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
   const char *s = tx_cuda_type(t);
   if (!s) {
     char buf[32];
@@ -210,6 +214,11 @@ static const char *ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
     return "int";
   }
   g->features |= tx_cuda_type_features(t);
+  if (t.code == DT_BOOL && t.lanes > 1) /* tx_boolN is defined in the preamble */
+    cuda_need_helper(g, t.lanes == 2   ? H_BOOL2
+                        : t.lanes == 3 ? H_BOOL3
+                        : t.lanes == 4 ? H_BOOL4
+                                       : H_BOOL8);
   return s;
 }
 
@@ -242,7 +251,7 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   else if (t.code == DT_BFLOAT)
     wrap = "__float2bfloat16_rn";
   else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)))
-    wrap = ctype(g, t, e->span);
+    wrap = cuda_ctype(g, t, e->span);
   g->features |= tx_cuda_type_features(t);
   if (wrap) tx_sb_printf(sb, "%s(", wrap);
   if (isnan(v)) {
@@ -281,7 +290,7 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     else if (t.bits == 32)
       tx_sb_printf(sb, "%" PRIu64 "U", (uint64_t)v & 0xffffffffu);
     else
-      tx_sb_printf(sb, "((%s)%" PRIu64 "U)", ctype(g, t, e->span), (uint64_t)v);
+      tx_sb_printf(sb, "((%s)%" PRIu64 "U)", cuda_ctype(g, t, e->span), (uint64_t)v);
     return;
   case DT_INT:
     if (t.bits == 64) {
@@ -299,7 +308,7 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       else
         tx_sb_printf(sb, "%" PRId64, v);
     } else {
-      tx_sb_printf(sb, "((%s)%" PRId64 ")", ctype(g, t, e->span), v);
+      tx_sb_printf(sb, "((%s)%" PRId64 ")", cuda_ctype(g, t, e->span), v);
     }
     return;
   case DT_FLOAT:
@@ -335,14 +344,14 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 
 /* A pointer to `b`'s elements typed as `elem` (the buffer's dtype), or NULL
  * (after an error) when the storage is unknown. */
-static int emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb) {
+int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb) {
   const cuda_storage *s = b->data ? cuda_find_storage(g, b->data) : NULL;
   if (!s) {
     cuda_error(g, span, "the storage of buffer '%s' is not available in this kernel",
                b->name ? b->name : "?");
     return 0;
   }
-  const char *t = ctype(g, elem, span);
+  const char *t = cuda_ctype(g, elem, span);
   if (s->is_dyn) {
     if (s->byte_offset)
       tx_sb_printf(sb, "((%s*)(smem + %" PRId64 "))", t, s->byte_offset);
@@ -358,28 +367,10 @@ static int emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span spa
   return 1;
 }
 
-static int is_one(const tx_expr *e) {
-  return e && e->kind == EXPR_INT && e->u.ival == 1;
-}
-
-/* b[idx] for a load (value == NULL) or the left side of a store. `dtype` is
- * the accessed type: a vector when idx is a Ramp. */
-static void emit_access(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tx_dtype dtype,
-                        tirx_span span, tx_strbuf *sb) {
-  if (idx && idx->kind == EXPR_RAMP) {
-    if (!is_one(idx->ops[1])) {
-      cuda_error(g, span, "only contiguous (stride 1) vector accesses are supported");
-      return;
-    }
-    const char *vt = ctype(g, dtype, span);
-    tx_sb_printf(sb, "*(%s*)(", vt);
-    if (!emit_ptr(g, b, b->dtype, span, sb)) return;
-    tx_sb_puts(sb, " + ");
-    cuda_emit_expr(g, idx->ops[0], sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (!emit_ptr(g, b, b->dtype, span, sb)) return;
+/* b[idx] for a scalar load or the left side of a scalar store. */
+static void emit_access(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tirx_span span,
+                        tx_strbuf *sb) {
+  if (!cuda_emit_ptr(g, b, b->dtype, span, sb)) return;
   tx_sb_putc(sb, '[');
   cuda_emit_expr(g, idx, sb);
   tx_sb_putc(sb, ']');
@@ -399,7 +390,7 @@ static const tx_expr *flat_index(cuda_cg *g, const tx_buffer *b, const tx_expr *
 
 /* ---- expressions ------------------------------------------------------------- */
 
-static const char *infix(tx_expr_kind k) {
+const char *cuda_infix(tx_expr_kind k) {
   switch (k) {
   case EXPR_ADD:
     return "+";
@@ -517,7 +508,7 @@ static void emit_floor(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                            : (is_div ? H_FLOORDIV_I32 : H_FLOORMOD_I32));
   const char *fn = wide ? (is_div ? "tx_floordiv_i64" : "tx_floormod_i64")
                         : (is_div ? "tx_floordiv_i32" : "tx_floormod_i32");
-  if (t.bits < 32) tx_sb_printf(sb, "((%s)", ctype(g, t, e->span));
+  if (t.bits < 32) tx_sb_printf(sb, "((%s)", cuda_ctype(g, t, e->span));
   emit_fn2(g, fn, a, b, sb);
   if (t.bits < 32) tx_sb_putc(sb, ')');
 }
@@ -541,257 +532,6 @@ static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   emit_fn2(g, fn, e->ops[0], e->ops[1], sb);
-}
-
-static const char *make_fn(tx_dtype t) {
-  if (t.lanes < 2 || t.lanes > 4) return NULL;
-  if (t.code == DT_FLOAT && t.bits == 32)
-    return t.lanes == 2 ? "make_float2" : t.lanes == 3 ? "make_float3" : "make_float4";
-  if (t.code == DT_INT && t.bits == 32)
-    return t.lanes == 2 ? "make_int2" : t.lanes == 3 ? "make_int3" : "make_int4";
-  if (t.code == DT_UINT && t.bits == 32)
-    return t.lanes == 2 ? "make_uint2" : t.lanes == 3 ? "make_uint3" : "make_uint4";
-  return NULL;
-}
-
-static void emit_lanes(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  const char *mk = make_fn(e->dtype);
-  if (!mk) {
-    char buf[32];
-    cuda_error(g, e->span, "a %s of type %s is not supported",
-               e->kind == EXPR_RAMP ? "Ramp value" : "Broadcast", tx_dtype_str(e->dtype, buf));
-    return;
-  }
-  tx_sb_printf(sb, "%s(", mk);
-  for (int i = 0; i < e->dtype.lanes; i++) {
-    if (i) tx_sb_puts(sb, ", ");
-    if (e->kind == EXPR_BROADCAST) {
-      cuda_emit_expr(g, e->ops[0], sb);
-    } else {
-      tx_sb_putc(sb, '(');
-      cuda_emit_expr(g, e->ops[0], sb);
-      tx_sb_puts(sb, " + (");
-      cuda_emit_expr(g, e->ops[1], sb);
-      tx_sb_printf(sb, " * %d))", i);
-    }
-  }
-  tx_sb_putc(sb, ')');
-}
-
-/* Lane i of a vector operand: a Broadcast's value, a Ramp's element, or a
- * member access on any other vector expression. */
-static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb);
-
-static int is_ite(const tx_expr *e) {
-  return e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, "T.if_then_else") == 0 &&
-         e->nops == 3;
-}
-
-/* Kinds computed lane by lane (element-wise) rather than read as a member. */
-static int lanewise(const tx_expr *e) {
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  return infix(k) || k == EXPR_CAST || k == EXPR_MIN || k == EXPR_MAX || k == EXPR_SELECT ||
-         k == EXPR_NOT || is_ite(e);
-}
-
-static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
-  static const char comp[] = "xyzw";
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (e->dtype.lanes == 1) {
-    /* a scalar operand (a Select's invariant condition) is every lane */
-    cuda_emit_expr(g, e, sb);
-  } else if (k == EXPR_BROADCAST) {
-    cuda_emit_expr(g, e->ops[0], sb);
-  } else if (k == EXPR_RAMP) {
-    tx_sb_putc(sb, '(');
-    cuda_emit_expr(g, e->ops[0], sb);
-    if (is_one(e->ops[1])) {
-      tx_sb_printf(sb, " + %d)", i);
-    } else {
-      tx_sb_puts(sb, " + (");
-      cuda_emit_expr(g, e->ops[1], sb);
-      tx_sb_printf(sb, " * %d))", i);
-    }
-  } else if (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP &&
-             e->u.buffer->dtype.lanes == 1) {
-    /* Lane i of a contiguous vector load is element base + i. */
-    if (!emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
-    tx_sb_putc(sb, '[');
-    emit_lane(g, e->ops[0], i, sb);
-    tx_sb_putc(sb, ']');
-  } else if (lanewise(e)) {
-    /* Nested vector arithmetic stays lane-wise (no make_T4 per level). */
-    emit_lane_op(g, e, i, sb);
-  } else if (i < 4) {
-    tx_sb_putc(sb, '(');
-    cuda_emit_expr(g, e, sb);
-    tx_sb_printf(sb, ").%c", comp[i]);
-  } else {
-    cuda_error(g, e->span, "lane %d of this vector cannot be emitted", i);
-  }
-}
-
-/* ---- 16-bit float vectors: pairs of half2 / nv_bfloat162 ---------------------- */
-
-static int is_vec16(tx_dtype t) {
-  return is_f16(tx_dtype_elem(t)) && (t.lanes == 2 || t.lanes == 4 || t.lanes == 8);
-}
-
-/* Pair j (lanes 2j, 2j+1) of a 16-bit vector operand as a half2/nv_bfloat162. */
-static void emit_pair(cuda_cg *g, const tx_expr *e, int j, tx_strbuf *sb) {
-  static const char comp[] = "xyzw";
-  tx_dtype el = tx_dtype_elem(e->dtype);
-  int bf = el.code == DT_BFLOAT;
-  const char *p2 = bf ? "nv_bfloat162" : "half2";
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (e->dtype.lanes == 1 || k == EXPR_BROADCAST) {
-    tx_sb_puts(sb, bf ? "__bfloat162bfloat162(" : "__half2half2(");
-    cuda_emit_expr(g, e->dtype.lanes == 1 ? e : e->ops[0], sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP && is_one(e->ops[0]->ops[1]) &&
-      e->u.buffer->dtype.lanes == 1) {
-    tx_sb_printf(sb, "((%s*)(", p2);
-    if (!emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
-    tx_sb_puts(sb, " + ");
-    cuda_emit_expr(g, e->ops[0]->ops[0], sb);
-    tx_sb_printf(sb, "))[%d]", j);
-    return;
-  }
-  const char *fn = k == EXPR_ADD   ? "__hadd2"
-                   : k == EXPR_SUB ? "__hsub2"
-                   : k == EXPR_MUL ? "__hmul2"
-                   : k == EXPR_MIN ? "__hmin2"
-                   : k == EXPR_MAX ? "__hmax2"
-                                   : NULL;
-  if (fn) {
-    tx_sb_printf(sb, "%s(", fn);
-    emit_pair(g, e->ops[0], j, sb);
-    tx_sb_puts(sb, ", ");
-    emit_pair(g, e->ops[1], j, sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_LOAD || k == EXPR_VAR) {
-    if (e->dtype.lanes == 2) {
-      cuda_emit_expr(g, e, sb);
-      return;
-    }
-    cuda_need_helper(g, bf ? H_BF2_BITS : H_H2_BITS);
-    tx_sb_printf(sb, "%s((", bf ? "tx_bits_bf2" : "tx_bits_h2");
-    cuda_emit_expr(g, e, sb);
-    tx_sb_printf(sb, ").%c)", comp[j]);
-    return;
-  }
-  char buf[32];
-  cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
-             tx_dtype_str(e->dtype, buf));
-}
-
-static void emit_vector16(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  tx_dtype el = tx_dtype_elem(e->dtype);
-  int bf = el.code == DT_BFLOAT;
-  (void)ctype(g, e->dtype, e->span); /* the fp16/bf16 header */
-  if (e->dtype.lanes == 2) {
-    emit_pair(g, e, 0, sb);
-    return;
-  }
-  cuda_need_helper(g, bf ? H_BF2_BITS : H_H2_BITS);
-  int n = e->dtype.lanes / 2;
-  tx_sb_puts(sb, n == 2 ? "make_uint2(" : "make_uint4(");
-  for (int j = 0; j < n; j++) {
-    if (j) tx_sb_puts(sb, ", ");
-    tx_sb_puts(sb, bf ? "tx_bf2_bits(" : "tx_h2_bits(");
-    emit_pair(g, e, j, sb);
-    tx_sb_putc(sb, ')');
-  }
-  tx_sb_putc(sb, ')');
-}
-
-/* Element-wise vector arithmetic, comparisons (inside a Select or a cast),
- * min/max, Select and casts, lane by lane through make_T4: CUDA's vector
- * types have no operators. Operands are pure, so repeating them per lane
- * is correct (nvcc merges the repeated loads). 16-bit float vectors go
- * pairwise through the half2/nv_bfloat162 intrinsics instead. */
-void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (is_vec16(e->dtype) && k != EXPR_CAST && k != EXPR_SELECT && !is_ite(e)) {
-    emit_vector16(g, e, sb);
-    return;
-  }
-  const char *mk = make_fn(e->dtype);
-  if (!mk || !lanewise(e) || tx_expr_is_compare(k) || k == EXPR_AND || k == EXPR_OR ||
-      k == EXPR_NOT) {
-    char buf[32];
-    cuda_error(g, e->span, "vector %s on %s is not supported by CUDA codegen", tx_expr_kind_name(k),
-               tx_dtype_str(e->dtype, buf));
-    return;
-  }
-  if (k == EXPR_CAST && !make_fn(e->ops[0]->dtype) && e->ops[0]->kind != EXPR_BROADCAST &&
-      e->ops[0]->kind != EXPR_RAMP && !(e->ops[0]->dtype.code == DT_BOOL && lanewise(e->ops[0]))) {
-    cuda_error(g, e->span, "vector cast from this type is not supported by CUDA codegen");
-    return;
-  }
-  tx_sb_printf(sb, "%s(", mk);
-  for (int i = 0; i < e->dtype.lanes; i++) {
-    if (i) tx_sb_puts(sb, ", ");
-    emit_lane_op(g, e, i, sb);
-  }
-  tx_sb_putc(sb, ')');
-}
-
-static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (k == EXPR_CAST) {
-    tx_sb_printf(sb, "((%s)", ctype(g, tx_dtype_elem(e->dtype), e->span));
-    emit_lane(g, e->ops[0], i, sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_SELECT || is_ite(e)) {
-    tx_sb_putc(sb, '(');
-    emit_lane(g, e->ops[0], i, sb);
-    tx_sb_puts(sb, " ? ");
-    emit_lane(g, e->ops[1], i, sb);
-    tx_sb_puts(sb, " : ");
-    emit_lane(g, e->ops[2], i, sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_NOT) {
-    tx_sb_puts(sb, "(!");
-    emit_lane(g, e->ops[0], i, sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_MIN || k == EXPR_MAX) {
-    tx_dtype t = tx_dtype_elem(e->dtype);
-    int is_min = k == EXPR_MIN;
-    const char *fn = t.code == DT_FLOAT && t.bits == 32   ? (is_min ? "fminf" : "fmaxf")
-                     : t.code == DT_FLOAT && t.bits == 64 ? (is_min ? "fmin" : "fmax")
-                     : tx_dtype_is_int(t)                 ? (is_min ? "min" : "max")
-                                                          : NULL;
-    if (!fn) {
-      cuda_error(g, e->span, "vector min/max of this type is not supported");
-      return;
-    }
-    tx_sb_printf(sb, "%s(", fn);
-    emit_lane(g, e->ops[0], i, sb);
-    tx_sb_puts(sb, ", ");
-    emit_lane(g, e->ops[1], i, sb);
-    tx_sb_putc(sb, ')');
-    return;
-  }
-  if (k == EXPR_MOD && tx_dtype_is_float(e->dtype)) {
-    cuda_error(g, e->span, "vector float %% is not supported");
-    return;
-  }
-  tx_sb_putc(sb, '(');
-  emit_lane(g, e->ops[0], i, sb);
-  tx_sb_printf(sb, " %s ", infix(k));
-  emit_lane(g, e->ops[1], i, sb);
-  tx_sb_putc(sb, ')');
 }
 
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
@@ -855,7 +595,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e->ops[0], sb);
-    tx_sb_printf(sb, " %s ", infix(k));
+    tx_sb_printf(sb, " %s ", cuda_infix(k));
     cuda_emit_expr(g, e->ops[1], sb);
     tx_sb_putc(sb, ')');
     return;
@@ -868,6 +608,10 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     emit_minmax(g, e, sb);
     return;
   case EXPR_NOT:
+    if (e->dtype.lanes != 1) {
+      cuda_emit_vector_op(g, e, sb);
+      return;
+    }
     tx_sb_puts(sb, "(!");
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_putc(sb, ')');
@@ -890,18 +634,21 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_emit_vector_op(g, e, sb);
       return;
     }
-    tx_sb_printf(sb, "((%s)", ctype(g, e->dtype, e->span));
+    tx_sb_printf(sb, "((%s)", cuda_ctype(g, e->dtype, e->span));
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_putc(sb, ')');
     return;
   case EXPR_LOAD: {
     const tx_expr *idx = flat_index(g, e->u.buffer, e->ops, e->nops, e->span);
-    if (idx) emit_access(g, e->u.buffer, idx, e->dtype, e->span, sb);
+    if (idx && idx->dtype.lanes > 1)
+      cuda_emit_vector_op(g, e, sb); /* a vector access or a gather */
+    else if (idx)
+      emit_access(g, e->u.buffer, idx, e->span, sb);
     return;
   }
   case EXPR_RAMP:
   case EXPR_BROADCAST:
-    emit_lanes(g, e, sb);
+    cuda_emit_vector_op(g, e, sb);
     return;
   case EXPR_LET: {
     /* Pure expressions: the binder reads as its (parenthesised) value. */
@@ -934,7 +681,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_emit_call(g, e, sb);
     return;
   case EXPR_BUFFER:
-    emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb);
+    cuda_emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb);
     return;
   case EXPR_REGION:
   case EXPR_TUPLE:
@@ -965,8 +712,6 @@ static void line_done(cuda_cg *g, tirx_span span) {
   g->map->lines[g->map->len++] = span;
 }
 
-static void line(cuda_cg *g, tirx_span span, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 static void put_indent(cuda_cg *g) {
   static const char spaces[] = "                                ";
   size_t n = (size_t)(g->indent > 0 ? g->indent : 0) * 2;
@@ -975,7 +720,7 @@ static void put_indent(cuda_cg *g) {
   tx_sb_putn(g->out, spaces, n);
 }
 
-static void line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
+void cuda_line(cuda_cg *g, tirx_span span, const char *fmt, ...) {
   put_indent(g);
   va_list ap;
   va_start(ap, fmt);
@@ -1040,10 +785,10 @@ static void emit_if(cuda_cg *g, const tx_stmt *s, const char *prefix) {
     return;
   }
   if (els) {
-    line(g, s->span, "} else {");
+    cuda_line(g, s->span, "} else {");
     emit_block(g, els);
   }
-  line(g, s->span, "}");
+  cuda_line(g, s->span, "}");
 }
 
 static void emit_block(cuda_cg *g, const tx_stmt *s) {
@@ -1084,13 +829,13 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   const char *name = bind_name(g, b->data, "_ptr");
-  const char *t = ctype(g, b->dtype, s->span);
+  const char *t = cuda_ctype(g, b->dtype, s->span);
   add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
   if (shared)
-    line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
-         b->align ? b->align : 64, t, name, n);
+    cuda_line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
+              b->align ? b->align : 64, t, name, n);
   else
-    line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
+    cuda_line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
 }
 
 static const char *launch_tag_expr(const char *tag) {
@@ -1138,7 +883,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     }
     const char *name = bind_name(g, v, NULL);
     mark_nonneg(g, v);
-    line(g, s->span, "%s %s = %s;", ctype(g, v->dtype, s->span), name, c);
+    cuda_line(g, s->span, "%s %s = %s;", cuda_ctype(g, v->dtype, s->span), name, c);
     return;
   }
   if (v->dtype.code == DT_HANDLE) {
@@ -1149,13 +894,13 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   if (val && nonneg(g, val)) mark_nonneg(g, v);
   tx_strbuf sb = {0};
   if (val) cuda_emit_expr(g, val, &sb);
-  const char *t = ctype(g, v->dtype, s->span);
+  const char *t = cuda_ctype(g, v->dtype, s->span);
   const char *name = bind_name(g, v, NULL);
   const char *txt = tx_sb_cstr(&sb);
   if (val)
-    line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
+    cuda_line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
   else
-    line(g, s->span, "%s %s;", t, name);
+    cuda_line(g, s->span, "%s %s;", t, name);
   tx_sb_free(&sb);
 }
 
@@ -1175,7 +920,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
       cuda_error(g, s->span, "thread binding to '%s' is not supported", s->name ? s->name : "?");
       return;
     }
-    line(g, s->span, "{");
+    cuda_line(g, s->span, "{");
     g->indent++;
     const char *name = bind_name(g, v, NULL);
     mark_nonneg(g, v);
@@ -1183,14 +928,15 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
       tx_strbuf sb = {0};
       cuda_emit_expr(g, begin, &sb);
       const char *b = tx_sb_cstr(&sb);
-      line(g, s->span, "%s %s = (%s + %s);", ctype(g, v->dtype, s->span), name, c, b ? b : "");
+      cuda_line(g, s->span, "%s %s = (%s + %s);", cuda_ctype(g, v->dtype, s->span), name, c,
+                b ? b : "");
       tx_sb_free(&sb);
     } else {
-      line(g, s->span, "%s %s = %s;", ctype(g, v->dtype, s->span), name, c);
+      cuda_line(g, s->span, "%s %s = %s;", cuda_ctype(g, v->dtype, s->span), name, c);
     }
     emit_stmt(g, s->stmts[0]);
     g->indent--;
-    line(g, s->span, "}");
+    cuda_line(g, s->span, "}");
     return;
   }
   int step_neg = step && step->kind == EXPR_INT && step->u.ival < 0;
@@ -1198,7 +944,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     mark_nonneg(g, v);
   const char *name = bind_name(g, v, NULL);
   tx_strbuf sb = {0};
-  tx_sb_printf(&sb, "for (%s %s = ", ctype(g, v->dtype, s->span), name);
+  tx_sb_printf(&sb, "for (%s %s = ", cuda_ctype(g, v->dtype, s->span), name);
   if (begin)
     cuda_emit_expr(g, begin, &sb);
   else
@@ -1212,23 +958,27 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   } else {
     tx_sb_printf(&sb, "; ++%s) {", name);
   }
-  if (s->flag == FOR_UNROLL) line(g, s->span, "#pragma unroll");
+  if (s->flag == FOR_UNROLL) cuda_line(g, s->span, "#pragma unroll");
   const char *t = tx_sb_cstr(&sb);
-  line(g, s->span, "%s", t ? t : "");
+  cuda_line(g, s->span, "%s", t ? t : "");
   tx_sb_free(&sb);
   emit_block(g, s->stmts[0]);
-  line(g, s->span, "}");
+  cuda_line(g, s->span, "}");
 }
 
 static void emit_store(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *idx = flat_index(g, s->buffer, s->exprs + 1, s->nexprs - 1, s->span);
   if (!idx) return;
+  if (idx->dtype.lanes > 1) {
+    cuda_emit_vector_store(g, s, idx); /* a vector store or a scatter */
+    return;
+  }
   tx_strbuf sb = {0};
-  emit_access(g, s->buffer, idx, s->exprs[0]->dtype, s->span, &sb);
+  emit_access(g, s->buffer, idx, s->span, &sb);
   tx_sb_puts(&sb, " = ");
   cuda_emit_expr(g, s->exprs[0], &sb);
   const char *t = tx_sb_cstr(&sb);
-  line(g, s->span, "%s;", t ? t : "");
+  cuda_line(g, s->span, "%s;", t ? t : "");
   tx_sb_free(&sb);
 }
 
@@ -1280,16 +1030,16 @@ static void emit_stmt(cuda_cg *g, const tx_stmt *s) {
   case STMT_WHILE:
     cond_line(g, s->span, "while (", s->exprs[0], ") {");
     emit_block(g, s->stmts[0]);
-    line(g, s->span, "}");
+    cuda_line(g, s->span, "}");
     return;
   case STMT_BREAK:
-    line(g, s->span, "break;");
+    cuda_line(g, s->span, "break;");
     return;
   case STMT_CONTINUE:
-    line(g, s->span, "continue;");
+    cuda_line(g, s->span, "continue;");
     return;
   case STMT_RETURN:
-    line(g, s->span, "return;");
+    cuda_line(g, s->span, "return;");
     return;
   case STMT_ALLOC:
     emit_alloc(g, s);
@@ -1435,15 +1185,15 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
       add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});
       if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0});
       tx_sb_printf(&head, "%s* __restrict__ %s",
-                   elem.code == DT_VOID ? "void" : ctype(g, elem, p->span), name);
+                   elem.code == DT_VOID ? "void" : cuda_ctype(g, elem, p->span), name);
     } else {
       const char *name = bind_name(g, p, NULL);
-      tx_sb_printf(&head, "%s %s", ctype(g, p->dtype, p->span), name);
+      tx_sb_printf(&head, "%s %s", cuda_ctype(g, p->dtype, p->span), name);
     }
   }
   tx_sb_puts(&head, ") {");
   const char *h = tx_sb_cstr(&head);
-  line(g, f->span, "%s", h ? h : "");
+  cuda_line(g, f->span, "%s", h ? h : "");
   tx_sb_free(&head);
   g->indent = 1;
 
@@ -1469,7 +1219,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
                     (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
-      line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];", align);
+      cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
+                align);
     }
     free(offs);
   }
@@ -1482,7 +1233,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   tx_visit_stmt(&uv, f->body);
   emit_stmt(g, f->body);
   g->indent = 0;
-  line(g, f->span, "}");
+  cuda_line(g, f->span, "}");
   (void)out;
 }
 
@@ -1521,7 +1272,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   for (uint32_t i = 0; i < lowered->nfuncs; i++) {
     const tx_func *f = lowered->funcs[i];
     if (!is_kernel(f)) continue;
-    if (body.len) line(&g, (tirx_span){0}, "%s", "");
+    if (body.len) cuda_line(&g, (tirx_span){0}, "%s", "");
     emit_kernel(&g, f);
   }
 

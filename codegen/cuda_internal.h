@@ -1,6 +1,6 @@
 /*
  * cuda_internal.h - what the CUDA code generator's files (cuda.c,
- * cuda_types.c, cuda_intrinsics.c) and split-host-device share: dtype
+ * cuda_types.c, cuda_vector.c, cuda_intrinsics.c) and split-host-device share: dtype
  * spellings, the dynamic shared memory layout rule, the emitter state and
  * the device helper functions that generated code may call.
  *
@@ -114,6 +114,26 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
                 "  return *(unsigned*)&v;\n}\n"                                                    \
                 "__device__ __forceinline__ nv_bfloat162 tx_bits_bf2(unsigned u) {\n"              \
                 "  return *(nv_bfloat162*)&u;\n}")                                                 \
+  X(H_SELECT_H2, "__device__ __forceinline__ half2 tx_select_h2(unsigned m, half2 a, half2 b) {\n" \
+                 "  return tx_bits_h2((tx_h2_bits(a) & m) | (tx_h2_bits(b) & ~m));\n}")            \
+  X(H_SELECT_BF2,                                                                                  \
+    "__device__ __forceinline__ nv_bfloat162 tx_select_bf2(unsigned m, nv_bfloat162 a, "           \
+    "nv_bfloat162 b) {\n"                                                                          \
+    "  return tx_bits_bf2((tx_bf2_bits(a) & m) | (tx_bf2_bits(b) & ~m));\n}")                      \
+  X(H_BOOL2, "struct __align__(2) tx_bool2 {\n  bool v[2];\n};\n"                                  \
+             "__device__ __forceinline__ tx_bool2 make_tx_bool2(bool a, bool b) {\n"               \
+             "  tx_bool2 r = {{a, b}};\n  return r;\n}")                                           \
+  X(H_BOOL3, "struct tx_bool3 {\n  bool v[3];\n};\n"                                               \
+             "__device__ __forceinline__ tx_bool3 make_tx_bool3(bool a, bool b, bool c) {\n"       \
+             "  tx_bool3 r = {{a, b, c}};\n  return r;\n}")                                        \
+  X(H_BOOL4,                                                                                       \
+    "struct __align__(4) tx_bool4 {\n  bool v[4];\n};\n"                                           \
+    "__device__ __forceinline__ tx_bool4 make_tx_bool4(bool a, bool b, bool c, bool d) {\n"        \
+    "  tx_bool4 r = {{a, b, c, d}};\n  return r;\n}")                                              \
+  X(H_BOOL8, "struct __align__(8) tx_bool8 {\n  bool v[8];\n};\n"                                  \
+             "__device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d, "  \
+             "bool e, bool f, bool g, bool h) {\n"                                                 \
+             "  tx_bool8 r = {{a, b, c, d, e, f, g, h}};\n  return r;\n}")                         \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
   X(H_ELECT_SYNC,                                                                                  \
@@ -208,8 +228,29 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 /* The helper functions used so far, for the preamble. */
 void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb);
 void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
-/* An element-wise vector expression (lanes > 1), lane by lane or pairwise. */
+/* The CUDA spelling of `t` (a located error and "int" when it has none);
+ * notes the headers and preamble definitions it needs. */
+const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span);
+/* A pointer to `b`'s elements typed as `elem`; 0 after an error. */
+int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb);
+/* The C operator of a binary kind ("+", "<", "&&"), or NULL. */
+const char *cuda_infix(tx_expr_kind k);
+/* A fresh C name for this kernel, derived from `base`. */
+const char *cuda_unique_name(cuda_cg *g, const char *base);
+/* One line of kernel text at the current indentation, mapped to `span`. */
+void cuda_line(cuda_cg *g, tirx_span span, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- vectors (cuda_vector.c) ----------------------------------------------- */
+
+/* Is `t` a float16/bfloat16 vector of 2, 4 or 8 lanes (computed in pairs)? */
+int cuda_is_vec16(tx_dtype t);
+/* A vector value (lanes > 1) of an element-wise expression, Broadcast, Ramp
+ * or a load at a vector index, as a whole value of its CUDA type. */
 void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* The statement(s) for `s`, a store at the vector index `idx`: one vector
+ * store for a stride-1 Ramp, otherwise a scatter lane by lane. */
+void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx);
 void cuda_add_source(cuda_cg *g, const tx_expr *src);
 /* C string literal for a TIRx string. */
 void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n);

@@ -53,7 +53,11 @@ static const char *scalar_type(tx_dtype t) {
 }
 
 /* X(code, bits, lanes, "spelling") for the vector types CUDA has. 16-bit
- * floats of 4 and 8 lanes travel as uint2/uint4, as in TVM's codegen. */
+ * floats of 4 and 8 lanes travel as uint2/uint4, as in TVM's codegen.
+ * Bool vectors are tx_boolN, structs of N one-byte bools that codegen
+ * defines in the preamble when used (H_BOOL2..H_BOOL8, docs/codegen.md):
+ * the layout of N consecutive elements of a bool buffer, so a contiguous
+ * load or store is one access, and lanes the compiler keeps as predicates. */
 #define VECTOR_TYPES(X)                                                                            \
   X(DT_FLOAT, 32, 2, "float2")                                                                     \
   X(DT_FLOAT, 32, 3, "float3")                                                                     \
@@ -84,7 +88,11 @@ static const char *scalar_type(tx_dtype t) {
   X(DT_E4M3FN, 8, 2, "__nv_fp8x2_e4m3")                                                            \
   X(DT_E4M3FN, 8, 4, "__nv_fp8x4_e4m3")                                                            \
   X(DT_E5M2, 8, 2, "__nv_fp8x2_e5m2")                                                              \
-  X(DT_E5M2, 8, 4, "__nv_fp8x4_e5m2")
+  X(DT_E5M2, 8, 4, "__nv_fp8x4_e5m2")                                                              \
+  X(DT_BOOL, 1, 2, "tx_bool2")                                                                     \
+  X(DT_BOOL, 1, 3, "tx_bool3")                                                                     \
+  X(DT_BOOL, 1, 4, "tx_bool4")                                                                     \
+  X(DT_BOOL, 1, 8, "tx_bool8")
 
 const char *tx_cuda_type(tx_dtype t) {
   if (t.lanes == 1) return scalar_type(t);

@@ -55,7 +55,7 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
     "constant folding, algebraic identities and range-based floordiv/floormod rules")              \
   X(PASS_VECTORIZE_LOOP, "vectorize-loop", tx_pass_vectorize_loop,                                 \
-    "T.vectorized loops become Ramp/Broadcast vector statements, or serial loops")                 \
+    "T.vectorized loops become vector statements (gathers for strided accesses), or serial loops") \
   X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop,                                          \
     "short constant T.unroll loops are copied out per iteration (-O1 and up)")                     \
   X(PASS_CSE, "cse", tx_pass_cse,                                                                  \

@@ -4,30 +4,33 @@
  *
  * Requires: flat (one-dimensional) buffer accesses, i.e. a module after
  * flatten-buffer; simplify first makes more indices recognisable.
- * Guarantees: no FOR_VECTORIZED loop is left. A loop
- * `for v in T.vectorized(L)` is rewritten when all of this holds, and
- * otherwise becomes `for v in range(L)` (a FOR_SERIAL loop, as TVM
- * scalarizes):
+ * Guarantees (docs/lowering.md "After vectorize-loop"): no FOR_VECTORIZED
+ * loop is left. A loop `for v in T.vectorized(L)` is rewritten when all of
+ * this holds, and otherwise becomes `for v in range(L)` (a FOR_SERIAL loop,
+ * as TVM scalarizes):
  *  - begin 0 and a literal extent L that is a power of two in 2..64;
- *  - the body is a sequence of stores and plain/let bindings, with no call,
- *    Let, Select, vector or region expression anywhere;
- *  - every store index is `base + v` (v with coefficient 1, after folding)
- *    and every load depending on v likewise; a buffer stored in the loop is
- *    read only at the index it is stored at (no loop-carried dependence);
- *  - vector accesses are to global or shared memory (local arrays are not
- *    aligned for vector access) and `base` is provably a multiple of the
- *    chunk width C (literal multiples; buffers are assumed aligned, as in
- *    TVM); in chunked loops `v * C` is such a multiple;
- *  - what CUDA codegen can emit (docs/codegen.md): 32-bit float/int/uint
- *    elements in chunks of C = min(L, 4) lanes with + - * / % (% on
- *    integers), casts between 32-bit types, Broadcast and Ramp values; or
- *    16-bit floats (float16, bfloat16) in chunks of C = min(L, 8) lanes,
- *    only moved (a store of a vector load or of a variable bound to one).
+ *  - the body is a sequence of stores and plain/let bindings, with no call
+ *    but T.if_then_else, no Let, vector or region expression; stored
+ *    buffers hold 32-bit float/int/uint, 16-bit float or bool elements; a
+ *    buffer stored in the loop is read only at the index it is stored at
+ *    and stored at one index (no loop-carried dependence);
+ *  - an access whose index depends on v is contiguous (`base + v`: one
+ *    vector access, so in global or shared memory, local arrays not being
+ *    aligned for it, with `base` provably a multiple of the chunk width C;
+ *    buffers are assumed aligned, as in TVM) or lane by lane (any other
+ *    index: `v * s` with a literal or loop-invariant stride, `base - v`, an
+ *    index loaded from memory; codegen gathers and scatters it), and at
+ *    least one access is contiguous: lane-by-lane accesses alone are the
+ *    scalar loop's accesses over again, so such a loop stays serial;
+ *  - CUDA codegen can emit every vector node (codegen_ok below mirrors
+ *    codegen/cuda_vector.c).
+ * C is the widest of min(L, 8), 4, 2 for which the rewrite meets these
+ * rules (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved).
  * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
- * the Ramp's base, loop-invariant operands become T.Broadcast(x, C),
- * arithmetic and casts take the vector dtype, and a binding that depends on
- * v binds a new vector variable of the same name. With L == C the body
- * replaces the loop (start 0); with L > C it stays in
+ * the Ramp (its base, or its stride for v * s), loop-invariant operands
+ * become T.Broadcast(x, C), arithmetic and casts take the vector dtype, and
+ * a binding that depends on v binds a new vector variable of the same name.
+ * With L == C the body replaces the loop (start 0); with L > C it stays in
  * `for v in T.unroll(L // C)` with start v * C (unroll-loop copies it out).
  */
 #include <stdlib.h>
@@ -48,6 +51,7 @@ typedef struct vec_state {
   int lanes;                  /* C */
   const tx_expr **from, **to; /* bound scalar variable -> its vector variable */
   uint32_t nmap, capmap;
+  int ncontig; /* contiguous (real vector) loads and stores in the rewritten body */
   int fail;
   int oom;
 } vec_state;
@@ -59,13 +63,16 @@ typedef struct check {
   const tx_stmt **stores;
   uint32_t nstores, cap;
   int bad;
-  int width; /* element bits of the stored buffers: 32, 16 or 0 (not yet known) */
 } check;
 
-static int elem_width(tx_dtype t) {
+/* The most lanes CUDA codegen holds in one vector of element type `t`
+ * (docs/codegen.md): float4/int4/uint4, eight 16-bit floats in a uint4,
+ * tx_bool8; 0 for element types it has no vector arithmetic for. */
+static int max_lanes(tx_dtype t) {
   if (t.lanes != 1) return 0;
-  if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 32;
-  if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 16;
+  if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 4;
+  if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 8;
+  if (t.code == DT_BOOL) return 8;
   return 0;
 }
 
@@ -133,9 +140,7 @@ static int check_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_SEQ:
     return 1;
   case STMT_STORE: {
-    int w = elem_width(s->buffer->dtype);
-    if (s->nexprs != 2 || !w || (c->width && c->width != w)) c->bad = 1;
-    c->width = w;
+    if (s->nexprs != 2 || !max_lanes(s->buffer->dtype)) c->bad = 1;
     if (c->nstores == c->cap) {
       uint32_t cap = c->cap ? c->cap * 2 : 8;
       const tx_stmt **p = realloc((void *)c->stores, cap * sizeof *p);
@@ -188,7 +193,7 @@ static int check_dep(tx_visitor *v, const tx_expr *e) {
   return 1;
 }
 
-static int body_ok(const tx_stmt *body, int *width) {
+static int body_ok(const tx_stmt *body) {
   check c = {0};
   c.v.user = &c;
   c.v.pre_expr = check_expr;
@@ -205,8 +210,7 @@ static int body_ok(const tx_stmt *body, int *width) {
     tx_visit_stmt(&d, body);
   }
   free((void *)c.stores);
-  *width = c.width;
-  return !c.bad && c.width;
+  return !c.bad;
 }
 
 /* ---- the rewrite --------------------------------------------------------------- */
@@ -287,13 +291,21 @@ static const tx_expr *broadcast(vec_state *st, const tx_expr *x) {
   return r;
 }
 
-/* A contiguous vector access of buffer b at index idx is possible. */
-static int vector_access_ok(const vec_state *st, const tx_buffer *b, const tx_expr *idx) {
-  if (!idx || idx->kind != EXPR_RAMP || !is_lit(idx->ops[1], 1)) return 0;
+/* Can buffer b be accessed at the vector index idx? A stride-1 Ramp is
+ * one vector access in codegen, so it must be aligned (base a multiple of
+ * the lanes) and in global or shared memory (local arrays are not aligned
+ * for it); it counts as a contiguous access. Any other vector index (a
+ * Ramp of another stride, a computed index vector) is a gather or scatter,
+ * lane by lane, in any memory. */
+static int vector_access_ok(vec_state *st, const tx_buffer *b, const tx_expr *idx) {
+  if (!idx || idx->dtype.lanes != st->lanes) return 0;
+  if (idx->kind != EXPR_RAMP || !is_lit(idx->ops[1], 1)) return 1;
   const char *sc = b->scope ? b->scope : "global";
   if (strcmp(sc, "global") != 0 && strcmp(sc, "shared") != 0 && strcmp(sc, "shared.dyn") != 0)
     return 0;
-  return multiple_of(idx->ops[0], st->lanes);
+  if (!multiple_of(idx->ops[0], st->lanes)) return 0;
+  st->ncontig++;
+  return 1;
 }
 
 /* Element-wise op on vector operands (scalars broadcast). */
@@ -330,18 +342,20 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
       return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b), a->ops[1]);
     if (k == EXPR_ADD && b->kind == EXPR_RAMP && !is_vec(a))
       return ramp(st, tx_lc_bin(st->ir, k, a, b->ops[0]), b->ops[1]);
+    if (k == EXPR_SUB && b->kind == EXPR_RAMP && !is_vec(a)) /* a - v runs backwards */
+      return ramp(st, tx_lc_bin(st->ir, k, a, b->ops[0]),
+                  tx_lc_bin(st->ir, k, tx_lc_int(st->ir, b->ops[1]->dtype, 0), b->ops[1]));
     if (a->kind == EXPR_RAMP && b->kind == EXPR_RAMP)
       return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b->ops[0]),
                   tx_lc_bin(st->ir, k, a->ops[1], b->ops[1]));
     return vector_binary(st, r);
-  case EXPR_MUL: {
-    int64_t c;
-    if (a->kind == EXPR_RAMP && tx_lc_const(b, &c))
+  case EXPR_MUL:
+    /* a Ramp times a loop-invariant integer is a Ramp: a (symbolic) stride */
+    if (a->kind == EXPR_RAMP && !is_vec(b) && tx_dtype_is_int(b->dtype))
       return ramp(st, tx_lc_bin(st->ir, k, a->ops[0], b), tx_lc_bin(st->ir, k, a->ops[1], b));
-    if (b->kind == EXPR_RAMP && tx_lc_const(a, &c))
+    if (b->kind == EXPR_RAMP && !is_vec(a) && tx_dtype_is_int(a->dtype))
       return ramp(st, tx_lc_bin(st->ir, k, b->ops[0], a), tx_lc_bin(st->ir, k, b->ops[1], a));
     return vector_binary(st, r);
-  }
   case EXPR_DIV:
   case EXPR_MOD:
   case EXPR_MIN:
@@ -461,49 +475,57 @@ static const tx_stmt *vec_stmt(tx_mutator *m, const tx_stmt *s) {
 
 typedef struct emit_check {
   tx_visitor v;
-  int width, lanes, bad;
+  int bad;
 } emit_check;
 
+static int is_w32(tx_dtype t) {
+  return max_lanes(tx_dtype_elem(t)) == 4;
+}
+
+static int is_w16(tx_dtype t) {
+  return max_lanes(tx_dtype_elem(t)) == 8 && t.code != DT_BOOL;
+}
+
+/* Element types a vector cast converts from lane by lane. */
+static int cast_source_ok(tx_dtype t) {
+  return is_w32(t) || is_w16(t) || t.code == DT_BOOL;
+}
+
+/* Mirrors what CUDA codegen emits (codegen/cuda_vector.c): every vector
+ * node is checked; values of 32-bit lanes need a CUDA type (2-4 lanes),
+ * 16-bit floats go in pairs (2, 4, 8 lanes), bools are tx_bool2/4/8. */
 static int emit_ok(tx_visitor *v, const tx_expr *e) {
   emit_check *c = v->user;
   if (e->dtype.lanes == 1) return 1;
   tx_expr_kind k = (tx_expr_kind)e->kind;
-  int w = elem_width(tx_dtype_elem(e->dtype));
+  int lanes = e->dtype.lanes;
+  int common = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_SELECT ||
+               is_ite(e) || (k == EXPR_CAST && cast_source_ok(e->ops[0]->dtype));
+  int arith = k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
+              k == EXPR_MAX;
   int ok;
-  if (w == 16)
-    ok = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_ADD || k == EXPR_SUB ||
-         k == EXPR_MUL || k == EXPR_MIN || k == EXPR_MAX;
-  else if (w == 32)
-    ok = (k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_RAMP || k == EXPR_BROADCAST ||
-          k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
-          k == EXPR_MAX || k == EXPR_SELECT || is_ite(e) ||
-          (k == EXPR_MOD && tx_dtype_is_int(e->dtype)) ||
-          (k == EXPR_CAST && (elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32 ||
-                              e->ops[0]->dtype.code == DT_BOOL))) &&
-         e->dtype.lanes <= 4;
+  if (is_w16(e->dtype))
+    ok = (common || arith) && (lanes == 2 || lanes == 4 || lanes == 8);
+  else if (is_w32(e->dtype))
+    ok = (common || arith || k == EXPR_RAMP || (k == EXPR_MOD && tx_dtype_is_int(e->dtype))) &&
+         lanes <= 4;
   else if (e->dtype.code == DT_BOOL)
-    /* lane-wise conditions: compared 32-bit values, combined with && || ! */
-    ok = e->dtype.lanes <= 4 &&
-         ((tx_expr_is_compare(k) && elem_width(tx_dtype_elem(e->ops[0]->dtype)) == 32) ||
-          k == EXPR_AND || k == EXPR_OR || k == EXPR_NOT);
+    /* conditions: compares of 32-bit, 16-bit or bool lanes, && || ! */
+    ok = (common || k == EXPR_AND || k == EXPR_OR || k == EXPR_NOT ||
+          (tx_expr_is_compare(k) && cast_source_ok(e->ops[0]->dtype))) &&
+         (lanes == 2 || lanes == 4 || lanes == 8);
   else
     ok = 0;
   if (!ok) c->bad = v->stop = 1;
-  /* a load's Ramp index is an address, not a value */
-  return k != EXPR_LOAD;
+  /* a load's Ramp index is an address (emitted lane by lane or as the base
+   * of one access), not a vector value; a computed index vector is one */
+  return k != EXPR_LOAD || e->ops[0]->kind != EXPR_RAMP;
 }
 
 static int emit_ok_stmt(tx_visitor *v, const tx_stmt *s) {
-  emit_check *c = v->user;
-  /* a bool vector has no CUDA type to bind */
-  if (s->kind == STMT_BIND && s->nexprs == 1 && s->exprs[0]->dtype.code == DT_BOOL &&
-      s->exprs[0]->dtype.lanes > 1) {
-    c->bad = v->stop = 1;
-    return 0;
-  }
   if (s->kind == STMT_STORE) {
-    /* only the value; the index Ramp is an address */
     tx_visit_expr(v, s->exprs[0]);
+    if (s->exprs[1]->kind != EXPR_RAMP) tx_visit_expr(v, s->exprs[1]);
     return 0;
   }
   return 1;
@@ -537,29 +559,44 @@ static const tx_stmt *serial(vec_state *st, const tx_stmt *s) {
   return with_kind(st, s, FOR_SERIAL, s->exprs, npos, s->stmts[0]);
 }
 
+/* The body rewritten for chunks of st->lanes lanes, or NULL when that
+ * width does not work (or, with st->oom, on allocation failure). */
+static const tx_stmt *rewrite(vec_state *st, const tx_stmt *s, int64_t len) {
+  st->nmap = 0;
+  st->ncontig = 0;
+  st->fail = 0;
+  tx_dtype vt = st->var->dtype;
+  st->start = len > st->lanes ? tx_lc_muli(st->ir, st->var, st->lanes) : tx_lc_int(st->ir, vt, 0);
+  if (!st->start) return st->oom = 1, NULL;
+  tx_mutator m = {.ir = st->ir, .user = st, .expr = vec_expr, .stmt = vec_stmt};
+  const tx_stmt *body = tx_mutate_stmt(&m, s->stmts[0]);
+  if (m.failed) st->oom = 1;
+  if (st->oom || st->fail || !codegen_ok(body)) return NULL;
+  return body;
+}
+
 static const tx_stmt *vectorize(tx_mutator *outer, const tx_stmt *s) {
   vec_state *st = outer->user;
   uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
   int64_t begin, len;
-  int width = 0;
   if (s->nvars != 1 || s->nstmts != 1 || npos != 2 || !tx_lc_const(s->exprs[0], &begin) ||
       begin != 0 || !tx_lc_const(s->exprs[1], &len) || len < 2 || len > 64 || (len & (len - 1)) ||
-      !body_ok(s->stmts[0], &width))
+      !body_ok(s->stmts[0]))
     return serial(st, s);
   st->var = s->vars[0];
-  st->lanes = (int)(len < (width == 32 ? 4 : 8) ? len : (width == 32 ? 4 : 8));
-  st->nmap = 0;
-  st->fail = 0;
-  int chunked = len > st->lanes;
-  tx_dtype vt = st->var->dtype;
-  st->start = chunked ? tx_lc_muli(st->ir, st->var, st->lanes) : tx_lc_int(st->ir, vt, 0);
-  if (!st->start) return st->oom = 1, s;
-  tx_mutator m = {.ir = st->ir, .user = st, .expr = vec_expr, .stmt = vec_stmt};
-  const tx_stmt *body = tx_mutate_stmt(&m, s->stmts[0]);
-  if (m.failed) st->oom = 1;
+  /* The widest chunk that works: 8 lanes for 16-bit floats and bools, 4
+   * for 32-bit lanes, fewer when an access is aligned only to fewer. */
+  const tx_stmt *body = NULL;
+  for (int lanes = len < 8 ? (int)len : 8; lanes >= 2 && !body && !st->oom; lanes /= 2) {
+    st->lanes = lanes;
+    body = rewrite(st, s, len);
+  }
   if (st->oom) return s;
-  if (st->fail || !codegen_ok(body)) return serial(st, s);
-  if (!chunked) return body;
+  /* Lane-by-lane accesses alone would be the scalar loop's loads and
+   * stores over again: vectorize only with at least one vector access. */
+  if (!body || !st->ncontig) return serial(st, s);
+  if (len == st->lanes) return body;
+  tx_dtype vt = st->var->dtype;
   const tx_expr *ext[2] = {tx_lc_int(st->ir, vt, 0), tx_lc_int(st->ir, vt, len / st->lanes)};
   if (!ext[0] || !ext[1]) return st->oom = 1, s;
   return with_kind(st, s, FOR_UNROLL, ext, 2, body);

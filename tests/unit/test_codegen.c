@@ -162,7 +162,7 @@ static void run_golden(const char *name) {
   X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) \
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
-  X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma)
+  X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(vec_bool) X(vec_half) X(vec_strided)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -348,8 +348,152 @@ Test(errors, raw_ptx_empty_opcode) {
   expect_error("    T.ptx[\"\"](A[0])\n", "empty PTX opcode");
 }
 
-Test(errors, strided_vector_access) {
-  expect_error("    A[T.Ramp(tx * 4, 2, 4)] = A[T.Ramp(tx * 4, 2, 4)]\n", "stride 1");
+Test(errors, vector_value_without_cuda_type) {
+  /* 32-bit lanes exist as whole values up to 4 (float4) */
+  expect_error("    A[T.Ramp(tx * 8, 1, 8)] = A[T.Ramp(tx * 8, 2, 8)]\n", "float32x8");
+}
+
+Test(errors, vector_half_modulo) {
+  expect_error("    H = T.decl_buffer((64,), \"float16\", data=A.data)\n"
+               "    H[T.Ramp(tx * 2, 1, 2)] = T.truncmod(H[T.Ramp(tx * 2, 1, 2)], "
+               "H[T.Ramp(tx * 2, 1, 2)])\n",
+               "vector Mod on float16x2");
+}
+
+/* ---- vector emission ------------------------------------------------------------ */
+
+/* The CUDA for a kernel with buffers A (float32), H (float16), G (bfloat16),
+ * M (bool) and I (int32) of 1024 elements, scalars a (float16) and flag. */
+static char *vector_cuda(const char *body) {
+  char src[4096];
+  snprintf(src, sizeof src,
+           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+           "def v(A: T.Buffer((1024,), \"float32\"), H: T.Buffer((1024,), \"float16\"), "
+           "G: T.Buffer((1024,), \"bfloat16\"), M: T.Buffer((1024,), \"bool\"), "
+           "I: T.Buffer((1024,), \"int32\"), a: T.float16, flag: T.bool):\n"
+           "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+           "    tx = T.launch_thread(\"threadIdx.x\", 32)\n%s",
+           body);
+  compiled c;
+  compile_text(&c, "v.tirx", src, strlen(src));
+  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  char *text = strdup(c.cu.data);
+  compiled_free(&c);
+  cr_assert(text);
+  return text;
+}
+
+/* needle occurs in text exactly n times */
+static int count_of(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+Test(vector, strided_load_is_a_gather) {
+  char *cu = vector_cuda("    A[T.Ramp(tx * 4, 1, 4)] = A[T.Ramp(tx, 32, 4)]\n");
+  cr_expect(strstr(cu, "*(float4*)(A_ptr + (tx * 4)) = make_float4(A_ptr[(tx + 0)], "
+                       "A_ptr[(tx + 32)], A_ptr[(tx + 64)], A_ptr[(tx + 96)]);"),
+            "%s", cu);
+  free(cu);
+}
+
+Test(vector, scatter_reads_every_lane_before_storing) {
+  /* lane 1 stores A[tx * 8 + 2], which lane 2 reads: read first */
+  char *cu = vector_cuda("    A[T.Ramp(tx * 8, 2, 4)] = A[T.Ramp(tx * 8 + 2, 2, 4)]\n");
+  const char *last_read = strstr(cu, "float tx_lane_3 = A_ptr[(((tx * 8) + 2) + 6)];");
+  const char *first_store = strstr(cu, "A_ptr[((tx * 8) + 0)] = tx_lane;");
+  cr_expect(last_read && first_store && last_read < first_store, "%s", cu);
+  cr_expect(strstr(cu, "A_ptr[((tx * 8) + 6)] = tx_lane_3;"), "%s", cu);
+  free(cu);
+}
+
+Test(vector, scatter_with_a_loaded_index_reads_the_index_first) {
+  char *cu = vector_cuda("    A[I[T.Ramp(tx * 2, 1, 2)]] = T.Broadcast(T.float32(1.0), 2)\n");
+  const char *idx = strstr(cu, "int tx_index_1 = I_ptr[((tx * 2) + 1)];");
+  const char *store = strstr(cu, "A_ptr[tx_index] = tx_lane;");
+  cr_expect(idx && store && idx < store, "%s", cu);
+  free(cu);
+}
+
+Test(vector, half_scatter_goes_in_pairs) {
+  char *cu = vector_cuda("    H[T.Ramp(tx, 64, 4)] = H[T.Ramp(tx * 4, 1, 4)] * "
+                         "H[T.Ramp(tx * 4, 1, 4)]\n");
+  cr_expect(strstr(cu, "half2 tx_pair_1 = __hmul2(((half2*)(H_ptr + (tx * 4)))[1], "
+                       "((half2*)(H_ptr + (tx * 4)))[1]);"),
+            "%s", cu);
+  cr_expect(strstr(cu, "H_ptr[(tx + 192)] = tx_pair_1.y;"), "%s", cu);
+  free(cu);
+}
+
+Test(vector, bool_vector_is_a_struct_of_bools) {
+  char *cu = vector_cuda("    m = A[T.Ramp(tx * 4, 1, 4)] > A[T.Ramp(tx * 4 + 128, 1, 4)]\n"
+                         "    M[T.Ramp(tx * 4, 1, 4)] = m\n"
+                         "    I[T.Ramp(tx * 4, 1, 4)] = T.Cast(\"int32x4\", m or "
+                         "T.Broadcast(flag, 4))\n");
+  cr_expect_eq(count_of(cu, "struct __align__(4) tx_bool4 {\n  bool v[4];\n};"), 1, "%s", cu);
+  cr_expect(strstr(cu, "tx_bool4 m = make_tx_bool4((A_ptr[((tx * 4) + 0)] > "
+                       "A_ptr[(((tx * 4) + 128) + 0)]), "),
+            "%s", cu);
+  cr_expect(strstr(cu, "*(tx_bool4*)(M_ptr + (tx * 4)) = m;"), "%s", cu);
+  cr_expect(strstr(cu, "make_int4(((int)((m).v[0] || flag)), "), "%s", cu);
+  free(cu);
+}
+
+Test(vector, half_select_uses_compare_masks) {
+  char *cu = vector_cuda("    H[T.Ramp(tx * 4, 1, 4)] = T.Select(H[T.Ramp(tx * 4, 1, 4)] != "
+                         "T.Broadcast(a, 4) and not (H[T.Ramp(tx * 4, 1, 4)] < "
+                         "T.Broadcast(a, 4)), H[T.Ramp(tx * 4, 1, 4)], T.Broadcast(a, 4))\n");
+  /* != is true on NaN (the unordered mask); < is ordered, its negation not */
+  cr_expect(strstr(cu, "tx_select_h2((__hneu2_mask(((half2*)(H_ptr + (tx * 4)))[0], "
+                       "__half2half2(a)) & (~__hlt2_mask(((half2*)(H_ptr + (tx * 4)))[0], "
+                       "__half2half2(a)))), ((half2*)(H_ptr + (tx * 4)))[0], __half2half2(a))"),
+            "%s", cu);
+  cr_expect(strstr(cu, "__device__ __forceinline__ half2 tx_select_h2(unsigned m, half2 a, "
+                       "half2 b)"),
+            "%s", cu);
+  free(cu);
+}
+
+Test(vector, half_if_then_else_reads_only_the_selected_lane) {
+  char *cu = vector_cuda("    H[T.Ramp(tx * 2, 1, 2)] = T.if_then_else(M[T.Ramp(tx * 2, 1, 2)], "
+                         "H[T.Ramp(tx * 2 + 64, 1, 2)], T.Broadcast(a, 2))\n");
+  cr_expect(strstr(cu, "__halves2half2((M_ptr[((tx * 2) + 0)] ? (((half2*)(H_ptr + ((tx * 2) + "
+                       "64)))[0]).x : a), "),
+            "%s", cu);
+  cr_expect(!strstr(cu, "tx_select_h2"), "%s", cu);
+  free(cu);
+}
+
+Test(vector, half_div_and_fma) {
+  char *cu = vector_cuda("    H[T.Ramp(tx * 2, 1, 2)] = H[T.Ramp(tx * 2, 1, 2)] / "
+                         "T.Broadcast(a, 2)\n"
+                         "    G[T.Ramp(tx * 2, 1, 2)] = G[T.Ramp(tx * 2, 1, 2)] - "
+                         "G[T.Ramp(tx * 2, 1, 2)] * G[T.Ramp(tx * 2 + 2, 1, 2)]\n"
+                         "    H[T.Ramp(tx * 2, 1, 2)] = H[T.Ramp(tx * 2, 1, 2)] * "
+                         "T.Broadcast(a, 2) - H[T.Ramp(tx * 2, 1, 2)]\n");
+  cr_expect(strstr(cu, "= __h2div(((half2*)(H_ptr + (tx * 2)))[0], __half2half2(a));"), "%s", cu);
+  cr_expect(strstr(cu, "= __hfma2(__hneg2(((nv_bfloat162*)(G_ptr + (tx * 2)))[0]), "
+                       "((nv_bfloat162*)(G_ptr + ((tx * 2) + 2)))[0], "
+                       "((nv_bfloat162*)(G_ptr + (tx * 2)))[0]);"),
+            "%s", cu);
+  cr_expect(strstr(cu, "= __hfma2(((half2*)(H_ptr + (tx * 2)))[0], __half2half2(a), "
+                       "__hneg2(((half2*)(H_ptr + (tx * 2)))[0]));"),
+            "%s", cu);
+  free(cu);
+}
+
+Test(vector, bfloat16_vectors_computed_in_float32) {
+  /* what legalize-bf16-fp8 leaves: float32x8 exists only lane by lane */
+  char *cu = vector_cuda("    G[T.Ramp(tx * 8, 1, 8)] = T.Cast(\"bfloat16x8\", "
+                         "T.Cast(\"float32x8\", G[T.Ramp(tx * 8, 1, 8)]) / "
+                         "T.Broadcast(T.float32(3.0), 8))\n");
+  cr_expect(strstr(cu, "*(uint4*)(G_ptr + (tx * 8)) = make_uint4(tx_bf2_bits("
+                       "__floats2bfloat162_rn((__bfloat162float((((nv_bfloat162*)(G_ptr + "
+                       "(tx * 8)))[0]).x) / 3.0f), "),
+            "%s", cu);
+  free(cu);
 }
 
 Test(errors, tile_ops_must_be_lowered) {

@@ -21,5 +21,5 @@ extern "C" __global__ void __launch_bounds__(128) haxpy_kernel(half* __restrict_
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   int cse_v1 = (((bx * 128) + tx) * 8);
-  *(uint4*)(Y_ptr + cse_v1) = make_uint4(tx_h2_bits(__hadd2(__hmul2(((half2*)(X_ptr + cse_v1))[0], __half2half2(__float2half_rn(0.5f))), ((half2*)(Y_ptr + cse_v1))[0])), tx_h2_bits(__hadd2(__hmul2(((half2*)(X_ptr + cse_v1))[1], __half2half2(__float2half_rn(0.5f))), ((half2*)(Y_ptr + cse_v1))[1])), tx_h2_bits(__hadd2(__hmul2(((half2*)(X_ptr + cse_v1))[2], __half2half2(__float2half_rn(0.5f))), ((half2*)(Y_ptr + cse_v1))[2])), tx_h2_bits(__hadd2(__hmul2(((half2*)(X_ptr + cse_v1))[3], __half2half2(__float2half_rn(0.5f))), ((half2*)(Y_ptr + cse_v1))[3])));
+  *(uint4*)(Y_ptr + cse_v1) = make_uint4(tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[0], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[0])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[1], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[1])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[2], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[2])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[3], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[3])));
 }
