@@ -93,6 +93,13 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
                 "  return *(nv_bfloat162*)&u;\n}")                                                 \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
+  X(H_WGMMA_DESC,                                                                                  \
+    "__device__ __forceinline__ unsigned long long tx_wgmma_desc(const void* p, int ldo,\n"        \
+    "                                                            int sdo, int swizzle) {\n"        \
+    "  /* bits 0-13 address >> 4, 16-29 ldo, 32-45 sdo, 62-63 layout */\n"                         \
+    "  unsigned long long layout = swizzle == 1 ? 3 : swizzle == 2 ? 2 : swizzle == 3 ? 1 : 0;\n"  \
+    "  return ((tx_smem_addr(p) >> 4) & 0x3FFFull) | ((ldo & 0x3FFFull) << 16) |\n"                \
+    "         ((sdo & 0x3FFFull) << 32) | (layout << 62);\n}")                                     \
   X(H_ELECT_SYNC,                                                                                  \
     "__device__ __forceinline__ unsigned tx_elect_sync() {\n"                                      \
     "  unsigned pred = 0;\n"                                                                       \

@@ -139,7 +139,8 @@ static void run_golden(const char *name) {
 #define GOLDEN_CASES(X) \
   X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) \
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
-  X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx)
+  X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
+  X(mma) X(wgmma)
 // clang-format on
 
 #define X(name)                                                                                    \
