@@ -133,9 +133,10 @@ static const frag_reg B32 = {"r", "unsigned", 32};
 
 /* ---- argument helpers --------------------------------------------------------------- */
 
-/* The span of argument `a` when it has one, else the call's. */
+/* The span of argument `a` when it has its own, else the call's (a
+ * variable is one node for all its uses: its span is its definition). */
 static tirx_span arg_span(const tx_expr *e, const tx_expr *a) {
-  return a && a->span.line ? a->span : e->span;
+  return a && a->span.line && a->kind != EXPR_VAR ? a->span : e->span;
 }
 
 /* An integer (or bool) constant. */
@@ -863,7 +864,9 @@ static void mma_emit(cuda_cg *g, const tx_expr *e, mma_cfg *c, tx_strbuf *sb) {
   if (!mma_check(g, e, c)) return;
   int nd, na, nb, nc;
   mma_counts(c, &nd, &na, &nb, &nc);
-  if (!frag_ptrs_ok(g, e, &c->fd, nd, "D") || !frag_ptrs_ok(g, e, &c->fa, na, "A") ||
+  /* The legacy forms update C in place: D is C, and is named C. */
+  int d_is_c = c->fd.ptrs == c->fc.ptrs && c->fd.base == c->fc.base && c->fd.off == c->fc.off;
+  if ((!d_is_c && !frag_ptrs_ok(g, e, &c->fd, nd, "D")) || !frag_ptrs_ok(g, e, &c->fa, na, "A") ||
       !frag_ptrs_ok(g, e, &c->fb, nb, "B") || !frag_ptrs_ok(g, e, &c->fc, nc, "C"))
     return;
   int64_t sel = 0;
@@ -916,12 +919,13 @@ static int read_bitop(cuda_cg *g, const tx_expr *e, const tx_expr *a, const char
 }
 
 /* A leading dtype string that TVM's printer puts first (kFirst) or that
- * _dtype_forward prepends: present when the first argument is a string
- * that is not an mma shape. */
+ * _dtype_forward prepends: present when the second argument is the shape. */
 static uint32_t skip_leading_dtype(const tx_expr *e) {
-  const char *s = cuda_npos(e) ? cuda_str_arg(e->ops[0]) : NULL;
   int m, n, k;
-  return s && !parse_shape(s, &m, &n, &k) ? 1 : 0;
+  return cuda_npos(e) > 1 && cuda_str_arg(e->ops[0]) &&
+                 parse_shape(cuda_str_arg(e->ops[1]), &m, &n, &k)
+             ? 1
+             : 0;
 }
 
 /* The seven strings shape, a_layout, b_layout, d/a/b/c types from `at`. */
