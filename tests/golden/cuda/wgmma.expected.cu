@@ -5,13 +5,7 @@ __device__ __forceinline__ unsigned tx_smem_addr(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-__device__ __forceinline__ unsigned long long tx_wgmma_desc(const void* p, int ldo,
-                                                            int sdo, int swizzle) {
-  /* bits 0-13 address >> 4, 16-29 ldo, 32-45 sdo, 62-63 layout */
-  unsigned long long layout = swizzle == 1 ? 3 : swizzle == 2 ? 2 : swizzle == 3 ? 1 : 0;
-  return ((tx_smem_addr(p) >> 4) & 0x3FFFull) | ((ldo & 0x3FFFull) << 16) |
-         ((sdo & 0x3FFFull) << 32) | (layout << 62);
-}
+__device__ __forceinline__ unsigned long long tx_wgmma_desc(const void *p, int ldo, int sdo, int swizzle) { unsigned long long layout = swizzle == 1 ? 3 : swizzle == 2 ? 2 : swizzle == 3 ? 1 : 0; return ((tx_smem_addr(p) >> 4) & 0x3FFFull) | ((ldo & 0x3FFFull) << 16) | ((sdo & 0x3FFFull) << 32) | (layout << 62); }
 
 extern "C" __global__ void __launch_bounds__(128) wgmma_kernel(half* __restrict__ A_ptr, float* __restrict__ C_ptr, int swz) {
   int tx = ((int)threadIdx.x);
