@@ -1260,9 +1260,10 @@ static void emit_stmatrix(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_error(g, e->span, "%s: stmatrix .m8n8 stores .b16; .m16n8 stores .b8 and needs trans", op);
     return;
   }
-  if (npos - p - 1 != n) {
-    cuda_error(g, e->span, "%s: .x%lld stores %lld registers; give %lld source pointers, got %u",
-               op, (long long)n, (long long)n, (long long)n, npos - p - 1);
+  int have = (int)npos - (int)p - 1;
+  if (have != n) {
+    cuda_error(g, e->span, "%s: .x%lld stores %lld registers; give %lld source pointers, got %d",
+               op, (long long)n, (long long)n, (long long)n, have < 0 ? 0 : have);
     return;
   }
   const tx_expr *smem = e->ops[p];

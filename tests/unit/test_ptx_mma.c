@@ -572,6 +572,8 @@ Test(ldst_errors, forms) {
                "give 4 source pointers, got 2");
   expect_error("    T.ptx.stmatrix(False, 1, \".b16\", As.data, a.ptr_to([0]), space=\"global\")\n",
                "space must be \"shared\" or \"shared::cta\"");
+  expect_error("    T.ptx.stmatrix(False, 2, \".b16\", \"m8n8\", \"shared\")\n",
+               "give 2 source pointers, got 0");
   expect_error("    T.ptx.stmatrix(False, 1, \".b16\", tx, a.ptr_to([0]))\n",
                "the shared memory destination must be a pointer");
 }
