@@ -92,6 +92,18 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
            ((unsigned long long)(sbo & 0x3FFFu) << 32) | (1ull << 46) |                            \
            ((unsigned long long)mode << 61);                                                       \
   }
+/* The 64-bit wgmma shared memory matrix descriptor of TVM's
+ * encode_matrix_descriptor: bits 0-13 the shared address >> 4, 16-29 the
+ * leading and 32-45 the stride byte offsets (already in 16-byte units),
+ * 49-51 base offset 0, 62-63 the layout (swizzle 0 none -> 0, 1 32B -> 3,
+ * 2 64B -> 2, 3 128B -> 1). ADDR maps a pointer to its 32-bit shared
+ * address; test_ptx_mma.c runs the same text on the host. */
+#define TX_CUDA_WGMMA_DESC(Q, ADDR)                                                                \
+  Q unsigned long long tx_wgmma_desc(const void *p, int ldo, int sdo, int swizzle) {               \
+    unsigned long long layout = swizzle == 1 ? 3 : swizzle == 2 ? 2 : swizzle == 3 ? 1 : 0;        \
+    return ((ADDR(p) >> 4) & 0x3FFFull) | ((ldo & 0x3FFFull) << 16) | ((sdo & 0x3FFFull) << 32) |  \
+           (layout << 62);                                                                         \
+  }
 #define TX_CUDA_STR_(...) #__VA_ARGS__
 #define TX_CUDA_STR(...) TX_CUDA_STR_(__VA_ARGS__)
 
@@ -136,6 +148,7 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
              "  tx_bool8 r = {{a, b, c, d, e, f, g, h}};\n  return r;\n}")                         \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
+  X(H_WGMMA_DESC, TX_CUDA_STR(TX_CUDA_WGMMA_DESC(__device__ __forceinline__, tx_smem_addr)))       \
   X(H_ELECT_SYNC,                                                                                  \
     "__device__ __forceinline__ unsigned tx_elect_sync() {\n"                                      \
     "  unsigned pred = 0;\n"                                                                       \
