@@ -26,6 +26,16 @@ enum { NOPOS = UINT32_MAX };
 
 /* ---- diagnostics ---------------------------------------------------------------- */
 
+/* Does `at` carry a span inside the call `e`? A variable's span is where it
+ * was bound, so an argument is pointed at only when it was written there. */
+static int within(const tx_expr *at, const tx_expr *e) {
+  const tirx_span *a = at ? &at->span : NULL, *c = &e->span;
+  if (!a || !a->line || a->file != c->file) return 0;
+  if (a->line < c->line || (a->line == c->line && a->col < c->col)) return 0;
+  return !c->end_line || a->line < c->end_line ||
+         (a->line == c->end_line && a->col <= c->end_col);
+}
+
 static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt, ...) {
@@ -34,7 +44,7 @@ static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  cuda_error(g, at && at->span.line ? at->span : e->span, "%s: %s", e->u.call.op, msg);
+  cuda_error(g, within(at, e) ? at->span : e->span, "%s: %s", e->u.call.op, msg);
 }
 
 /* Is the target older than sm_<sm>? Then a located error naming `what`. */
