@@ -32,8 +32,7 @@ static int within(const tx_expr *at, const tx_expr *e) {
   const tirx_span *a = at ? &at->span : NULL, *c = &e->span;
   if (!a || !a->line || a->file != c->file) return 0;
   if (a->line < c->line || (a->line == c->line && a->col < c->col)) return 0;
-  return !c->end_line || a->line < c->end_line ||
-         (a->line == c->end_line && a->col <= c->end_col);
+  return !c->end_line || a->line < c->end_line || (a->line == c->end_line && a->col <= c->end_col);
 }
 
 static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt, ...)
@@ -202,7 +201,9 @@ static int value_in(cuda_cg *g, const tx_expr *e, const tx_expr *v, const ptx_ty
     bad(g, e, v, "operand of dtype %s is not a scalar", tx_dtype_str(d, buf));
     return 0;
   }
-  if (t->kind == 'f') {
+  if (t->kind == 'f' && v->kind == EXPR_INT) {
+    conv = t->bits == 64 ? "(double)" : "(float)"; /* a literal is a number either way */
+  } else if (t->kind == 'f') {
     if (d.code != DT_FLOAT || (d.bits != 32 && d.bits != 64)) {
       bad(g, e, v, "a .%s operand needs a float32/float64 value, not %s", t->name,
           tx_dtype_str(d, buf));

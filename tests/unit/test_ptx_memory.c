@@ -255,6 +255,9 @@ Test(ptx_memory, atom) {
       "\"=l\"(tx_r) : \"l\"((&L_ptr[0])), \"l\"(L_ptr[tx]), \"l\"(0x1000000000000000ull)");
   EXPECT_CUDA("F[tx] = T.ptx.atom_scalar(T.address_of(F[0]), F[tx], op=\"add\", ptx_type=\"f32\")",
               "float tx_r; asm volatile(\"atom.global.add.f32 %0, [%1], %2;\"");
+  /* An integer literal is a number for a float type too. */
+  EXPECT_CUDA("T.ptx.red_scalar(T.address_of(D[0]), 1, op=\"add\", ptx_type=\"f64\")",
+              "\"red.global.add.f64 [%0], %1;\" :: \"l\"((&D_ptr[0])), \"d\"((double)(1))");
   /* The result has the PTX type's dtype: .u32 gives uint32 even for an int32 value. */
   EXPECT_CUDA("S[tx] = T.Cast(\"int32\", T.ptx.atom_scalar(T.address_of(A[0]), tx, op=\"inc\", "
               "ptx_type=\"u32\"))",
