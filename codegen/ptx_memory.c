@@ -537,10 +537,6 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
       bad(g, e, attr(e, p_space, "space"), "ld.mmio reads global memory only, not .%s", space);
       return;
     }
-    if (t->bits < 32) {
-      bad(g, e, NULL, "ld.mmio needs a 32- or 64-bit type, not .%s", t->name);
-      return;
-    }
     break;
   case LD_VOLATILE:
     if (!choice(g, e, "space", space, ORDERED_SPACES)) return;
@@ -736,8 +732,8 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
         bad(g, e, cuda_kwarg(e, "scope"), "st.mmio has system scope only, not \"%s\"", scope);
         return;
       }
-      if (strcmp(space, "global") != 0 || *vec || t->bits < 32) {
-        bad(g, e, NULL, "st.mmio stores one 32- or 64-bit value to global memory");
+      if (strcmp(space, "global") != 0 || *vec) {
+        bad(g, e, NULL, "st.mmio stores one value to global memory (no vector, no other space)");
         return;
       }
       scope = "sys";

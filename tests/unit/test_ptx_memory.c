@@ -153,6 +153,8 @@ Test(ptx_memory, ld_orders) {
       "\"ld.relaxed.cluster.shared::cluster.b32 %0, [%1];\"");
   EXPECT_CUDA("A[tx] = T.ptx.ld_mmio(T.address_of(A[tx]), \"uint32\", \"b32\")",
               "\"ld.mmio.relaxed.sys.global.b32 %0, [%1];\"");
+  EXPECT_CUDA("A[tx] = T.ptx.ld_mmio(T.address_of(A[tx]), \"uint32\", \"u8\")",
+              "\"ld.mmio.relaxed.sys.global.u8 %0, [%1];\"");
   EXPECT_CUDA("S[tx] = T.ptx.ld_volatile(T.address_of(S[tx]), \"int32\", \"s32\")",
               "\"ld.volatile.global.s32 %0, [%1];\"");
   /* The raw-bits type may be read as either signedness. */
@@ -384,6 +386,8 @@ Test(ptx_memory, load_errors) {
   EXPECT_ERROR("A[tx] = T.ptx.ld(T.address_of(A[tx]), \"uint32\", \"b32\", space=\"param::entry\")",
                "cannot be formed from a TIRx pointer");
   EXPECT_ERROR("A[tx] = T.ptx.ld(tx, \"uint32\", \"b32\")", "must be a pointer");
+  EXPECT_ERROR("A[tx] = T.ptx.ld(T.address_of(A[tx]), \"uint32\", \"b32\", 1, \"global\")",
+               "or the printed 8-argument form");
   EXPECT_ERROR("A[tx] = T.ptx.ld_acquire(T.address_of(A[tx]), \"uint32\", \"b32\", scope=\"grid\")",
                "scope \"grid\" is not one of");
   /* ptxas: .acquire/.relaxed/.volatile do not apply to .local, .volatile not to .const */
@@ -444,7 +448,7 @@ Test(ptx_memory, store_errors) {
   EXPECT_ERROR("T.ptx.st_volatile(T.address_of(loc[0]), F[0], space=\"local\", ptx_type=\"f32\")",
                "space \"local\" is not one of");
   EXPECT_ERROR("T.ptx.st_mmio(T.address_of(A[0]), A[0], A[1], vec=\"v2\", ptx_type=\"b32\")",
-               "st.mmio stores one 32- or 64-bit value to global memory");
+               "st.mmio stores one value to global memory");
   EXPECT_ERROR("T.ptx.st_mmio(T.address_of(A[0]), A[0], scope=\"gpu\", ptx_type=\"b32\")",
                "system scope only");
   EXPECT_ERROR("T.ptx.st_bulk(sm.ptr_to([0]), 256)",
@@ -467,6 +471,8 @@ Test(ptx_memory, atomic_errors) {
                "op \"cas\" is not one of");
   EXPECT_ERROR("A[tx] = T.ptx.atom_scalar(T.address_of(A[0]), A[0], ptx_type=\"b32\")",
                "op is required");
+  EXPECT_ERROR("T.ptx.red_scalar(T.address_of(A[0]), A[0], T.uint64(0), \"\", \"\")",
+               "or the printed 9-argument form");
   EXPECT_ERROR("A[tx] = T.ptx.atom_scalar(T.address_of(A[0]), A[0], sem=\"seq_cst\", op=\"exch\", "
                "ptx_type=\"b32\")",
                "sem \"seq_cst\" is not one of");
