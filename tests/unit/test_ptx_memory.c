@@ -51,7 +51,7 @@ static void compile_body(compiled *c, const char *body, const tx_target *target)
   const tx_module *lowered = NULL;
   c->parse = tirx_parse_string(c->ctx, "k.tirx", src, strlen(src), &m);
   if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {&c->ctx->ir, c->ctx->diags, target};
+    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = target};
     c->split = tx_pass_split_host_device(&pc, m->mod, &lowered);
     if (c->split == TIRX_OK)
       c->codegen = tx_codegen_cuda(c->ctx->diags, lowered, target, &c->cu, NULL);
