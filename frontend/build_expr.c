@@ -570,6 +570,21 @@ int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec
   return ok;
 }
 
+/* The dtype a PTX scalar type is read into (TVM's table for atom/red/ld):
+ * void for anything else, which codegen then reports. */
+static tx_dtype ptx_scalar_dtype(const char *p) {
+  static const struct {
+    const char *ptx;
+    tx_dtype_code code;
+    int bits;
+  } map[] = {{"b32", DT_UINT, 32},  {"u32", DT_UINT, 32}, {"s32", DT_INT, 32},
+             {"b64", DT_UINT, 64},  {"u64", DT_UINT, 64}, {"s64", DT_INT, 64},
+             {"f32", DT_FLOAT, 32}, {"f64", DT_FLOAT, 64}};
+  for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+    if (strcmp(p, map[i].ptx) == 0) return tx_dt(map[i].code, map[i].bits, 1);
+  return TX_VOID;
+}
+
 static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *const *ops,
                             uint32_t npos, uint32_t nops, const char *const *kw) {
   switch (in->result) {
@@ -605,6 +620,29 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
     (void)b;
     return TX_VOID;
   }
+  case RES_DTYPE_STR: {
+    tx_dtype t;
+    for (uint32_t i = npos; i < nops; i++)
+      if (strcmp(kw[i - npos], "return_type") == 0)
+        return ops[i]->kind == EXPR_STRING &&
+                       tx_dtype_parse(ops[i]->u.str.data, ops[i]->u.str.len, &t)
+                   ? t
+                   : TX_VOID;
+    for (uint32_t i = 0; i < npos; i++)
+      if (ops[i]->kind == EXPR_STRING && tx_dtype_parse(ops[i]->u.str.data, ops[i]->u.str.len, &t))
+        return t;
+    return TX_VOID;
+  }
+  case RES_PTX_TYPE: {
+    const tx_expr *s = NULL;
+    for (uint32_t i = npos; i < nops; i++)
+      if (strcmp(kw[i - npos], "ptx_type") == 0) s = ops[i];
+    for (uint32_t i = npos; i-- > 0 && !s;)
+      if (ops[i]->kind == EXPR_STRING) s = ops[i];
+    return s && s->kind == EXPR_STRING ? ptx_scalar_dtype(s->u.str.data) : TX_VOID;
+  }
+  case RES_INT_BITS_ARG0:
+    return npos > 0 && ops[0]->kind == EXPR_INT && ops[0]->u.ival == 64 ? TX_INT64 : TX_INT32;
   }
   return TX_VOID;
 }
