@@ -13,6 +13,7 @@
 
 #include "frontend/ast.h"
 #include "frontend/builder.h"
+#include "ir/arena.h"
 #include "ir/context.h"
 
 /* Stand-in file name when the caller gives none. */
@@ -52,7 +53,16 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
     return TIRX_ERR_NOMEM;
   }
   const char *file = tx_diag_add_source(d, name, copy, len);
-  tx_parse_env env = {ctx->arena, ctx->strings, d};
+  /* The AST lives in an arena of its own, freed once the IR is built: it
+   * is several times the size of the IR it becomes, and the memory goes
+   * straight back to the passes that run next. Nothing built keeps a
+   * pointer into it (names are interned, string literals copied). */
+  tx_arena *ast_arena = tx_arena_create();
+  if (!ast_arena) {
+    tx_error(d, ((tirx_span){0}), "out of memory reading '%s'", name);
+    return TIRX_ERR_NOMEM;
+  }
+  tx_parse_env env = {ast_arena, ctx->strings, d};
   tx_ast_list stmts = {0};
   tirx_status st = tx_parse_python(&env, file, copy, len, &stmts);
   double t1 = tx_now_ms();
@@ -63,6 +73,7 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
     st = tx_build_module(&ctx->ir, d, file, &stmts, &mod);
     ctx->last.build_ms = tx_now_ms() - t1;
   }
+  tx_arena_destroy(ast_arena);
 
   /* A stage that reported an error but said OK is still a failed parse. */
   if (st == TIRX_OK && tx_diag_errors(d) > errors_before) st = TIRX_ERR_INPUT;
