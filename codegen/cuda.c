@@ -285,11 +285,13 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, v ? "true" : "false");
     return;
   case DT_UINT:
-    if (t.bits == 64)
-      tx_sb_printf(sb, "%" PRIu64 "ULL", (uint64_t)v);
-    else if (t.bits == 32)
-      tx_sb_printf(sb, "%" PRIu64 "U", (uint64_t)v & 0xffffffffu);
-    else
+    if (t.bits == 64) {
+      tx_sb_put_uint(sb, (uint64_t)v);
+      tx_sb_puts(sb, "ULL");
+    } else if (t.bits == 32) {
+      tx_sb_put_uint(sb, (uint64_t)v & 0xffffffffu);
+      tx_sb_putc(sb, 'U');
+    } else
       tx_sb_printf(sb, "((%s)%" PRIu64 "U)", cuda_ctype(g, t, e->span), (uint64_t)v);
     return;
   case DT_INT:
@@ -303,10 +305,13 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     } else if (t.bits == 32) {
       if (v == INT32_MIN)
         tx_sb_puts(sb, "(-2147483647 - 1)");
-      else if (v < 0)
-        tx_sb_printf(sb, "(%" PRId64 ")", v);
-      else
-        tx_sb_printf(sb, "%" PRId64, v);
+      else if (v < 0) {
+        tx_sb_putc(sb, '(');
+        tx_sb_put_int(sb, v);
+        tx_sb_putc(sb, ')');
+      } else {
+        tx_sb_put_int(sb, v);
+      }
     } else {
       tx_sb_printf(sb, "((%s)%" PRId64 ")", cuda_ctype(g, t, e->span), v);
     }

@@ -100,6 +100,15 @@ static void put_unsigned(tx_strbuf *sb, unsigned long long v, int hex) {
   tx_sb_putn(sb, p, (size_t)(end - p));
 }
 
+void tx_sb_put_int(tx_strbuf *sb, long long v) {
+  if (v < 0) tx_sb_putc(sb, '-');
+  put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 0);
+}
+
+void tx_sb_put_uint(tx_strbuf *sb, unsigned long long v) {
+  put_unsigned(sb, v, 0);
+}
+
 static void fast_format(tx_strbuf *sb, const char *fmt, va_list ap) {
   for (const char *p = fmt;;) {
     const char *pct = p;
@@ -143,8 +152,7 @@ static void fast_format(tx_strbuf *sb, const char *fmt, va_list ap) {
                     : longs == 2 ? va_arg(ap, long long)
                     : longs == 1 ? va_arg(ap, long)
                                  : va_arg(ap, int);
-      if (v < 0) tx_sb_putc(sb, '-');
-      put_unsigned(sb, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, 0);
+      tx_sb_put_int(sb, v);
     } else {
       unsigned long long v = size         ? va_arg(ap, size_t)
                              : longs == 2 ? va_arg(ap, unsigned long long)

@@ -45,6 +45,9 @@ static inline void tx_sb_putc(tx_strbuf *sb, char c) {
   }
 }
 void tx_sb_printf(tx_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Decimal integers, as "%lld" and "%llu" print them. */
+void tx_sb_put_int(tx_strbuf *sb, long long v);
+void tx_sb_put_uint(tx_strbuf *sb, unsigned long long v);
 void tx_sb_vprintf(tx_strbuf *sb, const char *fmt, va_list ap);
 /* How tx_sb_put_quoted escapes bytes. */
 typedef enum tx_quote_style {

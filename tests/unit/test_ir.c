@@ -840,3 +840,17 @@ Test(strbuf, printf_long_output_grows) {
   cr_expect_eq(sb.len, 2 * (sizeof big - 1));
   tx_sb_free(&sb);
 }
+
+Test(strbuf, put_int_matches_printf) {
+  const long long vals[] = {0, 1, -1, 42, -9000, LLONG_MAX, LLONG_MIN};
+  for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
+    char want[64];
+    snprintf(want, sizeof want, "%lld|%llu", vals[i], (unsigned long long)vals[i]);
+    tx_strbuf sb = {0};
+    tx_sb_put_int(&sb, vals[i]);
+    tx_sb_putc(&sb, '|');
+    tx_sb_put_uint(&sb, (unsigned long long)vals[i]);
+    cr_expect_str_eq(tx_sb_cstr(&sb), want);
+    tx_sb_free(&sb);
+  }
+}
