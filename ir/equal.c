@@ -367,9 +367,7 @@ typedef struct {
 enum { H_NULL = 0x6e756c6c, H_BOUND = 0x626f756e, H_FREE = 0x66726565, H_ANY = 0x616e7920 };
 
 static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  h *= 0xff51afd7ed558ccdull;
-  return h ^ (h >> 29);
+  return tx_hash_mix(h, v);
 }
 
 static uint64_t mix_bytes(uint64_t h, const void *p, size_t n) {
@@ -598,10 +596,6 @@ static uint64_t h_func_v(hctx *c, uint64_t h, const void *n) {
 }
 static uint64_t h_module_v(hctx *c, uint64_t h, const void *n) {
   return h_module(c, h, n);
-}
-
-uint64_t tx_hash_mix(uint64_t h, uint64_t v) {
-  return mix(h, v);
 }
 
 uint64_t tx_expr_hash(const tx_expr *e) {

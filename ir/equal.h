@@ -46,6 +46,11 @@ uint64_t tx_stmt_hash(const tx_stmt *s);
 uint64_t tx_func_hash(const tx_func *f);
 uint64_t tx_module_hash(const tx_module *m);
 /* The mixing step of the hashes above, for passes that hash bottom-up. */
-uint64_t tx_hash_mix(uint64_t h, uint64_t v);
+/* Inline: hashing walks call it once per node. */
+static inline uint64_t tx_hash_mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xff51afd7ed558ccdull;
+  return h ^ (h >> 29);
+}
 
 #endif
