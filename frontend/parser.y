@@ -260,15 +260,10 @@ static tx_plist tx_p_one_stmt(tx_pstate *ps, tx_ast *stmt) {
 %define api.token.prefix {TK_}
 %define api.location.type {tx_loc}
 %define parse.error custom
-/* Exact "expecting ..." lists: LALR's merged lookaheads and default
- * reductions in inconsistent states detect some errors too late and name
- * too few tokens. Canonical LR with default reductions only in accepting
- * states detects every error in the state where it occurs, as lookahead
- * correction (parse.lac) would, without LAC's per-token simulation: the
- * tables grow by ~320 KB; the parse of bench/gen_kernel.py's kernel takes 12%
- * fewer instructions. */
-%define lr.type canonical-lr
-%define lr.default-reduction accepting
+/* Lookahead correction: without it, LALR's merged lookaheads and default
+ * reductions detect some errors states too late, and the "expecting ..."
+ * lists of messages would name too few tokens (costs ~10% parse time). */
+%define parse.lac full
 %locations
 %parse-param {tx_pstate *ps}
 %lex-param {tx_pstate *ps}
