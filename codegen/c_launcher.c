@@ -133,7 +133,11 @@ static binding *bind(gen *g, const tx_expr *var, const char *cname, bind_kind ki
   }
   binding *b = &g->binds[g->nbinds++];
   b->var = var;
-  snprintf(b->cname, NAME_CAP, "%s", cname);
+  /* memmove, not snprintf: at -O3 GCC cannot prove cname is not b->cname
+   * (-Werror=restrict), and a copy onto itself must stay harmless. */
+  size_t n = strnlen(cname, NAME_CAP - 1);
+  memmove(b->cname, cname, n);
+  b->cname[n] = '\0';
   b->kind = kind;
   return b;
 }
