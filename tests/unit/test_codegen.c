@@ -20,10 +20,10 @@
 #include "codegen/codegen.h"
 #include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
+#include "cuda_harness.h"
 #include "ir/context.h"
 #include "ir/printer.h"
 #include "passes/compile.h"
-#include "passes/pass.h"
 
 #define GOLDEN_DIR TIRX_SOURCE_DIR "/tests/golden/cuda"
 
@@ -54,33 +54,8 @@ static void spit(const char *path, const char *text, size_t len) {
 
 static const tx_target SM90 = {"sm_90a", 90, 2};
 
-typedef struct compiled {
-  tirx_ctx *ctx;
-  tirx_status parse, split, codegen;
-  const tx_module *lowered;
-  tx_strbuf cu;
-  tx_line_map map;
-  char diags[8192];
-} compiled;
-
-static void compile_text_for(compiled *c, const tx_target *target, const char *name,
-                             const char *text, size_t len) {
-  memset(c, 0, sizeof *c);
-  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
-  tirx_module *m = NULL;
-  c->parse = tirx_parse_string(c->ctx, name, text, len, &m);
-  if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = target};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &c->lowered);
-    if (c->split == TIRX_OK)
-      c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, target, &c->cu, &c->map);
-  }
-  size_t need = 0;
-  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
-}
-
-static void compile_text(compiled *c, const char *name, const char *text, size_t len) {
-  compile_text_for(c, &SM90, name, text, len);
+static void compile_text(cuda_compiled *c, const char *name, const char *text, size_t len) {
+  cuda_compile_text(c, &SM90, name, text, len);
 }
 
 /* A golden whose instructions exist on some archs only names them in a line
@@ -96,12 +71,6 @@ static tx_target golden_target(const char *text) {
     t.opt_level = SM90.opt_level;
   }
   return t;
-}
-
-static void compiled_free(compiled *c) {
-  tx_sb_free(&c->cu);
-  tx_line_map_free(&c->map);
-  tirx_ctx_destroy(c->ctx);
 }
 
 static int update_mode(void) {
@@ -129,8 +98,8 @@ static void run_golden(const char *name) {
   char *text = slurp(in, &len);
   cr_assert(text, "cannot read %s", in);
   tx_target target = golden_target(text);
-  compiled c;
-  compile_text_for(&c, &target, in, text, len);
+  cuda_compiled c;
+  cuda_compile_text(&c, &target, in, text, len);
   cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
   cr_assert_eq(c.split, TIRX_OK, "%s", c.diags);
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
@@ -147,12 +116,12 @@ static void run_golden(const char *name) {
   snprintf(out, sizeof out, "%s/%s.expected.cu", GOLDEN_DIR, name);
   check_golden(out, c.cu.data ? c.cu.data : "", c.cu.len);
   /* Deterministic: a second run gives the same text. */
-  compiled again;
-  compile_text_for(&again, &target, in, text, len);
+  cuda_compiled again;
+  cuda_compile_text(&again, &target, in, text, len);
   cr_expect(again.cu.len == c.cu.len && memcmp(again.cu.data, c.cu.data, c.cu.len) == 0);
-  compiled_free(&again);
+  cuda_compiled_free(&again);
   tx_sb_free(&split);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
   free(text);
 }
 
@@ -245,7 +214,7 @@ static const char *const SRC_SCALE = "# from tvm.script import tirx as T\n\n"
                                      "        A[bx * 128 + tx] = T.float32(1.0)\n";
 
 Test(split, params_and_launch) {
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "f.tirx", SRC_SCALE, strlen(SRC_SCALE));
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
   cr_assert_eq(c.lowered->nfuncs, 2);
@@ -267,19 +236,19 @@ Test(split, params_and_launch) {
   cr_assert_eq(call->ops[9]->u.ival, 0);
   cr_assert(strstr(c.cu.data, "__launch_bounds__(128) f_kernel(float* __restrict__ A_ptr, int n)"),
             "%s", c.cu.data);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }
 
 Test(split, host_only_function_unchanged) {
   const char *src =
       "# from tvm.script import tirx as T\n\n@T.prim_func\ndef g(A: T.Buffer((4,), \"float32\")):\n"
       "    A[0] = T.float32(1.0)\n";
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "g.tirx", src, strlen(src));
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
   cr_assert_eq(c.lowered->nfuncs, 1);
   cr_assert(!strstr(c.cu.data, "__global__"));
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }
 
 /* ---- family emitter tables ------------------------------------------------------ */
@@ -311,22 +280,14 @@ Test(call_tables, sorted_without_duplicates_and_found) {
 
 /* ---- located errors ------------------------------------------------------------ */
 
+static const cuda_kernel E = {"e.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+                                        "def e(A: T.Buffer((256,), \"float32\")):\n"
+                                        "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+                                        "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
+                                        "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"};
+
 static void expect_error(const char *body, const char *needle) {
-  char src[2048];
-  snprintf(src, sizeof src,
-           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-           "def e(A: T.Buffer((256,), \"float32\")):\n"
-           "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
-           "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
-           "    tx = T.launch_thread(\"threadIdx.x\", 32)\n%s",
-           body);
-  compiled c;
-  compile_text(&c, "e.tirx", src, strlen(src));
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
-  cr_expect(strstr(c.diags, needle), "expected '%s' in:\n%s", needle, c.diags);
-  cr_expect(strstr(c.diags, "e.tirx:"), "error is not located:\n%s", c.diags);
-  compiled_free(&c);
+  cuda_expect_error(&SM90, &E, body, needle, 0);
 }
 
 Test(errors, unsupported_ptx_op_is_named) {
@@ -366,23 +327,16 @@ Test(errors, vector_half_modulo) {
 
 /* The CUDA for a kernel with buffers A (float32), H (float16), G (bfloat16),
  * M (bool) and I (int32) of 1024 elements, scalars a (float16) and flag. */
+static const cuda_kernel V = {
+    "v.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+              "def v(A: T.Buffer((1024,), \"float32\"), H: T.Buffer((1024,), \"float16\"), "
+              "G: T.Buffer((1024,), \"bfloat16\"), M: T.Buffer((1024,), \"bool\"), "
+              "I: T.Buffer((1024,), \"int32\"), a: T.float16, flag: T.bool):\n"
+              "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"};
+
 static char *vector_cuda(const char *body) {
-  char src[4096];
-  snprintf(src, sizeof src,
-           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-           "def v(A: T.Buffer((1024,), \"float32\"), H: T.Buffer((1024,), \"float16\"), "
-           "G: T.Buffer((1024,), \"bfloat16\"), M: T.Buffer((1024,), \"bool\"), "
-           "I: T.Buffer((1024,), \"int32\"), a: T.float16, flag: T.bool):\n"
-           "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
-           "    tx = T.launch_thread(\"threadIdx.x\", 32)\n%s",
-           body);
-  compiled c;
-  compile_text(&c, "v.tirx", src, strlen(src));
-  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
-  char *text = strdup(c.cu.data);
-  compiled_free(&c);
-  cr_assert(text);
-  return text;
+  return cuda_text_of(&SM90, &V, body);
 }
 
 /* needle occurs in text exactly n times */
@@ -525,7 +479,7 @@ Test(line_map, statements_point_at_their_source) {
                     "    tx = T.launch_thread(\"threadIdx.x\", 256)\n"
                     "    if tx < 100:\n"
                     "        B[tx] = A[tx] * T.float32(2.0)\n";
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "s.tirx", src, strlen(src));
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
   size_t l_bind = line_of(c.cu.data, "int tx ="), l_if = line_of(c.cu.data, "if (tx < 100)"),
@@ -537,7 +491,7 @@ Test(line_map, statements_point_at_their_source) {
   cr_expect_str_eq(c.map.lines[l_store - 1].file, "s.tirx");
   /* the preamble has no source */
   cr_expect_eq(c.map.lines[0].line, 0);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }
 
 Test(split, with_form_entry) {
@@ -547,12 +501,12 @@ Test(split, with_form_entry) {
                     "    with T.device_entry(grid=(1, 1, 1), block=(32, 1, 1)):\n"
                     "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
                     "        A[tx] = T.Cast(\"float32\", m)\n";
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "w.tirx", src, strlen(src));
   cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
   cr_assert(strstr(c.cu.data, "w_kernel(float* __restrict__ A_ptr, int m)"), "%s", c.cu.data);
   cr_assert(strstr(c.cu.data, "A_ptr[tx] = ((float)m);"), "%s", c.cu.data);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }
 
 Test(split, nested_entry_is_an_error) {
@@ -562,12 +516,12 @@ Test(split, nested_entry_is_an_error) {
                     "        T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
                     "        tx = T.launch_thread(\"threadIdx.x\", 32)\n"
                     "        A[tx] = T.float32(0.0)\n";
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "nested.tirx", src, strlen(src));
   cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
   cr_expect_eq(c.split, TIRX_ERR_INPUT, "%s", c.diags);
   cr_expect(strstr(c.diags, "nested.tirx:6:"), "%s", c.diags);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }
 
 Test(errors, maxnreg_with_min_blocks) {
@@ -577,9 +531,9 @@ Test(errors, maxnreg_with_min_blocks) {
                     "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
                     "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"
                     "    A[tx] = T.float32(0.0)\n";
-  compiled c;
+  cuda_compiled c;
   compile_text(&c, "r.tirx", src, strlen(src));
   cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
   cr_expect(strstr(c.diags, "cannot both be set"), "%s", c.diags);
-  compiled_free(&c);
+  cuda_compiled_free(&c);
 }

@@ -10,90 +10,34 @@
  * details one call at a time.
  */
 #include <criterion/criterion.h>
-#include <stdio.h>
-#include <string.h>
 
-#include "codegen/codegen.h"
-#include "ir/context.h"
-#include "passes/pass.h"
+#include "cuda_harness.h"
 
 static const tx_target SM90 = {"sm_90a", 90, 2};
 static const tx_target SM100 = {"sm_100a", 100, 2};
 
-typedef struct compiled {
-  tirx_ctx *ctx;
-  tirx_status parse, split, codegen;
-  tx_strbuf cu;
-  tx_line_map map;
-  char diags[8192];
-} compiled;
-
 /* A kernel with the buffers the tests use: global A, shared S and bar, a
  * tensor-map handle M and scalars n, p. */
-static void compile_body(compiled *c, const tx_target *t, const char *body) {
-  char src[4096];
-  snprintf(src, sizeof src,
-           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-           "def k(A: T.Buffer((1024,), \"float32\"), H: T.Buffer((1024,), \"float16\"), "
-           "M: T.handle, n: T.int32, p: T.uint64):\n"
-           "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
-           "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
-           "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
-           "    S = T.alloc_buffer((1024,), \"float32\", scope=\"shared\", align=128)\n"
-           "    bar = T.alloc_buffer((2,), \"uint64\", scope=\"shared\", align=8)\n"
-           "    R = T.alloc_buffer((1,), \"uint64\", scope=\"local\")\n"
-           "    F = T.alloc_buffer((1,), \"float64\", scope=\"local\")\n"
-           "%s",
-           body);
-  memset(c, 0, sizeof *c);
-  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
-  tirx_module *m = NULL;
-  const tx_module *lowered = NULL;
-  c->parse = tirx_parse_string(c->ctx, "k.tirx", src, strlen(src), &m);
-  if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = t};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &lowered);
-    if (c->split == TIRX_OK)
-      c->codegen = tx_codegen_cuda(c->ctx->diags, lowered, t, &c->cu, &c->map);
-  }
-  size_t need = 0;
-  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
-}
+static const cuda_kernel K = {
+    "k.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+              "def k(A: T.Buffer((1024,), \"float32\"), H: T.Buffer((1024,), \"float16\"), "
+              "M: T.handle, n: T.int32, p: T.uint64):\n"
+              "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
+              "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
+              "    S = T.alloc_buffer((1024,), \"float32\", scope=\"shared\", align=128)\n"
+              "    bar = T.alloc_buffer((2,), \"uint64\", scope=\"shared\", align=8)\n"
+              "    R = T.alloc_buffer((1,), \"uint64\", scope=\"local\")\n"
+              "    F = T.alloc_buffer((1,), \"float64\", scope=\"local\")\n"};
 
-static void compiled_free(compiled *c) {
-  tx_sb_free(&c->cu);
-  tx_line_map_free(&c->map);
-  tirx_ctx_destroy(c->ctx);
-}
-
-/* The body compiles for `t` and the CUDA contains every needle (NULL-ended). */
-static void expect_cuda_on(const tx_target *t, const char *body, ...) {
-  compiled c;
-  compile_body(&c, t, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
-  va_list ap;
-  va_start(ap, body);
-  for (const char *needle; (needle = va_arg(ap, const char *));)
-    cr_expect(strstr(c.cu.data, needle), "expected '%s' in:\n%s", needle, c.cu.data);
-  va_end(ap);
-  compiled_free(&c);
-}
-
-#define expect_cuda(...) expect_cuda_on(&SM90, __VA_ARGS__, NULL)
-#define expect_cuda100(...) expect_cuda_on(&SM100, __VA_ARGS__, NULL)
+/* The body compiles for the target and the CUDA contains every needle. */
+#define expect_cuda_on(t, body, ...)                                                               \
+  cuda_expect_text(t, &K, body, (const char *const[]){__VA_ARGS__, NULL})
+#define expect_cuda(...) expect_cuda_on(&SM90, __VA_ARGS__)
+#define expect_cuda100(...) expect_cuda_on(&SM100, __VA_ARGS__)
 
 /* The body fails code generation with a located error containing `needle`. */
-static void expect_error_on(const tx_target *t, const char *body, const char *needle) {
-  compiled c;
-  compile_body(&c, t, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s\n%s", c.diags, c.cu.data ? c.cu.data : "");
-  cr_expect(strstr(c.diags, needle), "expected '%s' in:\n%s", needle, c.diags);
-  cr_expect(strstr(c.diags, "k.tirx:"), "error is not located:\n%s", c.diags);
-  compiled_free(&c);
-}
-
+#define expect_error_on(t, body, needle) cuda_expect_error(t, &K, body, needle, 0)
 #define expect_error(body, needle) expect_error_on(&SM90, body, needle)
 
 /* ---- cp.async ----------------------------------------------------------------- */

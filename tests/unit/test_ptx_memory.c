@@ -11,72 +11,33 @@
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "codegen/codegen.h"
-#include "ir/context.h"
-#include "passes/pass.h"
+#include "cuda_harness.h"
 
 static const tx_target SM90 = {"sm_90a", 90, 2};
 static const tx_target SM100 = {"sm_100a", 100, 2};
 
-typedef struct compiled {
-  tirx_ctx *ctx;
-  tirx_status parse, split, codegen;
-  tx_strbuf cu;
-  char diags[8192];
-} compiled;
-
 /* The body lines go into a kernel with these buffers in scope:
  * A uint32, F float32, D float64, L uint64, S int32, H bfloat16 (global);
  * sm uint32 (shared), loc float32 (local), dl float64 (local). */
-static void compile_body(compiled *c, const char *body, const tx_target *target) {
-  char src[4096];
-  snprintf(src, sizeof src,
-           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-           "def k(A: T.Buffer((256,), \"uint32\"), F: T.Buffer((256,), \"float32\"), "
-           "D: T.Buffer((256,), \"float64\"), L: T.Buffer((256,), \"uint64\"), "
-           "S: T.Buffer((256,), \"int32\"), H: T.Buffer((256,), \"bfloat16\")):\n"
-           "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
-           "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
-           "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"
-           "    sm = T.alloc_buffer((64,), \"uint32\", scope=\"shared\", align=16)\n"
-           "    loc = T.alloc_buffer((4,), \"float32\", scope=\"local\")\n"
-           "    dl = T.alloc_buffer((1,), \"float64\", scope=\"local\")\n"
-           "%s",
-           body);
-  memset(c, 0, sizeof *c);
-  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
-  tirx_module *m = NULL;
-  const tx_module *lowered = NULL;
-  c->parse = tirx_parse_string(c->ctx, "k.tirx", src, strlen(src), &m);
-  if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = target};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &lowered);
-    if (c->split == TIRX_OK)
-      c->codegen = tx_codegen_cuda(c->ctx->diags, lowered, target, &c->cu, NULL);
-  }
-  size_t need = 0;
-  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
-}
-
-static void compiled_free(compiled *c) {
-  tx_sb_free(&c->cu);
-  tirx_ctx_destroy(c->ctx);
-}
+static const cuda_kernel K = {
+    "k.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+              "def k(A: T.Buffer((256,), \"uint32\"), F: T.Buffer((256,), \"float32\"), "
+              "D: T.Buffer((256,), \"float64\"), L: T.Buffer((256,), \"uint64\"), "
+              "S: T.Buffer((256,), \"int32\"), H: T.Buffer((256,), \"bfloat16\")):\n"
+              "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+              "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"
+              "    sm = T.alloc_buffer((64,), \"uint32\", scope=\"shared\", align=16)\n"
+              "    loc = T.alloc_buffer((4,), \"float32\", scope=\"local\")\n"
+              "    dl = T.alloc_buffer((1,), \"float64\", scope=\"local\")\n"};
 
 /* One statement compiles (for `target`) and its CUDA contains every needle
  * (a NULL-terminated list). */
 static void expect_cuda_for(const tx_target *target, const char *line, const char *const *needles) {
   char body[1024];
   snprintf(body, sizeof body, "    %s\n", line);
-  compiled c;
-  compile_body(&c, body, target);
-  cr_assert_eq(c.parse, TIRX_OK, "%s\n%s", line, c.diags);
-  cr_assert_eq(c.codegen, TIRX_OK, "%s\n%s", line, c.diags);
-  for (const char *const *n = needles; *n; n++)
-    cr_expect(strstr(c.cu.data, *n), "%s\nexpected `%s` in:\n%s", line, *n, c.cu.data);
-  compiled_free(&c);
+  cuda_expect_text(target, &K, body, needles);
 }
 
 #define EXPECT_CUDA(line, ...)                                                                     \
@@ -84,17 +45,12 @@ static void expect_cuda_for(const tx_target *target, const char *line, const cha
 #define EXPECT_CUDA_SM100(line, ...)                                                               \
   expect_cuda_for(&SM100, line, (const char *const[]){__VA_ARGS__, NULL})
 
-/* One statement is a located codegen error mentioning `needle`. */
+/* One statement is a codegen error mentioning `needle`, located at the
+ * statement (line 11, after the kernel's head). */
 static void expect_error_for(const tx_target *target, const char *line, const char *needle) {
   char body[1024];
   snprintf(body, sizeof body, "    %s\n", line);
-  compiled c;
-  compile_body(&c, body, target);
-  cr_assert_eq(c.parse, TIRX_OK, "%s\n%s", line, c.diags);
-  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s: expected an error\n%s", line, c.diags);
-  cr_expect(strstr(c.diags, needle), "%s\nexpected '%s' in:\n%s", line, needle, c.diags);
-  cr_expect(strstr(c.diags, "k.tirx:11:"), "not located at the call:\n%s", c.diags);
-  compiled_free(&c);
+  cuda_expect_error(target, &K, body, needle, 11);
 }
 
 #define EXPECT_ERROR(line, needle) expect_error_for(&SM90, line, needle)

@@ -16,110 +16,41 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
 #include "codegen/cuda_internal.h"
-#include "ir/context.h"
-#include "passes/pass.h"
+#include "cuda_harness.h"
 
 static const tx_target SM90 = {"sm_90a", 90, 2};
 
-typedef struct compiled {
-  tirx_ctx *ctx;
-  tirx_status parse, split, codegen;
-  tx_strbuf cu;
-  tx_line_map map;
-  char diags[8192];
-} compiled;
-
 /* A kernel of one warpgroup with the buffers the bodies below use. */
-static void compile_body(compiled *c, const char *body) {
-  static const char head[] =
-      "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-      "def k(A: T.Buffer((4096,), \"float16\"), C: T.Buffer((256,), \"float32\"), n: T.int32):\n"
-      "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
-      "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
-      "    As = T.alloc_buffer((4096,), \"float16\", scope=\"shared\", align=1024)\n"
-      "    acc = T.alloc_local((128,), \"float32\")\n"
-      "    hacc = T.alloc_local((64,), \"uint32\")\n"
-      "    a = T.alloc_local((4,), \"uint32\")\n"
-      "    b = T.alloc_local((4,), \"uint32\")\n"
-      "    ia = T.alloc_local((4,), \"int32\")\n"
-      "    dA = T.alloc_local((1,), \"uint64\")\n"
-      "    dB = T.alloc_local((1,), \"uint64\")\n"
-      "    meta = T.alloc_local((1,), \"uint32\")\n";
-  size_t len = strlen(head) + strlen(body) + 1;
-  char *src = malloc(len);
-  cr_assert(src);
-  snprintf(src, len, "%s%s", head, body);
-  memset(c, 0, sizeof *c);
-  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
-  tirx_module *m = NULL;
-  c->parse = tirx_parse_string(c->ctx, "k.tirx", src, strlen(src), &m);
-  if (c->parse == TIRX_OK) {
-    const tx_module *lowered = NULL;
-    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = &SM90};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &lowered);
-    if (c->split == TIRX_OK)
-      c->codegen = tx_codegen_cuda(c->ctx->diags, lowered, &SM90, &c->cu, &c->map);
-  }
-  size_t need = 0;
-  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
-  free(src);
-}
-
-static void compiled_free(compiled *c) {
-  tx_sb_free(&c->cu);
-  tx_line_map_free(&c->map);
-  tirx_ctx_destroy(c->ctx);
-}
+static const cuda_kernel K = {
+    "k.tirx",
+    "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+    "def k(A: T.Buffer((4096,), \"float16\"), C: T.Buffer((256,), \"float32\"), n: T.int32):\n"
+    "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
+    "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
+    "    As = T.alloc_buffer((4096,), \"float16\", scope=\"shared\", align=1024)\n"
+    "    acc = T.alloc_local((128,), \"float32\")\n"
+    "    hacc = T.alloc_local((64,), \"uint32\")\n"
+    "    a = T.alloc_local((4,), \"uint32\")\n"
+    "    b = T.alloc_local((4,), \"uint32\")\n"
+    "    ia = T.alloc_local((4,), \"int32\")\n"
+    "    dA = T.alloc_local((1,), \"uint64\")\n"
+    "    dB = T.alloc_local((1,), \"uint64\")\n"
+    "    meta = T.alloc_local((1,), \"uint32\")\n"};
 
 /* The CUDA of a body that must compile; the caller frees it. */
 static char *cuda_of(const char *body) {
-  compiled c;
-  compile_body(&c, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
-  char *out = strdup(c.cu.data);
-  compiled_free(&c);
-  return out;
-}
-
-/* The first line of `cu` that contains `needle` (static buffer). */
-static const char *line_with(const char *cu, const char *needle) {
-  static char line[16384];
-  const char *hit = strstr(cu, needle);
-  if (!hit) return "";
-  const char *s = hit, *e = hit;
-  while (s > cu && s[-1] != '\n')
-    s--;
-  while (*e && *e != '\n')
-    e++;
-  size_t n = (size_t)(e - s) < sizeof line - 1 ? (size_t)(e - s) : sizeof line - 1;
-  memcpy(line, s, n);
-  line[n] = 0;
-  return line;
+  return cuda_text_of(&SM90, &K, body);
 }
 
 static void expect_has(const char *cu, const char *needle) {
   cr_expect(strstr(cu, needle), "expected '%s' in:\n%s", needle, cu);
 }
 
-/* A body that must fail in codegen with `needle`, located at line `line`
- * of the source (the bodies start at line 16). */
-static void expect_error_at(const char *body, const char *needle, int line) {
-  compiled c;
-  compile_body(&c, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
-  cr_expect(strstr(c.diags, needle), "expected '%s' in:\n%s", needle, c.diags);
-  char loc[32];
-  snprintf(loc, sizeof loc, "k.tirx:%d:", line);
-  cr_expect(strstr(c.diags, loc), "error is not located at %s:\n%s", loc, c.diags);
-  compiled_free(&c);
-}
-
+/* A body that must fail in codegen with `needle`, located at its first
+ * line (the bodies start at line 16 of the source). */
 static void expect_error(const char *body, const char *needle) {
-  expect_error_at(body, needle, 16);
+  cuda_expect_error(&SM90, &K, body, needle, 16);
 }
 
 /* "acc[0], acc[1], ..." */
@@ -153,7 +84,7 @@ Test(wgmma, ss_printed_form) {
                          "T.bool(False), T.bool(True), T.float32(1.0), T.float32(1.0), "
                          "T.bool(True), dA[0], dB[0], %s)\n",
                          regs("acc", 0, 32)));
-  const char *l = line_with(cu, "wgmma.mma_async");
+  char *l = cuda_line_with(cu, "wgmma.mma_async");
   expect_has(l, "setp.ne.b32 tx_sd, %34, 0;");
   expect_has(l, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2,");
   expect_has(l, "%30, %31}, %32, %33, tx_sd, 1, 1, 0, 1;");
@@ -161,6 +92,7 @@ Test(wgmma, ss_printed_form) {
   expect_has(l, "\"+f\"(acc_ptr[31]) : \"l\"((unsigned long long)(dA_ptr[0])), "
                 "\"l\"((unsigned long long)(dB_ptr[0])), \"r\"((unsigned)(true)) : \"memory\")");
   cr_expect(!strstr(l, "acc_ptr[32]"), "%s", l);
+  free(l);
   free(cu);
 }
 
@@ -174,8 +106,10 @@ Test(wgmma, keyword_form_is_the_printed_form) {
                          regs("acc", 0, 8)));
   cr_expect_str_eq(pos, kw);
   /* imm-scale-a -1 negates A (PTX), then the two transposes. */
-  expect_has(line_with(pos, "wgmma.mma_async"), ".m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, "
-                                                "%5, %6, %7}, %8, %9, tx_sd, -1, 1, 1, 0;");
+  char *l = cuda_line_with(pos, "wgmma.mma_async");
+  expect_has(l, ".m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, tx_sd, -1, 1, "
+                "1, 0;");
+  free(l);
   expect_has(pos, "\"r\"((unsigned)((n > 0)))");
   free(pos);
   free(kw);
@@ -186,13 +120,14 @@ Test(wgmma, rs_takes_a_registers_before_the_accumulators) {
                          "T.bool(True), T.bool(True), T.float32(1.0), T.float32(-1.0), "
                          "T.bool(False), dB[0], %s, %s)\n",
                          regs("a", 0, 4), regs("acc", 16, 16)));
-  const char *l = line_with(cu, "wgmma.mma_async");
+  char *l = cuda_line_with(cu, "wgmma.mma_async");
   /* transA is meaningless for A in registers (TVM ignores it): only imm-trans-b. */
   expect_has(l, ".m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, "
                 "%13, %14, %15}, {%16, %17, %18, %19}, %20, tx_sd, 1, -1, 1;");
   expect_has(l, "\"+f\"(acc_ptr[16])");
   expect_has(l, "\"+f\"(acc_ptr[31]) : \"r\"(a_ptr[0]), \"r\"(a_ptr[1]), \"r\"(a_ptr[2]), "
                 "\"r\"(a_ptr[3]), \"l\"((unsigned long long)(dB_ptr[0]))");
+  free(l);
   free(cu);
 }
 
@@ -381,7 +316,7 @@ Test(mma, list_form) {
                          "c_ptrs=[acc.ptr_to([4]), acc.ptr_to([5]), acc.ptr_to([6]), "
                          "acc.ptr_to([7])])\n",
                          MMA_HEAD));
-  const char *l = line_with(cu, "mma.sync");
+  char *l = cuda_line_with(cu, "mma.sync");
   expect_has(l, "asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, "
                 "%3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};\" : "
                 "\"=f\"(*(float*)(acc_ptr + 0)), \"=f\"(*(float*)(acc_ptr + 1)), ");
@@ -389,6 +324,7 @@ Test(mma, list_form) {
   expect_has(l, "\"r\"(*(unsigned*)(&b_ptr[1])), \"r\"(*(unsigned*)(&b_ptr[0])), "
                 "\"f\"(*(float*)(acc_ptr + 4))");
   expect_has(l, "\"f\"(*(float*)(acc_ptr + 7)) : \"memory\")");
+  free(l);
   free(cu);
 }
 
@@ -412,10 +348,11 @@ Test(mma, pointer_printed_and_legacy_forms) {
                  "{%6}, {%7, %8, %9, %10};");
   expect_has(cu, "\"r\"(*(unsigned*)(b_ptr + 0)), \"f\"(0.0f)");
   /* legacy: D is C, registers at pointer + element offset */
-  const char *l = line_with(cu, "(b_ptr + 2)");
+  char *l = cuda_line_with(cu, "(b_ptr + 2)");
   expect_has(l, "\"=f\"(((float*)(acc_ptr + ((tx % 2) * 4)))[3])");
   expect_has(l, "\"r\"(((unsigned*)(b_ptr + 2))[1]), \"f\"(((float*)(acc_ptr + ((tx % 2) * "
                 "4)))[0])");
+  free(l);
   free(cu);
 }
 

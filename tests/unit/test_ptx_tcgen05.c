@@ -14,105 +14,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
 #include "codegen/cuda_internal.h"
-#include "ir/context.h"
-#include "passes/pass.h"
+#include "cuda_harness.h"
 
 static const tx_target SM100A = {"sm_100a", 100, 2};
 static const tx_target SM103A = {"sm_103a", 103, 2};
 static const tx_target SM100 = {"sm_100", 100, 2};
 static const tx_target SM90A = {"sm_90a", 90, 2};
 
-typedef struct compiled {
-  tirx_ctx *ctx;
-  tirx_status parse, split, codegen;
-  tx_strbuf cu;
-  char diags[8192];
-} compiled;
-
-/* A kernel with the usual operands of these helpers, then `body`. */
-static void compile_body(compiled *c, const tx_target *target, const char *body) {
-  char src[8192];
-  snprintf(src, sizeof src,
-           "# from tvm.script import tirx as T\n\n@T.prim_func\n"
-           "def k(A: T.Buffer((128,), \"float32\"), n: T.int32):\n"
-           "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
-           "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
-           "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
-           "    tm = T.alloc_buffer((4,), \"uint32\", scope=\"shared\", align=16)\n"
-           "    bar = T.alloc_buffer((2,), \"uint64\", scope=\"shared\", align=8)\n"
-           "    sm = T.alloc_buffer((1024,), \"float16\", scope=\"shared\", align=1024)\n"
-           "    d = T.alloc_buffer((2,), \"uint64\", scope=\"local\")\n"
-           "    i = T.alloc_buffer((2,), \"uint32\", scope=\"local\")\n"
-           "    r = T.alloc_buffer((8,), \"uint32\", scope=\"local\")\n"
-           "    f = T.alloc_buffer((8,), \"float32\", scope=\"local\")\n"
-           "    h = T.alloc_buffer((8,), \"float16\", scope=\"local\")\n"
-           "    t = tm[0]\n%s",
-           body);
-  memset(c, 0, sizeof *c);
-  cr_assert_eq(tirx_ctx_create(&c->ctx), TIRX_OK);
-  tirx_module *m = NULL;
-  const tx_module *lowered = NULL;
-  c->parse = tirx_parse_string(c->ctx, "k.tirx", src, strlen(src), &m);
-  if (c->parse == TIRX_OK) {
-    tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = target};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &lowered);
-    if (c->split == TIRX_OK)
-      c->codegen = tx_codegen_cuda(c->ctx->diags, lowered, target, &c->cu, NULL);
-  }
-  size_t need = 0;
-  tirx_diag_render(c->ctx, c->diags, sizeof c->diags, &need);
-}
-
-static void compiled_free(compiled *c) {
-  tx_sb_free(&c->cu);
-  tirx_ctx_destroy(c->ctx);
-}
+/* A kernel with the usual operands of these helpers, then the body. */
+static const cuda_kernel K = {
+    "k.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+              "def k(A: T.Buffer((128,), \"float32\"), n: T.int32):\n"
+              "    T.device_entry(grid=(1, 1, 1), block=(128, 1, 1))\n"
+              "    bx = T.launch_thread(\"blockIdx.x\", 1)\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 128)\n"
+              "    tm = T.alloc_buffer((4,), \"uint32\", scope=\"shared\", align=16)\n"
+              "    bar = T.alloc_buffer((2,), \"uint64\", scope=\"shared\", align=8)\n"
+              "    sm = T.alloc_buffer((1024,), \"float16\", scope=\"shared\", align=1024)\n"
+              "    d = T.alloc_buffer((2,), \"uint64\", scope=\"local\")\n"
+              "    i = T.alloc_buffer((2,), \"uint32\", scope=\"local\")\n"
+              "    r = T.alloc_buffer((8,), \"uint32\", scope=\"local\")\n"
+              "    f = T.alloc_buffer((8,), \"float32\", scope=\"local\")\n"
+              "    h = T.alloc_buffer((8,), \"float16\", scope=\"local\")\n"
+              "    t = tm[0]\n"};
 
 /* The CUDA of `body` for `target` contains every needle (NULL-terminated). */
 static void expect_cuda_for(const tx_target *target, const char *body, const char *const *needles) {
-  compiled c;
-  compile_body(&c, target, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_assert_eq(c.codegen, TIRX_OK, "%s", c.diags);
-  for (const char *const *n = needles; *n; n++)
-    cr_expect(strstr(c.cu.data, *n), "expected\n  %s\nin:\n%s", *n, c.cu.data);
-  compiled_free(&c);
+  cuda_expect_text(target, &K, body, needles);
 }
 
 #define EXPECT_CUDA(body, ...)                                                                     \
-  do {                                                                                             \
-    static const char *const needles_[] = {__VA_ARGS__, NULL};                                     \
-    expect_cuda_for(&SM100A, body, needles_);                                                      \
-  } while (0)
+  expect_cuda_for(&SM100A, body, (const char *const[]){__VA_ARGS__, NULL})
 
 static void expect_error_for(const tx_target *target, const char *body, const char *needle) {
-  compiled c;
-  compile_body(&c, target, body);
-  cr_assert_eq(c.parse, TIRX_OK, "%s", c.diags);
-  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
-  cr_expect(strstr(c.diags, needle), "expected '%s' in:\n%s", needle, c.diags);
-  cr_expect(strstr(c.diags, "k.tirx:"), "error is not located:\n%s", c.diags);
-  compiled_free(&c);
+  cuda_expect_error(target, &K, body, needle, 0);
 }
 
 static void expect_error(const char *body, const char *needle) {
   expect_error_for(&SM100A, body, needle);
-}
-
-/* The line of `text` holding `needle`, copied (for comparing two forms). */
-static char *line_with(const char *text, const char *needle) {
-  const char *p = strstr(text, needle);
-  cr_assert(p, "no '%s' in:\n%s", needle, text);
-  while (p > text && p[-1] != '\n')
-    p--;
-  size_t n = strcspn(p, "\n");
-  char *s = malloc(n + 1);
-  cr_assert(s);
-  memcpy(s, p, n);
-  s[n] = 0;
-  return s;
 }
 
 /* ---- device helpers as host C ------------------------------------------------- */
@@ -157,13 +97,20 @@ Test(tcgen05_helpers, emitted_text_is_the_tested_text) {
 
 /* ---- instruction descriptors ------------------------------------------------------ */
 
-static void expect_idesc_for(const tx_target *target, const char *args, const char *value) {
+/* T.ptx.tcgen05.<helper><args> stores `value` to i[0]. */
+static void expect_idesc_value(const tx_target *target, const char *helper, const char *args,
+                               const char *value) {
   char body[1024], want[64];
-  snprintf(body, sizeof body, "    T.ptx.tcgen05.encode_instr_descriptor%s\n", args);
+  snprintf(body, sizeof body, "    T.ptx.tcgen05.%s%s\n", helper, args);
   snprintf(want, sizeof want, "(*(unsigned*)(i_ptr) = %s)", value);
   const char *needles[] = {want, NULL};
   expect_cuda_for(target, body, needles);
 }
+
+#define expect_idesc_for(target, args, value)                                                      \
+  expect_idesc_value(target, "encode_instr_descriptor", args, value)
+#define expect_scaled_idesc_for(target, args, value)                                               \
+  expect_idesc_value(target, "encode_instr_descriptor_block_scaled", args, value)
 
 Test(tcgen05_idesc, dense_kinds) {
   /* f16 kind, D f32: dtype F32=1 at 4-5 (0x10); A, B F16=0; N 256>>3 = 32
@@ -201,14 +148,6 @@ Test(tcgen05_idesc, dense_kinds) {
                    "(i.data, d_dtype=\"float32\", a_dtype=\"float16\", b_dtype=\"float16\", M=256, "
                    "N=256, K=16, trans_a=False, trans_b=False, n_cta_groups=2)",
                    "0x10400010u");
-}
-
-static void expect_scaled_idesc_for(const tx_target *target, const char *args, const char *value) {
-  char body[1024], want[64];
-  snprintf(body, sizeof body, "    T.ptx.tcgen05.encode_instr_descriptor_block_scaled%s\n", args);
-  snprintf(want, sizeof want, "(*(unsigned*)(i_ptr) = %s)", value);
-  const char *needles[] = {want, NULL};
-  expect_cuda_for(target, body, needles);
 }
 
 Test(tcgen05_idesc, block_scaled_kinds) {
@@ -422,21 +361,23 @@ Test(tcgen05_ldst, st_forms) {
 }
 
 Test(tcgen05_ldst, source_and_printed_forms_agree) {
-  compiled a, b;
-  compile_body(&a, &SM100A,
-               "    T.ptx.tcgen05.ld(t, r[0], r[1], r[2], r[3], shape=\"32x32b\", num=4, row=32, "
-               "col=tx, pack=True)\n");
-  compile_body(&b, &SM100A,
-               "    T.ptx.tcgen05.ld(t, 32, tx, \"32x32b\", 4, T.bool(True), r[0], r[1], r[2], "
-               "r[3])\n");
+  cuda_compiled a, b;
+  cuda_compile_body(
+      &a, &SM100A, &K,
+      "    T.ptx.tcgen05.ld(t, r[0], r[1], r[2], r[3], shape=\"32x32b\", num=4, row=32, "
+      "col=tx, pack=True)\n");
+  cuda_compile_body(
+      &b, &SM100A, &K,
+      "    T.ptx.tcgen05.ld(t, 32, tx, \"32x32b\", 4, T.bool(True), r[0], r[1], r[2], "
+      "r[3])\n");
   cr_assert_eq(a.codegen, TIRX_OK, "%s", a.diags);
   cr_assert_eq(b.codegen, TIRX_OK, "%s", b.diags);
-  char *la = line_with(a.cu.data, "tcgen05.ld"), *lb = line_with(b.cu.data, "tcgen05.ld");
+  char *la = cuda_line_with(a.cu.data, "tcgen05.ld"), *lb = cuda_line_with(b.cu.data, "tcgen05.ld");
   cr_expect_str_eq(la, lb);
   free(la);
   free(lb);
-  compiled_free(&a);
-  compiled_free(&b);
+  cuda_compiled_free(&a);
+  cuda_compiled_free(&b);
 }
 
 Test(tcgen05_ldst, errors) {
@@ -517,25 +458,26 @@ Test(tcgen05_mma, dense_forms) {
 Test(tcgen05_mma, printed_form_matches_source_form) {
   /* TVM prints (d_dtype, a_dtype, b_dtype, d, a, b, idesc, use_a_tmem,
    * cta_group, enable_input_d, scale_input_d, *masks[, pred]) */
-  compiled a, b;
-  compile_body(&a, &SM100A,
-               "    T.ptx.tcgen05.mma(t, d[0], d[1], i[0], 0, 0, 0, 0, 0, 0, 0, n, "
-               "d_dtype=\"float32\", a_dtype=\"bfloat16\", b_dtype=\"bfloat16\", "
-               "use_a_tmem=False, cta_group=2, enable_input_d=tx, pred=tx < 8)\n");
-  compile_body(&b, &SM100A,
-               "    T.ptx.tcgen05.mma(\"float32\", \"bfloat16\", \"bfloat16\", t, d[0], d[1], "
-               "i[0], T.bool(False), 2, tx, 0, 0, 0, 0, 0, 0, 0, 0, n, tx < 8)\n");
+  cuda_compiled a, b;
+  cuda_compile_body(&a, &SM100A, &K,
+                    "    T.ptx.tcgen05.mma(t, d[0], d[1], i[0], 0, 0, 0, 0, 0, 0, 0, n, "
+                    "d_dtype=\"float32\", a_dtype=\"bfloat16\", b_dtype=\"bfloat16\", "
+                    "use_a_tmem=False, cta_group=2, enable_input_d=tx, pred=tx < 8)\n");
+  cuda_compile_body(&b, &SM100A, &K,
+                    "    T.ptx.tcgen05.mma(\"float32\", \"bfloat16\", \"bfloat16\", t, d[0], d[1], "
+                    "i[0], T.bool(False), 2, tx, 0, 0, 0, 0, 0, 0, 0, 0, n, tx < 8)\n");
   cr_assert_eq(a.codegen, TIRX_OK, "%s", a.diags);
   cr_assert_eq(b.codegen, TIRX_OK, "%s", b.diags);
-  char *la = line_with(a.cu.data, "tcgen05.mma"), *lb = line_with(b.cu.data, "tcgen05.mma");
+  char *la = cuda_line_with(a.cu.data, "tcgen05.mma"),
+       *lb = cuda_line_with(b.cu.data, "tcgen05.mma");
   cr_expect_str_eq(la, lb);
   cr_expect(strstr(la, "@tx_issue tcgen05.mma.cta_group::2.kind::f16 [%0], %1, %2, %3, {%5, %6, "
                        "%7, %8, %9, %10, %11, %12}, tx_en;"),
             "%s", la);
   free(la);
   free(lb);
-  compiled_free(&a);
-  compiled_free(&b);
+  cuda_compiled_free(&a);
+  cuda_compiled_free(&b);
   /* TVM's older source form: dtypes first, trailing keywords */
   EXPECT_CUDA("    T.ptx.tcgen05.mma(\"float32\", \"float16\", \"float16\", t, d[0], d[1], i[0], "
               "use_a_tmem=False, cta_group=1, enable_input_d=False)\n",
