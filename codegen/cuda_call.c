@@ -53,6 +53,12 @@ void cuda_call_fn(cuda_cg *g, const char *fn, const tx_expr *e, uint32_t from, u
   tx_sb_putc(sb, ')');
 }
 
+int cuda_str_in(const char *s, const char *const *set) {
+  for (; *set; set++)
+    if (strcmp(s, *set) == 0) return 1;
+  return 0;
+}
+
 int cuda_nargs_ok(cuda_cg *g, const tx_expr *e, uint32_t lo, uint32_t hi) {
   uint32_t n = cuda_npos(e);
   if (n < lo || n > hi) {
@@ -65,6 +71,16 @@ int cuda_nargs_ok(cuda_cg *g, const tx_expr *e, uint32_t lo, uint32_t hi) {
 void cuda_unsupported(cuda_cg *g, const tx_expr *e, const char *why) {
   cuda_error(g, e->span, "%s is not supported by CUDA codegen%s%s", e->u.call.op, why ? ": " : "",
              why ? why : "");
+}
+
+/* `"cons"(conv(a))` with no separator. */
+static void put_operand(cuda_cg *g, tx_strbuf *sb, const char *cons, const char *conv,
+                        const tx_expr *a) {
+  tx_sb_printf(sb, "\"%s\"(", cons);
+  if (conv) tx_sb_printf(sb, "%s(", conv);
+  cuda_emit_expr(g, a, sb);
+  if (conv) tx_sb_putc(sb, ')');
+  tx_sb_putc(sb, ')');
 }
 
 /* An asm input operand with a constraint from its dtype. */
@@ -84,27 +100,30 @@ void cuda_asm_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
     cast = "__half_as_ushort";
   } else if (t.code == DT_BOOL || t.bits < 32)
     cast = "(unsigned)";
-  tx_sb_printf(sb, "\"%s\"(", c);
-  if (cast) tx_sb_printf(sb, "%s(", cast);
-  cuda_emit_expr(g, a, sb);
-  if (cast) tx_sb_putc(sb, ')');
-  tx_sb_putc(sb, ')');
+  put_operand(g, sb, c, cast, a);
 }
 
-/* A 32-bit shared address operand from a pointer (T.address_of(bar[0]),
- * bar.data) or an integer that already is one. */
-void cuda_smem_addr_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
-  tx_sb_puts(sb, "\"r\"(");
+void cuda_asm_operand(cuda_cg *g, tx_strbuf *list, const char *cons, const char *conv,
+                      const tx_expr *a) {
+  if (list->len) tx_sb_puts(list, ", ");
+  put_operand(g, list, cons, conv, a);
+}
+
+/* A pointer (T.address_of(bar[0]), bar.data) goes through tx_smem_addr. */
+void cuda_smem_addr(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
   if (a->dtype.code == DT_HANDLE) {
     cuda_need_helper(g, H_SMEM_ADDR);
     tx_sb_puts(sb, "tx_smem_addr(");
-    cuda_emit_expr(g, a, sb);
-    tx_sb_putc(sb, ')');
   } else {
     tx_sb_puts(sb, "(unsigned)(");
-    cuda_emit_expr(g, a, sb);
-    tx_sb_putc(sb, ')');
   }
+  cuda_emit_expr(g, a, sb);
+  tx_sb_putc(sb, ')');
+}
+
+void cuda_smem_addr_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
+  tx_sb_puts(sb, "\"r\"(");
+  cuda_smem_addr(g, a, sb);
   tx_sb_putc(sb, ')');
 }
 
@@ -116,6 +135,15 @@ void cuda_asm_begin(tx_strbuf *sb, const char *text) {
 void cuda_asm_simple(tx_strbuf *sb, const char *text) {
   cuda_asm_begin(sb, text);
   tx_sb_puts(sb, " ::: \"memory\")");
+}
+
+void cuda_asm_stmt(tx_strbuf *sb, const tx_strbuf *text, tx_strbuf *ins) {
+  tx_sb_puts(sb, "asm volatile(");
+  cuda_put_cstring(sb, text->data ? text->data : "", text->len);
+  if (ins->len)
+    tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(ins));
+  else
+    tx_sb_puts(sb, " ::: \"memory\")");
 }
 
 /* ---- family tables ---------------------------------------------------------- */

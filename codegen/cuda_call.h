@@ -33,6 +33,8 @@ const char *cuda_str_arg(const tx_expr *a);
 /* Reads an integer literal argument; 0 when `a` is not one. */
 int cuda_int_arg(const tx_expr *a, int64_t *v);
 int cuda_is_f16(tx_dtype t);
+/* Is `s` one of the strings of `set` (NULL-terminated)? */
+int cuda_str_in(const char *s, const char *const *set);
 /* Checks lo <= positional count <= hi, reporting a located error if not. */
 int cuda_nargs_ok(cuda_cg *g, const tx_expr *e, uint32_t lo, uint32_t hi);
 /* "<op> is not supported by CUDA codegen: <why>", located at the call. */
@@ -48,12 +50,22 @@ void cuda_call_fn(cuda_cg *g, const char *fn, const tx_expr *e, uint32_t from, u
 /* An asm input operand with a constraint from its dtype ("r", "l", "f",
  * "d", "h"); narrow integers and bools widen to 32 bits. */
 void cuda_asm_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb);
+/* `"cons"(conv(a))` (`"cons"(a)` when conv is NULL) appended to the asm
+ * operand list `list`, after ", " when the list is not empty. */
+void cuda_asm_operand(cuda_cg *g, tx_strbuf *list, const char *cons, const char *conv,
+                      const tx_expr *a);
+/* A 32-bit shared address as C: tx_smem_addr(p) for a pointer, (unsigned)(a)
+ * for an integer that already is one. */
+void cuda_smem_addr(cuda_cg *g, const tx_expr *a, tx_strbuf *sb);
 /* A 32-bit shared address operand ("r") from a pointer or an integer. */
 void cuda_smem_addr_in(cuda_cg *g, const tx_expr *a, tx_strbuf *sb);
 /* `asm volatile("text"`: the caller adds the operand lists and `)`. */
 void cuda_asm_begin(tx_strbuf *sb, const char *text);
 /* `asm volatile("text" ::: "memory")`. */
 void cuda_asm_simple(tx_strbuf *sb, const char *text);
+/* `asm volatile("text" :: ins : "memory")`, or `::: "memory"` when `ins`
+ * is empty (an instruction without outputs). */
+void cuda_asm_stmt(tx_strbuf *sb, const tx_strbuf *text, tx_strbuf *ins);
 
 /* ---- family tables ---------------------------------------------------------- */
 

@@ -59,12 +59,8 @@ static unsigned ab_open(asmb *ab, const char *constraint) {
 
 /* An operand `"c"(cast(e))`; cast may be NULL. */
 static unsigned ab_expr(asmb *ab, const char *constraint, const char *cast, const tx_expr *e) {
-  unsigned k = ab_open(ab, constraint);
-  if (cast) tx_sb_printf(&ab->ins, "%s(", cast);
-  cuda_emit_expr(ab->g, e, &ab->ins);
-  if (cast) tx_sb_putc(&ab->ins, ')');
-  tx_sb_putc(&ab->ins, ')');
-  return k;
+  cuda_asm_operand(ab->g, &ab->ins, constraint, cast, e);
+  return ab->k++;
 }
 
 /* An operand from C text. */
@@ -76,11 +72,10 @@ static unsigned ab_raw(asmb *ab, const char *constraint, const char *ctext) {
 
 /* A 32-bit shared-window address: a pointer is converted, an integer is one. */
 static unsigned ab_smem(asmb *ab, const tx_expr *e) {
-  if (e->dtype.code == DT_HANDLE) {
-    cuda_need_helper(ab->g, H_SMEM_ADDR);
-    return ab_expr(ab, "r", "tx_smem_addr", e);
-  }
-  return ab_expr(ab, "r", "(unsigned)", e);
+  unsigned k = ab_open(ab, "r");
+  cuda_smem_addr(ab->g, e, &ab->ins);
+  tx_sb_putc(&ab->ins, ')');
+  return k;
 }
 
 /* A 64-bit generic or global address (a pointer or an integer). */
@@ -102,26 +97,28 @@ static void ab_stmt(asmb *ab, tx_strbuf *sb) {
     ab->g->nomem = 1;
     return;
   }
-  tx_sb_puts(sb, "asm volatile(");
-  cuda_put_cstring(sb, ab->text.data, ab->text.len);
-  if (ab->ins.len)
-    tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ab->ins));
-  else
-    tx_sb_puts(sb, " ::: \"memory\")");
+  cuda_asm_stmt(sb, &ab->text, &ab->ins);
+}
+
+/* The statement, then the builder freed. */
+static void ab_finish(asmb *ab, tx_strbuf *sb) {
+  ab_stmt(ab, sb);
+  ab_free(ab);
 }
 
 /* A value: `([&]() { ctype tx_r; asm volatile("text" : "=c"(tx_r) : ins : "memory"); return
- * back; }())`, the template's %0 being the result. */
-static void ab_value(asmb *ab, const char *ctype, const char *constraint, const char *back,
-                     tx_strbuf *sb) {
+ * back; }())`, the template's %0 being the result; then the builder freed. */
+static void ab_finish_value(asmb *ab, const char *ctype, const char *constraint, const char *back,
+                            tx_strbuf *sb) {
   if (ab->text.failed || ab->ins.failed) {
     ab->g->nomem = 1;
-    return;
+  } else {
+    tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ctype);
+    cuda_put_cstring(sb, ab->text.data, ab->text.len);
+    tx_sb_printf(sb, " : \"=%s\"(tx_r) : %s : \"memory\"); return %s; }())", constraint,
+                 tx_sb_cstr(&ab->ins), back);
   }
-  tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ctype);
-  cuda_put_cstring(sb, ab->text.data, ab->text.len);
-  tx_sb_printf(sb, " : \"=%s\"(tx_r) : %s : \"memory\"); return %s; }())", constraint,
-               tx_sb_cstr(&ab->ins), back);
+  ab_free(ab);
 }
 
 /* ---- argument checks --------------------------------------------------------- */
@@ -232,6 +229,24 @@ static unsigned ab_cache(asmb *ab, const cache_pol *c) {
   return ab_expr(ab, "l", "(unsigned long long)", c->expr);
 }
 
+/* `, %policy` when the copy carries a cache policy. */
+static void ab_cache_opt(asmb *ab, const cache_pol *c) {
+  if (c->has) ab_text(ab, ", %%%u", ab_cache(ab, c));
+}
+
+/* Ends an instruction whose last operand is the optional cache policy, and
+ * emits the statement. */
+static void ab_finish_cached(asmb *ab, const cache_pol *c, tx_strbuf *sb) {
+  ab_cache_opt(ab, c);
+  ab_text(ab, ";");
+  ab_finish(ab, sb);
+}
+
+/* The keyword form of the non-tensor copies: cache_hint= / cache_policy=. */
+static int keyword_cache(cuda_cg *g, const tx_expr *e, cache_pol *out) {
+  return user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), out);
+}
+
 /* ---- cp.async -------------------------------------------------------------------- */
 
 /* Bytes per element behind a pointer, as TVM scales offsets of the legacy
@@ -263,6 +278,24 @@ static void byte_ptr(cuda_cg *g, const tx_expr *ptr, const tx_expr *off, int64_t
   tx_sb_putc(out, ')');
 }
 
+/* The shared address of `ptr` plus `off` elements of `bytes` (legacy forms). */
+static unsigned ab_smem_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, int64_t bytes) {
+  unsigned k = ab_open(ab, "r");
+  cuda_need_helper(ab->g, H_SMEM_ADDR);
+  tx_sb_puts(&ab->ins, "tx_smem_addr(");
+  byte_ptr(ab->g, ptr, off, bytes, &ab->ins);
+  tx_sb_puts(&ab->ins, "))");
+  return k;
+}
+
+/* The global address of `ptr` plus `off` elements of `bytes` (legacy forms). */
+static unsigned ab_gaddr_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, int64_t bytes) {
+  unsigned k = ab_open(ab, "l");
+  byte_ptr(ab->g, ptr, off, bytes, &ab->ins);
+  tx_sb_putc(&ab->ins, ')');
+  return k;
+}
+
 static int cp_size_ok(cuda_cg *g, const tx_expr *e, const tx_expr *a, int64_t *size) {
   if (!lit_int(g, e, a, "cp_size", size)) return 0;
   if (*size != 4 && *size != 8 && *size != 16) {
@@ -282,16 +315,10 @@ static void emit_cp_async_legacy(cuda_cg *g, const tx_expr *e, const tx_expr *co
   if (!cp_size_ok(g, e, a[4], &size)) return;
   int64_t db = elem_b ? elem_b : ptr_elem_bytes(g, a[0]);
   int64_t sbytes = elem_b ? elem_b : ptr_elem_bytes(g, a[2]);
-  tx_strbuf dst = {0}, src = {0};
-  cuda_need_helper(g, H_SMEM_ADDR);
-  tx_sb_puts(&dst, "tx_smem_addr(");
-  byte_ptr(g, a[0], a[1], db, &dst);
-  tx_sb_putc(&dst, ')');
-  byte_ptr(g, a[2], a[3], sbytes, &src);
   asmb ab;
   ab_init(&ab, g, 0);
   const char *cop = size == 16 ? "cg" : "ca";
-  unsigned d = ab_raw(&ab, "r", tx_sb_cstr(&dst)), s = ab_raw(&ab, "l", tx_sb_cstr(&src));
+  unsigned d = ab_smem_at(&ab, a[0], a[1], db), s = ab_gaddr_at(&ab, a[2], a[3], sbytes);
   if (!pred) {
     ab_text(&ab, "cp.async.%s.shared.global [%%%u], [%%%u], %lld;", cop, d, s, (long long)size);
   } else {
@@ -309,10 +336,7 @@ static void emit_cp_async_legacy(cuda_cg *g, const tx_expr *e, const tx_expr *co
       ab_text(&ab, "st.shared.u32 [%%%u], %%%u;", d, z);
     ab_text(&ab, "\n\t}");
   }
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
-  tx_sb_free(&dst);
-  tx_sb_free(&src);
+  ab_finish(&ab, sb);
 }
 
 static int64_t dtype_bytes(cuda_cg *g, const tx_expr *e, const tx_expr *a) {
@@ -357,9 +381,7 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!no_kw_but(g, e, "cache_hint,cache_policy,prefetch_size,predicate,fill_mode")) return;
   int64_t size = 0, prefetch = -1, predv = 0;
   cache_pol cache;
-  if (!cp_size_ok(g, e, e->ops[2], &size) ||
-      !user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), &cache))
-    return;
+  if (!cp_size_ok(g, e, e->ops[2], &size) || !keyword_cache(g, e, &cache)) return;
   const tx_expr *pf = cuda_kwarg(e, "prefetch_size");
   if (pf && !lit_int(g, e, pf, "prefetch_size", &prefetch)) return;
   if (prefetch != -1 && prefetch != 64 && prefetch != 128 && prefetch != 256) {
@@ -387,6 +409,17 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   char instr[128];
   snprintf(instr, sizeof instr, "cp.async.%s.shared.global%s [%%%u], [%%%u], %lld", cop, mods, d, s,
            (long long)size);
+  if (pred && !zero) {
+    /* TVM's setp + @p wrapper: the copy runs when the predicate is 1 and
+     * leaves the destination untouched otherwise. */
+    unsigned p = ab_u32(&ab, pred);
+    unsigned c = cache.has ? ab_cache(&ab, &cache) : 0;
+    ab_text(&ab, "{\n\t.reg .pred tx_p;\n\tsetp.eq.u32 tx_p, %%%u, 1;\n\t@tx_p %s", p, instr);
+    if (cache.has) ab_text(&ab, ", %%%u", c);
+    ab_text(&ab, ";\n\t}");
+    ab_finish(&ab, sb);
+    return;
+  }
   if (zero) {
     /* src-size = predicate != 0 ? cp_size : 0: the bytes not read are zeros. */
     unsigned ss;
@@ -403,23 +436,10 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       ss = ab_raw(&ab, "n", t);
     }
     ab_text(&ab, "%s, %%%u", instr, ss);
-    if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
-    ab_text(&ab, ";");
-  } else if (pred) {
-    /* TVM's setp + @p wrapper: the copy runs when the predicate is 1 and
-     * leaves the destination untouched otherwise. */
-    unsigned p = ab_u32(&ab, pred);
-    unsigned c = cache.has ? ab_cache(&ab, &cache) : 0;
-    ab_text(&ab, "{\n\t.reg .pred tx_p;\n\tsetp.eq.u32 tx_p, %%%u, 1;\n\t@tx_p %s", p, instr);
-    if (cache.has) ab_text(&ab, ", %%%u", c);
-    ab_text(&ab, ";\n\t}");
   } else {
     ab_text(&ab, "%s", instr);
-    if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
-    ab_text(&ab, ";");
   }
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish_cached(&ab, &cache, sb);
 }
 
 /* T.ptx.cp_async.legacy(dst, dst_off, src, src_off, cp_size[, dtype=]):
@@ -459,8 +479,7 @@ static void emit_cp_async_mbar_arrive(cuda_cg *g, const tx_expr *e, tx_strbuf *s
   ab_init(&ab, g, 0);
   unsigned b = ab_smem(&ab, e->ops[0]);
   ab_text(&ab, "cp.async.mbarrier.arrive.shared.b64 [%%%u];", b);
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish(&ab, sb);
 }
 
 /* ---- bulk copies ------------------------------------------------------------------- */
@@ -478,36 +497,35 @@ static void emit_bulk_legacy(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   const tx_expr *const *a = e->ops + (n - 6);
   if (!barrier_operand_ok(g, e, a[5])) return;
-  tx_strbuf dst = {0}, src = {0};
-  cuda_need_helper(g, H_SMEM_ADDR);
-  tx_sb_puts(&dst, "tx_smem_addr(");
-  byte_ptr(g, a[0], a[1], ptr_elem_bytes(g, a[0]), &dst);
-  tx_sb_putc(&dst, ')');
-  byte_ptr(g, a[2], a[3], ptr_elem_bytes(g, a[2]), &src);
   asmb ab;
   ab_init(&ab, g, 0);
-  unsigned d = ab_raw(&ab, "r", tx_sb_cstr(&dst)), s = ab_raw(&ab, "l", tx_sb_cstr(&src));
+  unsigned d = ab_smem_at(&ab, a[0], a[1], ptr_elem_bytes(g, a[0]));
+  unsigned s = ab_gaddr_at(&ab, a[2], a[3], ptr_elem_bytes(g, a[2]));
   unsigned bytes = ab_u32(&ab, a[4]), bar = ab_smem(&ab, a[5]);
   ab_text(&ab,
           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%%%u], [%%%u], "
           "%%%u, [%%%u];",
           d, s, bytes, bar);
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
-  tx_sb_free(&dst);
-  tx_sb_free(&src);
+  ab_finish(&ab, sb);
+}
+
+/* The operand count and keywords every bulk copy checks first: `n`
+ * positional operands, cache_hint=/cache_policy=, and the 0/1 literal
+ * keyword `flag_kw` (*flag 0 when absent). */
+static int bulk_head(cuda_cg *g, const tx_expr *e, uint32_t n, const char *flag_kw,
+                     cache_pol *cache, int64_t *flag) {
+  const tx_expr *fa = cuda_kwarg(e, flag_kw);
+  *flag = 0;
+  return cuda_nargs_ok(g, e, n, n) && keyword_cache(g, e, cache) &&
+         (!fa || lit_int(g, e, fa, flag_kw, flag));
 }
 
 /* T.ptx.cp_async_bulk_g2s_cta(dst, src, num_bytes, mbar, cache_hint=,
  * cache_policy=, ignore_oob=, ignore_bytes_left=, ignore_bytes_right=). */
 static void emit_bulk_g2s_cta(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  if (!cuda_nargs_ok(g, e, 4, 4)) return;
   cache_pol cache;
   int64_t oob = 0;
-  const tx_expr *oa = cuda_kwarg(e, "ignore_oob");
-  if (!user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), &cache) ||
-      (oa && !lit_int(g, e, oa, "ignore_oob", &oob)))
-    return;
+  if (!bulk_head(g, e, 4, "ignore_oob", &cache, &oob)) return;
   const tx_expr *left = cuda_kwarg(e, "ignore_bytes_left"),
                 *right = cuda_kwarg(e, "ignore_bytes_right");
   if (!oob && (left || right)) {
@@ -527,22 +545,16 @@ static void emit_bulk_g2s_cta(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     ab_text(&ab, ", %%%u, %%%u", l, r);
   }
   ab_text(&ab, ", [%%%u]", ab_smem(&ab, e->ops[3]));
-  if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
-  ab_text(&ab, ";");
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish_cached(&ab, &cache, sb);
 }
 
 /* T.ptx.cp_async_bulk_g2s_cluster(dst, src, num_bytes, mbar, cache_hint=,
  * cache_policy=, multicast=, cta_mask=). */
 static void emit_bulk_g2s_cluster(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  if (!cuda_nargs_ok(g, e, 4, 4)) return;
   cache_pol cache;
   int64_t mc = 0;
-  const tx_expr *ma = cuda_kwarg(e, "multicast"), *mask = cuda_kwarg(e, "cta_mask");
-  if (!user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), &cache) ||
-      (ma && !lit_int(g, e, ma, "multicast", &mc)))
-    return;
+  const tx_expr *mask = cuda_kwarg(e, "cta_mask");
+  if (!bulk_head(g, e, 4, "multicast", &cache, &mc)) return;
   if (mc && !mask) {
     cuda_error(g, e->span, "%s: multicast=True needs cta_mask=", op_of(e));
     return;
@@ -556,24 +568,18 @@ static void emit_bulk_g2s_cluster(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
           "%%%u, [%%%u]",
           mc ? ".multicast::cluster" : "", cache.has ? ".L2::cache_hint" : "", d, s, nb, bar);
   if (mc) ab_text(&ab, ", %%%u", ab_expr(&ab, "h", "(unsigned short)", mask));
-  if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
-  ab_text(&ab, ";");
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish_cached(&ab, &cache, sb);
 }
 
 /* T.ptx.cp_async_bulk_s2g(dst, src, num_bytes, cache_hint=, cache_policy=,
  * cp_mask=, byte_mask=). */
 static void emit_bulk_s2g(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  if (!cuda_nargs_ok(g, e, 3, 3)) return;
   cache_pol cache;
   int64_t cpm = 0;
-  const tx_expr *ca = cuda_kwarg(e, "cp_mask"), *bm = cuda_kwarg(e, "byte_mask");
-  if (!user_cache(g, e, cuda_kwarg(e, "cache_hint"), cuda_kwarg(e, "cache_policy"), &cache) ||
-      (ca && !lit_int(g, e, ca, "cp_mask", &cpm)))
-    return;
+  const tx_expr *bm = cuda_kwarg(e, "byte_mask");
+  if (!bulk_head(g, e, 3, "cp_mask", &cache, &cpm)) return;
   if (cpm && !bm) {
-    cuda_error(g, ca->span, "%s: cp_mask=True needs byte_mask=", op_of(e));
+    cuda_error(g, cuda_kwarg(e, "cp_mask")->span, "%s: cp_mask=True needs byte_mask=", op_of(e));
     return;
   }
   asmb ab;
@@ -581,11 +587,10 @@ static void emit_bulk_s2g(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   unsigned d = ab_gaddr(&ab, e->ops[0]), s = ab_smem(&ab, e->ops[1]), nb = ab_u32(&ab, e->ops[2]);
   ab_text(&ab, "cp.async.bulk.global.shared::cta.bulk_group%s%s [%%%u], [%%%u], %%%u",
           cache.has ? ".L2::cache_hint" : "", cpm ? ".cp_mask" : "", d, s, nb);
-  if (cache.has) ab_text(&ab, ", %%%u", ab_cache(&ab, &cache));
+  ab_cache_opt(&ab, &cache);
   if (cpm) ab_text(&ab, ", %%%u", ab_expr(&ab, "h", "(unsigned short)", bm)); /* a .b16 mask */
   ab_text(&ab, ";");
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish(&ab, sb);
 }
 
 /* T.ptx.cp_async.bulk.s2c / T.ptx.cp_async_bulk_s2s_cluster(dst, src,
@@ -601,8 +606,7 @@ static void emit_bulk_s2s_cluster(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
           "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%%%u], "
           "[%%%u], %%%u, [%%%u];",
           d, s, nb, bar);
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish(&ab, sb);
 }
 
 /* ---- TMA tensor copies ---------------------------------------------------------------- */
@@ -864,8 +868,7 @@ static void emit_mbar_arrive_cluster_count(cuda_cg *g, const tx_expr *e, tx_strb
           "{\n\t.reg .b32 tx_rem;\n\tmapa.shared::cluster.u32 tx_rem, %%%u, %%%u;\n\t"
           "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [tx_rem], %%%u;\n\t}",
           b, c, n);
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish(&ab, sb);
 }
 
 /* T.ptx.mbarrier.try_wait_acquire_cluster(bar, phase): spin until the phase
@@ -881,8 +884,7 @@ static void emit_mbar_wait_acq_cluster(cuda_cg *g, const tx_expr *e, tx_strbuf *
           "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 tx_p, [%%%u], %%%u;\n\t"
           "@!tx_p bra TX_WAIT_AC;\n\t}",
           b, p);
-  ab_stmt(&ab, sb);
-  ab_free(&ab);
+  ab_finish(&ab, sb);
 }
 
 /* T.ptx.mbarrier.try_wait_once(bar, phase, ticks) -> uint32: one probe
@@ -897,8 +899,7 @@ static void emit_mbar_try_wait_once(cuda_cg *g, const tx_expr *e, tx_strbuf *sb)
           "mbarrier.try_wait.parity.shared::cta.b64 tx_p, [%%%u], %%%u, %%%u;\n\t"
           "selp.u32 %%0, 1, 0, tx_p;\n\t}",
           b, p, t);
-  ab_value(&ab, "unsigned", "r", "tx_r", sb);
-  ab_free(&ab);
+  ab_finish_value(&ab, "unsigned", "r", "tx_r", sb);
 }
 
 /* T.ptx.mbarrier_test_wait_parity(bar, phase, sem=, scope=, space=) -> uint32
@@ -931,8 +932,7 @@ static void emit_mbar_test_wait_parity(cuda_cg *g, const tx_expr *e, tx_strbuf *
       "{\n\t.reg .pred tx_p;\n\tmbarrier.test_wait.parity%s%s%s%s.%s.b64 tx_p, [%%%u], %%%u;\n\t"
       "selp.u32 %%0, 1, 0, tx_p;\n\t}",
       *sem ? "." : "", sem, *scope ? "." : "", scope, space, b, p);
-  ab_value(&ab, "unsigned", "r", "tx_r", sb);
-  ab_free(&ab);
+  ab_finish_value(&ab, "unsigned", "r", "tx_r", sb);
 }
 
 /* ---- distributed shared memory --------------------------------------------------------- */
@@ -984,8 +984,7 @@ static void emit_mapa_value(cuda_cg *g, const tx_expr *e, const tx_expr *a, cons
     ai = ab_expr(&ab, "l", "(unsigned long long)", a);
   unsigned r = ab_u32(&ab, rank);
   ab_text(&ab, "mapa%s%s.%s %%0, %%%u, %%%u;", *space ? "." : "", space, type, ai, r);
-  ab_value(&ab, u64 ? "unsigned long long" : "unsigned", u64 ? "l" : "r", back, sb);
-  ab_free(&ab);
+  ab_finish_value(&ab, u64 ? "unsigned long long" : "unsigned", u64 ? "l" : "r", back, sb);
 }
 
 /* T.ptx.mapa(ptr, rank, space="", ptx_type="u64", return_type="uint64"). */
