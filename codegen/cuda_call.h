@@ -82,6 +82,13 @@ typedef struct cuda_call_table {
   size_t n;
 } cuda_call_table;
 
+/* Defines emitter `name` as fn(g, e, sb, <the rest>): the table entry of
+ * one variant of an emitter that serves several ops. */
+#define CUDA_CALL_VARIANT(name, fn, ...)                                                           \
+  static void name(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {                                  \
+    fn(g, e, sb, __VA_ARGS__);                                                                     \
+  }
+
 #define CUDA_CALL_TABLES(X)                                                                        \
   X(cuda_ptx_mma_calls)                                                                            \
   X(cuda_ptx_copy_calls)                                                                           \

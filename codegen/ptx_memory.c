@@ -54,6 +54,12 @@ static int need_sm(cuda_cg *g, const tx_expr *e, int sm, const char *what) {
   return 0;
 }
 
+/* The cluster scope and the shared::cluster state space need sm_90. */
+static int cluster_ok(cuda_cg *g, const tx_expr *e, const char *scope, const char *space) {
+  if (strcmp(scope, "cluster") != 0 && strcmp(space, "shared::cluster") != 0) return 1;
+  return need_sm(g, e, 90, "the cluster scope/state space");
+}
+
 /* ---- attributes: positional (the printed form) or keyword ------------------------ */
 
 static const tx_expr *attr(const tx_expr *e, uint32_t pos, const char *kw) {
@@ -102,16 +108,10 @@ static int no_kw(cuda_cg *g, const tx_expr *e, const char *kw, const char *why) 
   return 0;
 }
 
-static int in_set(const char *v, const char *const *set) {
-  for (; *set; set++)
-    if (strcmp(v, *set) == 0) return 1;
-  return 0;
-}
-
 /* `v` must be one of `set` (NULL-terminated); the error lists them. */
 static int choice(cuda_cg *g, const tx_expr *e, const char *what, const char *v,
                   const char *const *set) {
-  if (in_set(v, set)) return 1;
+  if (cuda_str_in(v, set)) return 1;
   char list[256] = "";
   size_t n = 0;
   for (const char *const *s = set; *s && n < sizeof list - 16; s++)
@@ -226,12 +226,7 @@ static int value_in(cuda_cg *g, const tx_expr *e, const tx_expr *v, const ptx_ty
         t->name, tx_dtype_str(d, buf));
     return 0;
   }
-  if (ins->len) tx_sb_puts(ins, ", ");
-  tx_sb_printf(ins, "\"%c\"(", c);
-  if (conv) tx_sb_printf(ins, "%s(", conv);
-  put_expr(g, v, ins);
-  if (conv) tx_sb_putc(ins, ')');
-  tx_sb_putc(ins, ')');
+  cuda_asm_operand(g, ins, (char[]){c, 0}, conv, v);
   return 1;
 }
 
@@ -412,16 +407,6 @@ static int hint_in(cuda_cg *g, const tx_expr *e, const cache_hint *ch, const cha
 
 /* ---- emitting ---------------------------------------------------------------------- */
 
-/* `asm volatile("text" :: ins : "memory")` */
-static void put_asm_stmt(tx_strbuf *sb, tx_strbuf *text, tx_strbuf *ins) {
-  tx_sb_puts(sb, "asm volatile(");
-  cuda_put_cstring(sb, text->data ? text->data : "", text->len);
-  if (ins->len)
-    tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(ins));
-  else
-    tx_sb_puts(sb, " ::: \"memory\")");
-}
-
 /* A value: `([&]() { CT tx_r; asm volatile("text" : "=C"(tx_r) : ins[ : "memory"]);
  * return (RT)tx_r; }())`. An immediately invoked lambda keeps the call an
  * expression (an asm output needs an lvalue). */
@@ -444,6 +429,18 @@ static void put_asm_value(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, char c, i
   else
     tx_sb_printf(sb, "(%s)tx_r", rt);
   tx_sb_puts(sb, "; }())");
+}
+
+/* The qualifiers loads and stores share, in PTX order:
+ * prefix{.scope}{.weak}.space{.cop}{.L2::cache_hint}. */
+static void put_ldst_mods(tx_strbuf *text, const char *prefix, const char *scope, int weak,
+                          const char *space, const char *cop, int hint_on) {
+  tx_sb_puts(text, prefix);
+  if (*scope) tx_sb_printf(text, ".%s", scope);
+  if (weak) tx_sb_puts(text, ".weak");
+  tx_sb_printf(text, ".%s", space);
+  if (*cop) tx_sb_printf(text, ".%s", cop);
+  if (hint_on) tx_sb_puts(text, ".L2::cache_hint");
 }
 
 /* Frees the scratch buffers and reports an allocation failure. */
@@ -546,38 +543,22 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
     bad(g, e, attr(e, p_ret, "return_type"), "a .%s load cannot return %s", t->name, ret);
     return;
   }
-  if (strcmp(scope, "cluster") == 0 || strcmp(space, "shared::cluster") == 0)
-    if (!need_sm(g, e, 90, "the cluster scope/state space")) return;
+  if (!cluster_ok(g, e, scope, space)) return;
   tx_strbuf text = {0}, ins = {0};
   static const char *const prefix[] = {"ld", "ld.acquire", "ld.relaxed", "ld.mmio.relaxed",
                                        "ld.volatile"};
-  tx_sb_puts(&text, prefix[kind]);
-  if (*scope) tx_sb_printf(&text, ".%s", scope);
-  if (weak) tx_sb_puts(&text, ".weak");
-  tx_sb_printf(&text, ".%s", space);
-  if (*cop) tx_sb_printf(&text, ".%s", cop);
-  if (ch.on) tx_sb_puts(&text, ".L2::cache_hint");
+  put_ldst_mods(&text, prefix[kind], scope, weak, space, cop, ch.on);
   tx_sb_printf(&text, ".%s %%0, [%%1]%s;", t->name, ch.on ? ", %2" : "");
   if (addr_in(g, e, addr, space, space_given, &ins) && (!ch.on || hint_in(g, e, &ch, space, &ins)))
     put_asm_value(g, e, sb, type_constraint(t), e->dtype.code == DT_INT, &text, &ins, 1);
   done(g, &text, &ins);
 }
 
-static void emit_ld(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_load(g, e, sb, LD_WEAK);
-}
-static void emit_ld_acquire(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_load(g, e, sb, LD_ACQUIRE);
-}
-static void emit_ld_relaxed(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_load(g, e, sb, LD_RELAXED);
-}
-static void emit_ld_mmio(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_load(g, e, sb, LD_MMIO);
-}
-static void emit_ld_volatile(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_load(g, e, sb, LD_VOLATILE);
-}
+CUDA_CALL_VARIANT(emit_ld, emit_load, LD_WEAK)
+CUDA_CALL_VARIANT(emit_ld_acquire, emit_load, LD_ACQUIRE)
+CUDA_CALL_VARIANT(emit_ld_relaxed, emit_load, LD_RELAXED)
+CUDA_CALL_VARIANT(emit_ld_mmio, emit_load, LD_MMIO)
+CUDA_CALL_VARIANT(emit_ld_volatile, emit_load, LD_VOLATILE)
 
 /* T.ptx.ld_global_acquire(res, addr): res = ld.acquire.gpu.global of res's
  * width; res is a buffer element written through (TVM binds it to a
@@ -762,17 +743,11 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
     }
     if (!need_sm(g, e, 100, "a 256-bit store")) return;
   }
-  if (strcmp(scope, "cluster") == 0 || strcmp(space, "shared::cluster") == 0)
-    if (!need_sm(g, e, 90, "the cluster scope/state space")) return;
+  if (!cluster_ok(g, e, scope, space)) return;
   tx_strbuf text = {0}, ins = {0};
   static const char *const prefix[] = {"st", "st.relaxed", "st.release", "st.volatile",
                                        "st.mmio.relaxed"};
-  tx_sb_puts(&text, prefix[kind]);
-  if (*scope) tx_sb_printf(&text, ".%s", scope);
-  if (weak) tx_sb_puts(&text, ".weak");
-  tx_sb_printf(&text, ".%s", space);
-  if (*cop) tx_sb_printf(&text, ".%s", cop);
-  if (ch.on) tx_sb_puts(&text, ".L2::cache_hint");
+  put_ldst_mods(&text, prefix[kind], scope, weak, space, cop, ch.on);
   if (*vec) tx_sb_printf(&text, ".%s", vec);
   tx_sb_printf(&text, ".%s [%%0], ", t->name);
   if (lanes > 1) tx_sb_putc(&text, '{');
@@ -785,25 +760,15 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
   for (int i = 0; ok && i < lanes; i++)
     ok = value_in(g, e, e->ops[1 + i], t, &ins);
   if (ok && ch.on) ok = hint_in(g, e, &ch, space, &ins);
-  if (ok) put_asm_stmt(sb, &text, &ins);
+  if (ok) cuda_asm_stmt(sb, &text, &ins);
   done(g, &text, &ins);
 }
 
-static void emit_st(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_store(g, e, sb, ST_PLAIN);
-}
-static void emit_st_relaxed(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_store(g, e, sb, ST_RELAXED);
-}
-static void emit_st_release(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_store(g, e, sb, ST_RELEASE);
-}
-static void emit_st_volatile(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_store(g, e, sb, ST_VOLATILE);
-}
-static void emit_st_mmio(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_store(g, e, sb, ST_MMIO);
-}
+CUDA_CALL_VARIANT(emit_st, emit_store, ST_PLAIN)
+CUDA_CALL_VARIANT(emit_st_relaxed, emit_store, ST_RELAXED)
+CUDA_CALL_VARIANT(emit_st_release, emit_store, ST_RELEASE)
+CUDA_CALL_VARIANT(emit_st_volatile, emit_store, ST_VOLATILE)
+CUDA_CALL_VARIANT(emit_st_mmio, emit_store, ST_MMIO)
 
 /* T.ptx.st_bulk(ptr, num_bytes, weak=False, space="shared::cta"):
  * st.bulk{.weak}{.shared::cta} [a], size, 0 (zero-fills size bytes). */
@@ -829,10 +794,8 @@ static void emit_st_bulk(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_printf(&text, "st.bulk%s%s%s [%%0], %%1, 0;", weak ? ".weak" : "", *space ? "." : "",
                space);
   if (addr_in(g, e, e->ops[0], space, 1, &ins)) {
-    tx_sb_puts(&ins, ", \"l\"((unsigned long long)(");
-    put_expr(g, n, &ins);
-    tx_sb_puts(&ins, "))");
-    put_asm_stmt(sb, &text, &ins);
+    cuda_asm_operand(g, &ins, "l", "(unsigned long long)", n);
+    cuda_asm_stmt(sb, &text, &ins);
   }
   done(g, &text, &ins);
 }
@@ -890,8 +853,7 @@ static void emit_atomic(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int is_atom
     bad(g, e, NULL, "%s.%s does not take .%s", is_atom ? "atom" : "red", op, t->name);
     return;
   }
-  if (strcmp(scope, "cluster") == 0 || strcmp(space, "shared::cluster") == 0)
-    if (!need_sm(g, e, 90, "the cluster scope/state space")) return;
+  if (!cluster_ok(g, e, scope, space)) return;
   if (is_atom && tx_cuda_type(e->dtype) == NULL) {
     bad(g, e, NULL, "no result type for .%s", t->name);
     return;
@@ -911,16 +873,12 @@ static void emit_atomic(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int is_atom
   if (ok && is_atom)
     put_asm_value(g, e, sb, type_constraint(t), t->kind == 's', &text, &ins, 1);
   else if (ok)
-    put_asm_stmt(sb, &text, &ins);
+    cuda_asm_stmt(sb, &text, &ins);
   done(g, &text, &ins);
 }
 
-static void emit_atom_scalar(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_atomic(g, e, sb, 1);
-}
-static void emit_red_scalar(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_atomic(g, e, sb, 0);
-}
+CUDA_CALL_VARIANT(emit_atom_scalar, emit_atomic, 1)
+CUDA_CALL_VARIANT(emit_red_scalar, emit_atomic, 0)
 
 /* ---- arithmetic ------------------------------------------------------------------- */
 
@@ -934,12 +892,11 @@ static int float_in(cuda_cg *g, const tx_expr *e, const tx_expr *v, int bits, tx
     return 0;
   }
   int same = d.code == DT_FLOAT && d.bits == bits;
-  if (ins->len) tx_sb_puts(ins, ", ");
-  tx_sb_printf(ins, "\"%c\"(", bits == 64 ? 'd' : 'f');
-  if (!same) tx_sb_printf(ins, "(%s)(", bits == 64 ? "double" : "float");
-  put_expr(g, v, ins);
-  if (!same) tx_sb_putc(ins, ')');
-  tx_sb_putc(ins, ')');
+  cuda_asm_operand(g, ins, bits == 64 ? "d" : "f",
+                   same         ? NULL
+                   : bits == 64 ? "(double)"
+                                : "(float)",
+                   v);
   return 1;
 }
 
@@ -951,11 +908,7 @@ static int packed_in(cuda_cg *g, const tx_expr *e, const tx_expr *v, tx_strbuf *
         tx_dtype_str(v->dtype, buf));
     return 0;
   }
-  int exact = v->dtype.code == DT_UINT;
-  if (ins->len) tx_sb_puts(ins, ", ");
-  tx_sb_puts(ins, exact ? "\"l\"(" : "\"l\"((unsigned long long)(");
-  put_expr(g, v, ins);
-  tx_sb_puts(ins, exact ? ")" : "))");
+  cuda_asm_operand(g, ins, "l", v->dtype.code == DT_UINT ? NULL : "(unsigned long long)", v);
   return 1;
 }
 
@@ -1065,9 +1018,7 @@ static void emit_add_rn_f32_bf16(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_strbuf text = {0}, ins = {0};
   tx_sb_puts(&text, "add.rn.f32.bf16 %0, %1, %2;");
   if (bf) g->features |= CUDA_FEAT_BF16;
-  tx_sb_printf(&ins, "\"h\"(%s(", bf ? "__bfloat16_as_ushort" : "(unsigned short)");
-  put_expr(g, x, &ins);
-  tx_sb_puts(&ins, "))");
+  cuda_asm_operand(g, &ins, "h", bf ? "__bfloat16_as_ushort" : "(unsigned short)", x);
   if (float_in(g, e, acc, 32, &ins)) put_asm_value(g, e, sb, 'f', 0, &text, &ins, 0);
   done(g, &text, &ins);
 }
