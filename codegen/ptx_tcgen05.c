@@ -149,31 +149,26 @@ static tx_strbuf *next_in(asm_stmt *s) {
   return &s->ins;
 }
 
+/* An input "cons"(conv(a)). */
+static uint32_t in_conv(cuda_cg *g, asm_stmt *s, const char *cons, const char *conv,
+                        const tx_expr *a) {
+  cuda_asm_operand(g, &s->ins, cons, conv, a);
+  return s->n++;
+}
+
 /* A 32-bit input: "r"((unsigned)(a)). */
 static uint32_t in_u32(cuda_cg *g, asm_stmt *s, const tx_expr *a) {
-  tx_strbuf *sb = next_in(s);
-  tx_sb_puts(sb, "\"r\"((unsigned)(");
-  cuda_emit_expr(g, a, sb);
-  tx_sb_puts(sb, "))");
-  return s->n++;
+  return in_conv(g, s, "r", "(unsigned)", a);
 }
 
 /* A 64-bit input (descriptors): "l"((unsigned long long)(a)). */
 static uint32_t in_u64(cuda_cg *g, asm_stmt *s, const tx_expr *a) {
-  tx_strbuf *sb = next_in(s);
-  tx_sb_puts(sb, "\"l\"((unsigned long long)(");
-  cuda_emit_expr(g, a, sb);
-  tx_sb_puts(sb, "))");
-  return s->n++;
+  return in_conv(g, s, "l", "(unsigned long long)", a);
 }
 
 /* A 16-bit input (the multicast CTA mask): "h"((unsigned short)(a)). */
 static uint32_t in_u16(cuda_cg *g, asm_stmt *s, const tx_expr *a) {
-  tx_strbuf *sb = next_in(s);
-  tx_sb_puts(sb, "\"h\"((unsigned short)(");
-  cuda_emit_expr(g, a, sb);
-  tx_sb_puts(sb, "))");
-  return s->n++;
+  return in_conv(g, s, "h", "(unsigned short)", a);
 }
 
 /* A 32-bit shared address from a pointer (cvta) or a uint32 address. */
@@ -221,19 +216,20 @@ static uint32_t in_tmem(cuda_cg *g, asm_stmt *s, const tx_expr *base, const tx_e
   return s->n++;
 }
 
-/* `asm volatile("text" : outs : ins : "memory")`. */
-static void asm_emit(cuda_cg *g, asm_stmt *s, tx_strbuf *sb) {
+/* `asm volatile("text" : outs : ins : "memory")`, then the statement freed. */
+static void asm_finish(cuda_cg *g, asm_stmt *s, tx_strbuf *sb) {
   if (s->text.failed || s->outs.failed || s->ins.failed) {
     g->nomem = 1;
-    return;
+  } else {
+    tx_sb_puts(sb, "asm volatile(");
+    cuda_put_cstring(sb, s->text.data ? s->text.data : "", s->text.len);
+    if (s->outs.len)
+      tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&s->outs),
+                   s->ins.len ? tx_sb_cstr(&s->ins) : "");
+    else
+      tx_sb_printf(sb, " :: %s : \"memory\")", s->ins.len ? tx_sb_cstr(&s->ins) : "");
   }
-  tx_sb_puts(sb, "asm volatile(");
-  cuda_put_cstring(sb, s->text.data ? s->text.data : "", s->text.len);
-  if (s->outs.len)
-    tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&s->outs),
-                 s->ins.len ? tx_sb_cstr(&s->ins) : "");
-  else
-    tx_sb_printf(sb, " :: %s : \"memory\")", s->ins.len ? tx_sb_cstr(&s->ins) : "");
+  asm_free(s);
 }
 
 /* ---- allocation ------------------------------------------------------------------ */
@@ -247,36 +243,41 @@ static int ncols_ok(cuda_cg *g, const tx_expr *e, const tx_expr *a) {
   return 0;
 }
 
+/* (x, n_cols, cta_group=1): the operands of alloc (x = dst) and dealloc
+ * (x = taddr). */
+static int alloc_args(cuda_cg *g, const tx_expr *e, const char *what, const tx_expr **x,
+                      const tx_expr **ncols, int64_t *cg) {
+  *x = need(g, e, cuda_arg(e, 0, NULL), what);
+  *ncols = need(g, e, cuda_arg(e, 1, "n_cols"), "n_cols");
+  return *x && *ncols && cta_group_arg(g, e, cuda_arg(e, 2, "cta_group"), "cta_group", cg);
+}
+
 /* alloc(dst, n_cols, cta_group=1): the allocated address goes to [dst]. */
 static void emit_alloc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  const tx_expr *dst = need(g, e, cuda_arg(e, 0, NULL), "dst");
-  const tx_expr *ncols = need(g, e, cuda_arg(e, 1, "n_cols"), "n_cols");
+  const tx_expr *dst, *ncols;
   int64_t cg;
-  if (!dst || !ncols || !cta_group_arg(g, e, cuda_arg(e, 2, "cta_group"), "cta_group", &cg) ||
-      !ncols_ok(g, e, ncols) || !tcgen05_arch_ok(g, e))
+  if (!alloc_args(g, e, "dst", &dst, &ncols, &cg) || !ncols_ok(g, e, ncols) ||
+      !tcgen05_arch_ok(g, e))
     return;
   asm_stmt s = {0};
   uint32_t d = in_smem(g, &s, dst), n = in_u32(g, &s, ncols);
   tx_sb_printf(&s.text, "tcgen05.alloc.cta_group::%lld.sync.aligned.shared::cta.b32 [%%%u], %%%u;",
                (long long)cg, d, n);
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* dealloc(taddr, n_cols, cta_group=1). */
 static void emit_dealloc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  const tx_expr *taddr = need(g, e, cuda_arg(e, 0, NULL), "taddr");
-  const tx_expr *ncols = need(g, e, cuda_arg(e, 1, "n_cols"), "n_cols");
+  const tx_expr *taddr, *ncols;
   int64_t cg;
-  if (!taddr || !ncols || !cta_group_arg(g, e, cuda_arg(e, 2, "cta_group"), "cta_group", &cg) ||
-      !tmem_value_ok(g, e, taddr, "taddr") || !ncols_ok(g, e, ncols) || !tcgen05_arch_ok(g, e))
+  if (!alloc_args(g, e, "taddr", &taddr, &ncols, &cg) || !tmem_value_ok(g, e, taddr, "taddr") ||
+      !ncols_ok(g, e, ncols) || !tcgen05_arch_ok(g, e))
     return;
   asm_stmt s = {0};
   uint32_t t = in_u32(g, &s, taddr), n = in_u32(g, &s, ncols);
   tx_sb_printf(&s.text, "tcgen05.dealloc.cta_group::%lld.sync.aligned.b32 %%%u, %%%u;",
                (long long)cg, t, n);
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* relinquish_alloc_permit(cta_group=1). */
@@ -300,8 +301,7 @@ static void emit_shift(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   asm_stmt s = {0};
   uint32_t t = in_u32(g, &s, taddr);
   tx_sb_printf(&s.text, "tcgen05.shift.cta_group::%lld.down [%%%u];", (long long)cg, t);
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* ---- commit ----------------------------------------------------------------------- */
@@ -342,8 +342,7 @@ static void emit_commit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   else
     tx_sb_printf(&s.text, ".b64 [%%%u];", b);
   if (pred) tx_sb_puts(&s.text, "\n\t}");
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* ---- ld / st / cp ------------------------------------------------------------------ */
@@ -466,8 +465,7 @@ static void emit_ld(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_printf(&s.text, "}, [%%%u]", t);
   if (strcmp(f.shape, "16x32bx2") == 0) tx_sb_printf(&s.text, ", %lld", (long long)half_split(&f));
   tx_sb_putc(&s.text, ';');
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 static void emit_st(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
@@ -487,8 +485,7 @@ static void emit_st(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_printf(&s.text, "%s%%%u", i ? ", " : "", s.n++);
   }
   tx_sb_puts(&s.text, "};");
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* cp(taddr, src_desc, shape, cta_group=1, multicast="", decompress="",
@@ -542,8 +539,7 @@ static void emit_cp(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   uint32_t d = in_u64(g, &s, desc);
   tx_sb_printf(&s.text, "tcgen05.cp.cta_group::%lld.%s%s%s%s%s [%%%u], %%%u;", (long long)cg, shape,
                *mc ? "." : "", mc, *dc ? "." : "", dc, t, d);
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* ---- data types and MMA kinds ------------------------------------------------------- */
@@ -873,13 +869,8 @@ static void emit_idesc_common(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int s
   tx_sb_printf(sb, ") = 0x%08Xu)", (unsigned)v);
 }
 
-static void emit_idesc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_idesc_common(g, e, sb, 0);
-}
-
-static void emit_idesc_scaled(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_idesc_common(g, e, sb, 1);
-}
+CUDA_CALL_VARIANT(emit_idesc, emit_idesc_common, 0)
+CUDA_CALL_VARIANT(emit_idesc_scaled, emit_idesc_common, 1)
 
 /* encode_matrix_descriptor(desc, addr, ldo, sdo, swizzle): *(uint64*)desc =
  * the shared memory descriptor of the matrix at addr. ldo and sdo are the
@@ -905,16 +896,7 @@ static void emit_mdesc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_puts(sb, "(*(unsigned long long*)(");
   cuda_emit_expr(g, desc, sb);
   tx_sb_puts(sb, ") = tx_tcgen05_smem_desc(");
-  if (addr->dtype.code == DT_HANDLE) {
-    cuda_need_helper(g, H_SMEM_ADDR);
-    tx_sb_puts(sb, "tx_smem_addr(");
-    cuda_emit_expr(g, addr, sb);
-    tx_sb_putc(sb, ')');
-  } else {
-    tx_sb_puts(sb, "(unsigned)(");
-    cuda_emit_expr(g, addr, sb);
-    tx_sb_putc(sb, ')');
-  }
+  cuda_smem_addr(g, addr, sb);
   const tx_expr *rest[] = {ldo, sdo, swz};
   for (int i = 0; i < 3; i++) {
     tx_sb_puts(sb, ", (unsigned)(");
@@ -1131,25 +1113,14 @@ static void emit_mma_common(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int spa
     tx_sb_putc(&s.text, ';');
   }
   tx_sb_puts(&s.text, "\n\t}");
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
-static void emit_mma(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_mma_common(g, e, sb, 0, 0);
-}
-
-static void emit_mma_sp(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_mma_common(g, e, sb, 1, 0);
-}
-
-static void emit_mma_scaled(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_mma_common(g, e, sb, 0, 1);
-}
-
-static void emit_mma_sp_scaled(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_mma_common(g, e, sb, 1, 1);
-}
+/* (sparse, scaled) */
+CUDA_CALL_VARIANT(emit_mma, emit_mma_common, 0, 0)
+CUDA_CALL_VARIANT(emit_mma_sp, emit_mma_common, 1, 0)
+CUDA_CALL_VARIANT(emit_mma_scaled, emit_mma_common, 0, 1)
+CUDA_CALL_VARIANT(emit_mma_sp_scaled, emit_mma_common, 1, 1)
 
 /* ---- cluster launch control ------------------------------------------------------- */
 
@@ -1166,8 +1137,7 @@ static void emit_clc_try_cancel(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"
                ".multicast::cluster::all.b128 [%%%u], [%%%u];",
                h, m);
-  asm_emit(g, &s, sb);
-  asm_free(&s);
+  asm_finish(g, &s, sb);
 }
 
 /* clc_query_cancel(handle): the first ctaid.x of the cancelled cluster, or
@@ -1177,16 +1147,7 @@ static void emit_clc_query_cancel(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!handle || !clc_arch_ok(g, e, 0)) return;
   cuda_need_helper(g, H_CLC_QUERY_CANCEL);
   tx_sb_puts(sb, "tx_clc_query_cancel(");
-  if (handle->dtype.code == DT_HANDLE) {
-    cuda_need_helper(g, H_SMEM_ADDR);
-    tx_sb_puts(sb, "tx_smem_addr(");
-    cuda_emit_expr(g, handle, sb);
-    tx_sb_putc(sb, ')');
-  } else {
-    tx_sb_puts(sb, "(unsigned)(");
-    cuda_emit_expr(g, handle, sb);
-    tx_sb_putc(sb, ')');
-  }
+  cuda_smem_addr(g, handle, sb);
   tx_sb_putc(sb, ')');
 }
 
