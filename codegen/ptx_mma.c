@@ -227,13 +227,8 @@ static tx_strbuf *ab_open(asm_b *b, int out, const char *cons, unsigned *idx) {
 /* An operand from an expression, with an optional C conversion around it. */
 static unsigned ab_expr(cuda_cg *g, asm_b *b, int out, const char *cons, const char *conv,
                         const tx_expr *a) {
-  unsigned idx;
-  tx_strbuf *l = ab_open(b, out, cons, &idx);
-  if (conv) tx_sb_printf(l, "%s(", conv);
-  cuda_emit_expr(g, a, l);
-  if (conv) tx_sb_putc(l, ')');
-  tx_sb_putc(l, ')');
-  return idx;
+  cuda_asm_operand(g, out ? &b->outs : &b->ins, cons, conv, a);
+  return out ? b->nout++ : b->nout + b->nin++;
 }
 
 /* Does `t` need parentheses to be an operand of a cast or `+`? Not when
@@ -657,13 +652,8 @@ static void emit_wgmma_mma(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int rs) 
   ab_finish(g, &b, sb);
 }
 
-static void emit_wgmma_ss(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_wgmma_mma(g, e, sb, 0);
-}
-
-static void emit_wgmma_rs(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  emit_wgmma_mma(g, e, sb, 1);
-}
+CUDA_CALL_VARIANT(emit_wgmma_ss, emit_wgmma_mma, 0)
+CUDA_CALL_VARIANT(emit_wgmma_rs, emit_wgmma_mma, 1)
 
 /* ---- mma.sync ---------------------------------------------------------------------- */
 
@@ -1065,6 +1055,20 @@ static void emit_mma(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   mma_emit(g, e, &c, sb);
 }
 
+/* The head of the legacy pointer forms at `at` (shape, layouts, dtypes),
+ * then a, a_off, b, b_off, c, c_off (D is C). Returns the operands from a,
+ * or NULL after a located error. */
+static const tx_expr *const *mma_read_legacy(cuda_cg *g, const tx_expr *e, uint32_t at,
+                                             mma_cfg *c) {
+  if (!mma_read_head(g, e, at, c, 1)) return NULL;
+  const tx_expr *const *a = e->ops + at + 6;
+  c->fa = (frag_src){NULL, a[0], a[1]};
+  c->fb = (frag_src){NULL, a[2], a[3]};
+  c->fc = (frag_src){NULL, a[4], a[5]};
+  c->fd = c->fc;
+  return a;
+}
+
 /* T.ptx.mma.legacy / T.ptx_mma: [dtype,] shape, A_layout, B_layout, A_dtype,
  * B_dtype, C_dtype, a, a_off, b, b_off, c, c_off, saturate[, operator].
  * 14 or 15 positional arguments carry the leading dtype (TVM pops it). */
@@ -1082,12 +1086,8 @@ static void emit_mma_legacy(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   mma_cfg c = {0};
-  if (!mma_read_head(g, e, at, &c, 1)) return;
-  const tx_expr *const *a = e->ops + at + 6;
-  c.fa = (frag_src){NULL, a[0], a[1]};
-  c.fb = (frag_src){NULL, a[2], a[3]};
-  c.fc = (frag_src){NULL, a[4], a[5]};
-  c.fd = c.fc;
+  const tx_expr *const *a = mma_read_legacy(g, e, at, &c);
+  if (!a) return;
   const tx_expr *bit = at + 13 < npos ? e->ops[at + 13] : cuda_kwarg(e, "operator");
   if (!need_flag(g, e, a[6], "saturate", 0, &c.saturate) || !read_bitop(g, e, bit, &c.bitop))
     return;
@@ -1108,12 +1108,8 @@ static void emit_mma_sp(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   mma_cfg c = {0};
   c.sparse = 1;
-  if (!mma_read_head(g, e, at, &c, 1)) return;
-  const tx_expr *const *a = e->ops + at + 6;
-  c.fa = (frag_src){NULL, a[0], a[1]};
-  c.fb = (frag_src){NULL, a[2], a[3]};
-  c.fc = (frag_src){NULL, a[4], a[5]};
-  c.fd = c.fc;
+  const tx_expr *const *a = mma_read_legacy(g, e, at, &c);
+  if (!a) return;
   c.meta = a[6];
   c.meta_off = a[7];
   c.selector = a[8];
