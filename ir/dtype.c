@@ -50,6 +50,10 @@ int tx_dtype_is_float(tx_dtype t) {
   return 0;
 }
 
+int tx_dtype_is_narrow_float(tx_dtype t) {
+  return t.code != DT_FLOAT && tx_dtype_is_float(t);
+}
+
 /* Parse an unsigned decimal of at most 4 digits from s[*i..n). */
 static int parse_small_uint(const char *s, size_t n, size_t *i, int *out) {
   size_t start = *i;

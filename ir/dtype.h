@@ -66,6 +66,9 @@ static inline tx_dtype tx_dtype_with_lanes(tx_dtype t, int lanes) {
 }
 int tx_dtype_is_int(tx_dtype t);   /* int or uint */
 int tx_dtype_is_float(tx_dtype t); /* any floating type, fp8/fp6/fp4 included */
+/* bfloat16 and the fp8/fp6/fp4 formats: the floats CUDA code computes in
+ * float32 (what legalize-bf16-fp8 rewrites); float16 is not one. */
+int tx_dtype_is_narrow_float(tx_dtype t);
 int tx_dtype_is_bool(tx_dtype t);
 
 /* Parse "float32", "float16x4", "bfloat16", "float8_e4m3fn", "uint8", "bool",

@@ -89,7 +89,7 @@ static tx_dtype f32_like(tx_dtype t) {
 /* The float32 value of operand e: e itself unless it is narrow. */
 static const tx_expr *promote(tx_mutator *m, const tx_expr *e) {
   lg_state *st = m->user;
-  if (!tx_lc_is_narrow_float(e->dtype)) return e;
+  if (!tx_dtype_is_narrow_float(e->dtype)) return e;
   if (e->kind == EXPR_CAST && was_made(st, e)) return e->ops[0];
   /* A bfloat16 literal that bfloat16 holds exactly is that float32 literal
    * (no conversion at run time). */
@@ -166,35 +166,35 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
     const tx_expr *in = e->ops[0];
     /* T.Cast(t, T.Cast("float32", x)) with x of narrow type t: float32 holds
      * every narrow value exactly, so the round trip is x. */
-    if (tx_lc_is_narrow_float(e->dtype) && in->kind == EXPR_CAST && in->nops == 1 &&
+    if (tx_dtype_is_narrow_float(e->dtype) && in->kind == EXPR_CAST && in->nops == 1 &&
         tx_dtype_eq(in->dtype, f32_like(e->dtype)) && tx_dtype_eq(in->ops[0]->dtype, e->dtype))
       return in->ops[0];
     /* The float32 value of a legalized computation is already at hand. */
-    if (tx_dtype_eq(e->dtype, f32_like(in->dtype)) && tx_lc_is_narrow_float(in->dtype) &&
+    if (tx_dtype_eq(e->dtype, f32_like(in->dtype)) && tx_dtype_is_narrow_float(in->dtype) &&
         in->kind == EXPR_CAST && was_made(m->user, in))
       return in->ops[0];
     return e;
   }
-  if (is_arith(k) && e->nops == 2 && tx_lc_is_narrow_float(e->dtype)) {
+  if (is_arith(k) && e->nops == 2 && tx_dtype_is_narrow_float(e->dtype)) {
     for (int i = 0; i < 2; i++)
       ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
   if (tx_expr_is_compare(k) && e->nops == 2 &&
-      (tx_lc_is_narrow_float(e->ops[0]->dtype) || tx_lc_is_narrow_float(e->ops[1]->dtype))) {
+      (tx_dtype_is_narrow_float(e->ops[0]->dtype) || tx_dtype_is_narrow_float(e->ops[1]->dtype))) {
     for (int i = 0; i < 2; i++)
       ops[i] = promote(m, e->ops[i]);
     return rebuild(m, e, e->dtype, ops);
   }
-  if (k == EXPR_SELECT && e->nops == 3 && tx_lc_is_narrow_float(e->dtype)) {
+  if (k == EXPR_SELECT && e->nops == 3 && tx_dtype_is_narrow_float(e->dtype)) {
     ops[0] = e->ops[0];
     for (int i = 1; i < 3; i++)
       ops[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), ops);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
-  if (is_math_call(e) && tx_lc_is_narrow_float(e->dtype)) {
+  if (is_math_call(e) && tx_dtype_is_narrow_float(e->dtype)) {
     const tx_expr **args = calloc(e->nops, sizeof *args);
     if (!args) {
       m->failed = 1;

@@ -316,29 +316,6 @@ static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
   return 1;
 }
 
-int tx_lc_is_narrow_float(tx_dtype t) {
-  switch ((tx_dtype_code)t.code) {
-  case DT_BFLOAT:
-  case DT_E4M3FN:
-  case DT_E4M3FNUZ:
-  case DT_E5M2:
-  case DT_E5M2FNUZ:
-  case DT_E8M0FNU:
-  case DT_E2M3FN:
-  case DT_E3M2FN:
-  case DT_E2M1FN:
-    return 1;
-  case DT_INT:
-  case DT_UINT:
-  case DT_FLOAT:
-  case DT_BOOL:
-  case DT_HANDLE:
-  case DT_VOID:
-    return 0;
-  }
-  return 0;
-}
-
 typedef struct census {
   tx_visitor v;
   unsigned bits;
@@ -348,7 +325,7 @@ static int census_pre(tx_visitor *v, const tx_expr *e) {
   census *c = (census *)v;
   tx_dtype t = e->dtype;
   if (t.code == DT_INT && t.bits == 64 && t.lanes == 1) c->bits |= TX_LC_HAS_I64;
-  if (tx_lc_is_narrow_float(t)) c->bits |= TX_LC_HAS_NARROW_FLOAT;
+  if (tx_dtype_is_narrow_float(t)) c->bits |= TX_LC_HAS_NARROW_FLOAT;
   return 1;
 }
 

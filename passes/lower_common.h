@@ -78,8 +78,6 @@ enum {
   TX_LC_HAS_NARROW_FLOAT = 1u << 1, /* bfloat16, fp8, fp6 or fp4 (any lanes) */
 };
 unsigned tx_lc_census(tx_pass_ctx *pc, const tx_module *m);
-/* bfloat16 and the fp8/fp6/fp4 formats: what legalize-bf16-fp8 rewrites. */
-int tx_lc_is_narrow_float(tx_dtype t);
 
 /* Does some statement of module m satisfy pred? Expressions (which hold no
  * statements) are not entered, so the walk is cheap. */

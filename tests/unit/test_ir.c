@@ -264,6 +264,10 @@ Test(dtype, parsed_fields) {
   cr_assert(tx_dtype_parse("int32 junk", 5, &t), "only n bytes are read");
   cr_assert(tx_dtype_eq(t, TX_INT32));
   cr_assert(tx_dtype_is_float(tx_dt(DT_E8M0FNU, 8, 1)));
+  cr_assert(tx_dtype_is_narrow_float(tx_dt(DT_BFLOAT, 16, 2)));
+  cr_assert(tx_dtype_is_narrow_float(tx_dt(DT_E2M1FN, 4, 1)));
+  cr_assert(!tx_dtype_is_narrow_float(tx_dt(DT_FLOAT, 16, 1)), "float16 is computed as is");
+  cr_assert(!tx_dtype_is_narrow_float(tx_dt(DT_UINT, 8, 1)));
   cr_assert(tx_dtype_is_int(tx_dt(DT_UINT, 8, 1)));
   cr_assert(!tx_dtype_is_int(TX_BOOL));
 }
