@@ -70,6 +70,10 @@ typedef struct tx_ast_list {
 
 struct tx_ast {
   tx_ast_kind kind;
+  /* The parser's bookkeeping: 1 + the deepest child, which enforces
+   * TX_MAX_NESTING without a second pass. It sits in what would be padding
+   * before span, so nodes stay 96 bytes. Consumers ignore it. */
+  uint32_t depth;
   tirx_span span;
   union {
     struct {

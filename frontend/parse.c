@@ -79,7 +79,7 @@ tx_ast *tx_p_new(tx_pstate *ps, tx_ast_kind kind, tx_loc loc) {
   }
   pn->ast.kind = kind;
   pn->ast.span = tx_p_span(ps, loc);
-  pn->depth = 1;
+  pn->ast.depth = 1;
   return &pn->ast;
 }
 
@@ -195,7 +195,7 @@ void tx_p_args_add(tx_pstate *ps, tx_pargs *args, tx_ast *arg) {
 }
 
 static uint32_t depth_of(const tx_ast *n) {
-  return n ? ((const tx_pnode *)n)->depth : 0;
+  return n ? n->depth : 0;
 }
 static uint32_t max_u32(uint32_t a, uint32_t b) {
   return a > b ? a : b;
@@ -328,9 +328,8 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
     m = depth_of_list(a->u.del.targets);
     break;
   }
-  tx_pnode *pn = (tx_pnode *)n;
-  pn->depth = m + 1;
-  if (pn->depth > TX_MAX_NESTING) tx_p_nesting_error(ps, tx_p_loc(n));
+  n->depth = m + 1;
+  if (n->depth > TX_MAX_NESTING) tx_p_nesting_error(ps, tx_p_loc(n));
 }
 
 tx_ast *tx_p_binop(tx_pstate *ps, tx_binop op, tx_ast *l, tx_ast *r, tx_loc loc) {

@@ -43,12 +43,10 @@ typedef struct tx_pargs {
   int saw_keyword, saw_kwunpack;
 } tx_pargs;
 
-/* Every node the parser allocates is a tx_pnode: the AST node followed by
- * its depth (1 + the deepest child), which enforces TX_MAX_NESTING without a
- * second pass. Consumers only ever see the tx_ast part. */
+/* Every node the parser allocates is a tx_pnode (its depth lives in
+ * tx_ast.depth). */
 typedef struct tx_pnode {
   tx_ast ast;
-  uint32_t depth;
 } tx_pnode;
 
 typedef struct tx_pstate {
