@@ -94,6 +94,8 @@ int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, con
                               char *why, size_t cap) {
   memset(out, 0, sizeof *out);
   if (where) *where = call;
+  /* A variable operand's span is its declaration: point at the call instead. */
+#define AT(x) ((x)->kind == EXPR_VAR ? call : (x))
   if (!tx_tensormap_is_encode(call))
     return fail_at(where, call, why, cap, "%s", "not an encode call");
   const tx_expr *const *a = call->ops + 1; /* after the function name */
@@ -107,25 +109,25 @@ int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, con
                    "element_strides..., interleave, swizzle, l2_promotion, oob_fill)",
                    TX_TENSORMAP_ENCODE_NAME);
   if (a[0]->kind != EXPR_VAR || !a[0]->u.var.tensormap)
-    return fail_at(where, a[0], why, cap,
+    return fail_at(where, AT(a[0]), why, cap,
                    "the first operand of %s must be a tensor map: a variable bound to "
                    "T.tvm_stack_alloca(\"tensormap\", 1) (annotated T.handle(\"tensormap\") or "
                    "T.TensorMap())",
                    TX_TENSORMAP_ENCODE_NAME);
   out->map = a[0];
   if (a[1]->kind != EXPR_STRING)
-    return fail_at(where, a[1], why, cap,
+    return fail_at(where, AT(a[1]), why, cap,
                    "the dtype of %s must be a string literal such as \"float16\"",
                    TX_TENSORMAP_ENCODE_NAME);
   out->dtype = a[1]->u.str.data;
   if (!tx_tensormap_dtype(out->dtype, &out->cu_dtype, &out->elem_bits))
-    return fail_at(where, a[1], why, cap,
+    return fail_at(where, AT(a[1]), why, cap,
                    "tensor-map dtype \"%s\" is not supported (int8, int32, int64, uint8, uint16, "
                    "uint32, uint64, float16, float32, float64, bfloat16, float8_e4m3fn, "
                    "float8_e5m2, float4_e2m1fn)",
                    out->dtype);
   if (a[2]->kind != EXPR_INT || a[2]->u.ival < 1 || a[2]->u.ival > TX_TENSORMAP_MAX_RANK)
-    return fail_at(where, a[2], why, cap, "the rank of %s must be an integer literal in 1..5",
+    return fail_at(where, AT(a[2]), why, cap, "the rank of %s must be an integer literal in 1..5",
                    TX_TENSORMAP_ENCODE_NAME);
   int r = (int)a[2]->u.ival;
   out->rank = r;
@@ -156,15 +158,16 @@ int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, con
   out->force_dtype = k < n ? a[k] : NULL;
   for (uint32_t i = 2; i < n; i++)
     if (!tx_dtype_is_int(a[i]->dtype) && !(i == 3 && a[i]->dtype.code == DT_HANDLE))
-      return fail_at(where, a[i], why, cap,
+      return fail_at(where, AT(a[i]), why, cap,
                      "the operands of %s after the dtype must be integers "
                      "(the address a pointer such as A.data)",
                      TX_TENSORMAP_ENCODE_NAME);
   if (a[3]->dtype.code != DT_HANDLE && !(tx_dtype_is_int(a[3]->dtype) && a[3]->dtype.bits == 64))
-    return fail_at(where, a[3], why, cap,
+    return fail_at(where, AT(a[3]), why, cap,
                    "the address operand of %s must be a pointer (A.data) or a 64-bit integer",
                    TX_TENSORMAP_ENCODE_NAME);
   return 1;
+#undef AT
 }
 
 static int is_floating(int cu) {
