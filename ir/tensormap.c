@@ -94,7 +94,7 @@ int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, con
                               char *why, size_t cap) {
   memset(out, 0, sizeof *out);
   if (where) *where = call;
-  /* A variable operand's span is its declaration: point at the call instead. */
+    /* A variable operand's span is its declaration: point at the call instead. */
 #define AT(x) ((x)->kind == EXPR_VAR ? call : (x))
   if (!tx_tensormap_is_encode(call))
     return fail_at(where, call, why, cap, "%s", "not an encode call");
