@@ -721,6 +721,15 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
       compile_encode(b, e);
       return;
     }
+    if (is_call(e, "T.call_packed") && e->nops >= 1 && e->ops[0]->kind == EXPR_STRING &&
+        strncmp(e->ops[0]->u.str.data, "runtime.", 8) == 0) {
+      /* TVM's runtime services: only the tensor-map encoder is provided. */
+      fail(b,
+           "the launcher does not provide the packed function %s (of TVM's runtime "
+           "services, only %s)",
+           e->ops[0]->u.str.data, TX_TENSORMAP_ENCODE_NAME);
+      return;
+    }
     if (is_call(e, "T.call_packed")) {
       compile_launch(b, m, e);
       return;

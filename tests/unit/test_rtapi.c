@@ -638,6 +638,21 @@ Test(rtapi_tensormap, map_launched_before_encoding) {
                                 "runtime.cuTensorMapEncodeTiled encodes it"),
             "%s", err.message);
   tirx_loaded_free(lm);
+  tirx_executable_free(exe);
+  /* Other TVM runtime services are refused by name, not taken for a launch. */
+  const char other[] = HDR "def other(A: T.Buffer((64,), \"float32\")):\n"
+                           "    M: T.let[T.TensorMap()] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+                           "    T.call_packed(\"runtime.tensormap_init\", M, A.data)\n"
+                           "    T.device_entry()\n"
+                           "    tx = T.thread_id([32])\n"
+                           "    T.ptx.prefetch_tensormap(M)\n";
+  exe = compile_host(other);
+  cr_assert_eq(tirx_runtime_load(rt, exe, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "other", &fn, &err), TIRX_ERR_USAGE);
+  cr_expect(strstr(err.message, "the launcher does not provide the packed function "
+                                "runtime.tensormap_init"),
+            "%s", err.message);
+  tirx_loaded_free(lm);
   tirx_runtime_close(rt);
   tirx_executable_free(exe);
 }
