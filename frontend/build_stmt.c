@@ -516,7 +516,11 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
     return NULL;
   }
   tx_expr *v = fresh_var(b, target, t, style == BIND_SCALAR ? VAR_SCALAR : VAR_PLAIN);
-  if (v) v->u.var.tensormap = tensormap || (!type && tx_tensormap_is_alloca(value, NULL));
+  /* A handle bound to a tensor-map allocation holds a map whatever it was
+   * annotated (T.handle, T.let): the kernel must take it by value. */
+  if (v)
+    v->u.var.tensormap =
+        tensormap || (t.code == DT_HANDLE && value && tx_tensormap_is_alloca(value, NULL));
   return v ? bind_stmt(b, target, v, value, style, st->span) : NULL;
 }
 

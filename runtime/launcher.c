@@ -825,10 +825,6 @@ void tx_launcher_cluster(const tx_launcher *l, uint32_t cluster[3]) {
   memcpy(cluster, l->cluster, sizeof l->cluster);
 }
 
-uint32_t tx_launcher_tensormaps(const tx_launcher *l) {
-  return l->nmaps;
-}
-
 /* ---- running -------------------------------------------------------------- */
 
 typedef struct lx_run {

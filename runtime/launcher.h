@@ -59,7 +59,5 @@ void tx_launcher_cluster(const tx_launcher *l, uint32_t cluster[3]);
 tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n,
                             tx_launch_values *out, tx_launch_encode_fn encode, void *encode_user,
                             char *msg, size_t cap);
-/* How many tensor maps a call of `l` fills (at most TX_LAUNCH_MAX_TENSORMAPS). */
-uint32_t tx_launcher_tensormaps(const tx_launcher *l);
 
 #endif

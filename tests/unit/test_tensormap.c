@@ -151,13 +151,14 @@ Test(tensormap_ir, spellings_set_the_flag) {
                 "    b: T.handle(\"TensorMap\") = T.stack_alloca(\"tensormap\", 1)\n"
                 "    c = T.tvm_stack_alloca(\"tensormap\", 1)\n"
                 "    d = T.tvm_stack_alloca(\"shape\", 4)\n"
-                "    e: T.let[T.TensorMap()] = h\n");
+                "    e: T.let[T.TensorMap()] = h\n"
+                "    g: T.let[T.handle] = T.tvm_stack_alloca(\"tensormap\", 1)\n");
   cr_assert_eq(p.st, TIRX_OK, "%s", p.diags);
   const tx_func *f = p.m->mod->funcs[0];
   cr_expect(f->params[1]->u.var.tensormap && f->params[1]->dtype.code == DT_HANDLE);
   cr_expect(f->params[2]->u.var.tensormap);
   cr_expect(!f->params[3]->u.var.tensormap && !f->params[4]->u.var.tensormap);
-  for (uint32_t i = 0; i < 5; i++) {
+  for (uint32_t i = 0; i < 6; i++) {
     const tx_stmt *s = top(f, i);
     cr_assert_eq(s->kind, STMT_BIND);
     cr_expect_eq(s->vars[0]->u.var.tensormap, i != 3, "binding %u", i);
