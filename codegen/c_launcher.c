@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "ir/printer.h"
+#include "ir/tensormap.h"
 #include "passes/lower_common.h"
 #include "passes/packed_api.h"
 
@@ -45,6 +46,7 @@ typedef struct binding {
   const tx_expr *var;
   char cname[NAME_CAP];
   bind_kind kind;
+  int map; /* a tensor map in the function's storage: 1 allocated, 2 encoded */
 } binding;
 
 typedef struct gen {
@@ -139,6 +141,7 @@ static binding *bind(gen *g, const tx_expr *var, const char *cname, bind_kind ki
   memmove(b->cname, cname, n);
   b->cname[n] = '\0';
   b->kind = kind;
+  b->map = 0;
   return b;
 }
 
@@ -590,6 +593,93 @@ static void emit_arg_bind(gen *g, const tx_expr *call) {
 
 static void emit_launch(gen *g, const tx_expr *call);
 
+/* The device the function launches on: the first tensor's (make-packed-api
+ * checked that all agree), else -1 (the current context's). */
+static void emit_device(gen *g, tx_strbuf *o) {
+  for (uint32_t i = 0; i < g->f->nparams; i++)
+    if (g->f->param_bufs && g->f->param_bufs[i]) {
+      tx_sb_printf(o, "%s->device.device_id", g->pnames[i]);
+      return;
+    }
+  tx_sb_puts(o, "-1");
+}
+
+/* A_map = T.tvm_stack_alloca("tensormap", 1): 128 bytes in the function's
+ * frame; the variable reads as their address. */
+static void emit_tensormap_alloc(gen *g, const tx_stmt *s) {
+  const tx_expr *v = s->vars[0], *count = NULL;
+  tx_tensormap_is_alloca(s->exprs[0], &count);
+  if (!count || count->kind != EXPR_INT || count->u.ival != 1) {
+    gen_error(g, s->span, "T.tvm_stack_alloca(\"tensormap\", n) needs n = 1");
+    return;
+  }
+  char cname[NAME_CAP];
+  unique_name(g, v->u.var.name ? v->u.var.name : "map", cname);
+  tx_sb_printf(g->src, "  _Alignas(%d) unsigned char %s[%d];\n", TX_TENSORMAP_HOST_ALIGN, cname,
+               TX_TENSORMAP_BYTES);
+  binding *b = bind(g, v, cname, BK_SCALAR);
+  if (b) b->map = 1;
+}
+
+/* runtime.cuTensorMapEncodeTiled(map, dtype, rank, address, ...): TVM's
+ * checks and the driver call, in tx_aot_encode_tensormap. */
+static void emit_tensormap_encode(gen *g, const tx_expr *call) {
+  tx_tensormap_encode enc;
+  const tx_expr *where = NULL;
+  char why[384];
+  if (!tx_tensormap_encode_parse(call, &enc, &where, why, sizeof why)) {
+    gen_error(g, where && where->span.line ? where->span : call->span, "%s", why);
+    return;
+  }
+  binding *b = NULL;
+  for (uint32_t i = g->nbinds; i-- > 0;)
+    if (g->binds[i].var == enc.map) {
+      b = &g->binds[i];
+      break;
+    }
+  if (!b) {
+    gen_error(g, call->span, "--emit=c-launcher: tensor map '%s' has no value in '%s'",
+              enc.map->u.var.name ? enc.map->u.var.name : "?", g->f->name);
+    return;
+  }
+  if (b->map) b->map = 2;
+  tx_strbuf *o = g->src;
+  int r = enc.rank;
+  tx_sb_printf(o, "  {\n    /* %s for %s */\n    const int64_t tx_aot_v[] = {",
+               TX_TENSORMAP_ENCODE_NAME, b->cname);
+  const tx_expr *vals[4 * TX_TENSORMAP_MAX_RANK + 4];
+  int n = 0;
+  for (int i = 0; i < r; i++)
+    vals[n++] = enc.dims[i];
+  for (int i = 0; i + 1 < r; i++)
+    vals[n++] = enc.strides[i];
+  for (int i = 0; i < r; i++)
+    vals[n++] = enc.box[i];
+  for (int i = 0; i < r; i++)
+    vals[n++] = enc.elem_strides[i];
+  vals[n++] = enc.interleave;
+  vals[n++] = enc.swizzle;
+  vals[n++] = enc.l2_promotion;
+  vals[n++] = enc.oob_fill;
+  for (int i = 0; i < n; i++) {
+    tx_sb_puts(o, i ? ", (int64_t)" : "(int64_t)");
+    emit_expr(g, o, vals[i]);
+  }
+  tx_sb_puts(o, ", ");
+  if (enc.force_dtype) {
+    tx_sb_puts(o, "(int64_t)");
+    emit_expr(g, o, enc.force_dtype);
+  } else {
+    tx_sb_puts(o, "-1");
+  }
+  tx_sb_printf(o, "};\n    const int tx_aot_rc = tx_aot_encode_tensormap(\"%s\", \"%s\", %s, ",
+               g->f->name, enc.map->u.var.name ? enc.map->u.var.name : "?", b->cname);
+  emit_device(g, o);
+  tx_sb_printf(o, ", %d, %d, %d, (uint64_t)(uintptr_t)(", enc.cu_dtype, enc.elem_bits, r);
+  emit_expr(g, o, enc.addr);
+  tx_sb_puts(o, "), tx_aot_v, err, err_cap);\n    if (tx_aot_rc) return tx_aot_rc;\n  }\n");
+}
+
 static void emit_stmt(gen *g, const tx_stmt *s) {
   switch ((tx_stmt_kind)s->kind) {
   case STMT_SEQ:
@@ -609,6 +699,10 @@ static void emit_stmt(gen *g, const tx_stmt *s) {
       emit_arg_bind(g, s->exprs[0]);
       return;
     }
+    if (tx_tensormap_is_encode(s->exprs[0])) {
+      emit_tensormap_encode(g, s->exprs[0]);
+      return;
+    }
     if (is_call(s->exprs[0], "T.call_packed")) {
       emit_launch(g, s->exprs[0]);
       return;
@@ -616,6 +710,10 @@ static void emit_stmt(gen *g, const tx_stmt *s) {
     break;
   case STMT_BIND: {
     const tx_expr *v = s->nvars ? s->vars[0] : NULL;
+    if (v && s->nexprs == 1 && tx_tensormap_is_alloca(s->exprs[0], NULL)) {
+      emit_tensormap_alloc(g, s);
+      return;
+    }
     const char *ct = v ? c_type(v->dtype) : NULL;
     if (!v || !ct || s->nexprs < 1 || v->dtype.code == DT_HANDLE) break;
     char cname[NAME_CAP];
@@ -705,18 +803,42 @@ static void emit_launch(gen *g, const tx_expr *call) {
                 p->u.var.name ? p->u.var.name : "?", tx_dtype_str(p->dtype, dt));
       continue;
     }
+    const tx_expr *a = call->ops[1 + i];
+    if (p->u.var.tensormap) {
+      /* A by-value tensor map: the argument is the address of its 128
+       * bytes, which cuLaunchKernelEx copies. */
+      const binding *mb = a->kind == EXPR_VAR && a->u.var.tensormap ? lookup(g, a) : NULL;
+      if (!mb) {
+        gen_error(g, a->span.line ? a->span : call->span,
+                  "--emit=c-launcher: kernel '%s' parameter %u is a tensor map, but the launch "
+                  "passes something else",
+                  k->name, i);
+        continue;
+      }
+      if (mb->map == 1)
+        gen_error(g, a->span.line ? a->span : call->span,
+                  "tensor map '%s' reaches the launch of %s before %s encodes it",
+                  a->u.var.name ? a->u.var.name : "?", k->name, TX_TENSORMAP_ENCODE_NAME);
+      tx_sb_printf(o, "    void *tx_aot_a%u = (void *)%s;\n", i, mb->cname);
+      if (!mb->map)
+        tx_sb_printf(o,
+                     "    if (!tx_aot_a%u)\n      return tx_aot_fail(err, err_cap, "
+                     "TIRX_AOT_ERR_ARGUMENT, \"%s: tensor map '%s' is NULL\");\n",
+                     i, g->f->name, a->u.var.name ? a->u.var.name : "?");
+      continue;
+    }
     tx_sb_printf(o, "    %s%stx_aot_a%u = ", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", i);
     if (p->dtype.code == DT_HANDLE)
       tx_sb_puts(o, "(void *)");
     else
       tx_sb_printf(o, "(%s)", ct);
-    emit_expr(g, o, call->ops[1 + i]);
+    emit_expr(g, o, a);
     tx_sb_puts(o, ";\n");
   }
   if (k->nparams) {
     tx_sb_puts(o, "    void *tx_aot_args[] = {");
     for (uint32_t i = 0; i < k->nparams; i++)
-      tx_sb_printf(o, "%s&tx_aot_a%u", i ? ", " : "", i);
+      tx_sb_printf(o, "%s%stx_aot_a%u", i ? ", " : "", k->params[i]->u.var.tensormap ? "" : "&", i);
     tx_sb_puts(o, "};\n");
   }
   tx_sb_puts(o, "    const int64_t tx_aot_dims[7] = {");
@@ -986,6 +1108,11 @@ static const char SRC_RUNTIME[] =
     "  tx_aot_cu_result (*LaunchKernelEx)(const tx_aot_cu_launch_config *, tx_aot_cu_function,\n"
     "                                     void **, void **);\n"
     "  tx_aot_cu_result (*GetErrorName)(tx_aot_cu_result, const char **);\n"
+    "  /* optional: CUDA 12.0+, needed by kernels with tensor maps */\n"
+    "  tx_aot_cu_result (*TensorMapEncodeTiled)(void *, int, unsigned int, void *,\n"
+    "                                           const unsigned long long *,\n"
+    "                                           const unsigned long long *, const unsigned int *,\n"
+    "                                           const unsigned int *, int, int, int, int);\n"
     "} tx_aot_cu;\n"
     "\n"
     "/* ---- errors ------------------------------------------------------------------ */\n"
@@ -1044,6 +1171,7 @@ static const char SRC_RUNTIME[] =
     "      {\"cuFuncSetAttribute\", NULL, &tx_aot_cu.FuncSetAttribute, 0},\n"
     "      {\"cuLaunchKernelEx\", NULL, &tx_aot_cu.LaunchKernelEx, 0},\n"
     "      {\"cuGetErrorName\", NULL, &tx_aot_cu.GetErrorName, 0},\n"
+    "      {\"cuTensorMapEncodeTiled\", NULL, &tx_aot_cu.TensorMapEncodeTiled, 1},\n"
     "  };\n"
     "  for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {\n"
     "    void *p = dlsym(lib, syms[i].name);\n"
@@ -1301,6 +1429,157 @@ static const char SRC_RUNTIME[] =
     "  return TIRX_AOT_OK;\n"
     "}\n\n";
 
+/* The encoding of tensor maps, emitted when a host function makes one: the
+ * checks TVM's runtime.cuTensorMapEncodeTiled makes before calling the
+ * driver (the same rules and words as tx_tensormap_check in
+ * ir/tensormap.c), then cuTensorMapEncodeTiled in the device's primary
+ * context. v holds dims[rank], strides[rank - 1], box[rank],
+ * elem_strides[rank], interleave, swizzle, l2_promotion, oob_fill and
+ * force_dtype (-1: none). */
+static const char SRC_TENSORMAP[] =
+    "/* ---- tensor maps (runtime.cuTensorMapEncodeTiled) ------------------------ */\n"
+    "\n"
+    "static int tx_aot_encode_tensormap(const char *func, const char *name, void *map, int "
+    "device,\n"
+    "                                   int dtype, int bits, int rank, uint64_t addr,\n"
+    "                                   const int64_t *v, char *err, size_t cap) {\n"
+    "  const int64_t *dims = v, *strides = v + rank, *box = v + 2 * rank - 1;\n"
+    "  const int64_t *es = v + 3 * rank - 1, *tail = v + 4 * rank - 1;\n"
+    "  const int64_t interleave = tail[0], swizzle = tail[1], l2 = tail[2], oob = tail[3];\n"
+    "  char why[160] = \"\";\n"
+    "  if (tail[4] >= 0) dtype = tail[4] > 255 ? 255 : (int)tail[4];\n"
+    "  const int p8 = dtype == 13, p16 = dtype == 14 || dtype == 15, packed = p8 || p16;\n"
+    "  const int floating = dtype >= 6 && dtype <= 12; /* FLOAT16 .. TFLOAT32_FTZ */\n"
+    "  const uint64_t eb = ((uint64_t)bits + 7) / 8;\n"
+    "  int i;\n"
+    "  if (dtype < 0 || dtype > 15)\n"
+    "    snprintf(why, sizeof why, \"tensorDataType = %d is not a CUtensorMapDataType\", dtype);\n"
+    "  for (i = 0; !*why && i < rank; i++)\n"
+    "    if (dims[i] <= 0 || dims[i] > ((int64_t)1 << 32))\n"
+    "      snprintf(why, sizeof why, \"globalDim[%d] = %lld must be in 1..2^32\", i,\n"
+    "               (long long)dims[i]);\n"
+    "  for (i = 0; !*why && i + 1 < rank; i++) {\n"
+    "    if (strides[i] < 0 || strides[i] >= ((int64_t)1 << 40))\n"
+    "      snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be in 0..2^40-1\", i,\n"
+    "               (long long)strides[i]);\n"
+    "    else if (strides[i] % 16)\n"
+    "      snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be a multiple of 16\", i,\n"
+    "               (long long)strides[i]);\n"
+    "  }\n"
+    "  for (i = 0; !*why && i < rank; i++)\n"
+    "    if (box[i] < 1 || box[i] > 256)\n"
+    "      snprintf(why, sizeof why, \"boxDim[%d] = %lld must be in 1..256\", i, (long "
+    "long)box[i]);\n"
+    "  for (i = 0; !*why && i < rank; i++)\n"
+    "    if (es[i] < 1 || es[i] > 8)\n"
+    "      snprintf(why, sizeof why, \"elementStrides[%d] = %lld must be in 1..8\", i,\n"
+    "               (long long)es[i]);\n"
+    "  if (!*why && (interleave < 0 || interleave > 2))\n"
+    "    snprintf(why, sizeof why, \"interleave = %lld is not a CUtensorMapInterleave (0..2)\",\n"
+    "             (long long)interleave);\n"
+    "  if (!*why && (swizzle < 0 || swizzle > 6))\n"
+    "    snprintf(why, sizeof why, \"swizzle = %lld is not a CUtensorMapSwizzle (0..6)\",\n"
+    "             (long long)swizzle);\n"
+    "  if (!*why && (l2 < 0 || l2 > 3))\n"
+    "    snprintf(why, sizeof why, \"l2Promotion = %lld is not a CUtensorMapL2promotion (0..3)\",\n"
+    "             (long long)l2);\n"
+    "  if (!*why && (oob < 0 || oob > 1))\n"
+    "    snprintf(why, sizeof why, \"oobFill = %lld is not a CUtensorMapFloatOOBfill (0..1)\",\n"
+    "             (long long)oob);\n"
+    "  if (!*why && addr % 16)\n"
+    "    snprintf(why, sizeof why, \"globalAddress = 0x%llx must be 16-byte aligned\",\n"
+    "             (unsigned long long)addr);\n"
+    "  if (!*why && interleave != 0 && rank < 3)\n"
+    "    snprintf(why, sizeof why, \"tensorRank = %d must be at least 3 when interleave is not \"\n"
+    "             \"NONE\", rank);\n"
+    "  if (!*why && (interleave == 2 || p16)) {\n"
+    "    if (addr % 32)\n"
+    "      snprintf(why, sizeof why, \"globalAddress = 0x%llx must be 32-byte aligned\",\n"
+    "               (unsigned long long)addr);\n"
+    "    for (i = 0; !*why && i + 1 < rank; i++)\n"
+    "      if (strides[i] % 32)\n"
+    "        snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be a multiple of 32\", i,\n"
+    "                 (long long)strides[i]);\n"
+    "  }\n"
+    "  if (!*why && p16 && dims[0] % 128)\n"
+    "    snprintf(why, sizeof why, \"globalDim[0] = %lld must be a multiple of 128 for a packed "
+    "\"\n"
+    "             \"16U4/16U6 type\", (long long)dims[0]);\n"
+    "  if (!*why && p16 && box[0] != 128)\n"
+    "    snprintf(why, sizeof why, \"boxDim[0] = %lld must be 128 for a packed 16U4/16U6 type\",\n"
+    "             (long long)box[0]);\n"
+    "  if (!*why && p8 && dims[0] % 2)\n"
+    "    snprintf(why, sizeof why, \"globalDim[0] = %lld must be even for 16U4_ALIGN8B\",\n"
+    "             (long long)dims[0]);\n"
+    "  if (!*why && interleave == 0 && !packed) {\n"
+    "    const uint64_t inner = (uint64_t)box[0] * eb;\n"
+    "    const uint64_t limit = swizzle == 1 ? 32 : swizzle == 2 ? 64 : swizzle >= 3 ? 128 : 0;\n"
+    "    if (inner % 16)\n"
+    "      snprintf(why, sizeof why, \"boxDim[0] * element size = %llu bytes must be a multiple of "
+    "\"\n"
+    "               \"16\", (unsigned long long)inner);\n"
+    "    else if (limit && inner > limit)\n"
+    "      snprintf(why, sizeof why, \"boxDim[0] * element size = %llu bytes exceeds the \"\n"
+    "               \"%llu-byte swizzle span\", (unsigned long long)inner, (unsigned long "
+    "long)limit);\n"
+    "  }\n"
+    "  if (!*why && oob == 1 && !floating)\n"
+    "    snprintf(why, sizeof why, \"oobFill NAN_REQUEST_ZERO_FMA needs a floating-point type\");\n"
+    "  if (!*why && oob == 1 && packed)\n"
+    "    snprintf(why, sizeof why, \"oobFill NAN_REQUEST_ZERO_FMA is not supported for a packed "
+    "\"\n"
+    "             \"type\");\n"
+    "  if (*why)\n"
+    "    return tx_aot_fail(err, cap, TIRX_AOT_ERR_ARGUMENT,\n"
+    "                       \"%s: runtime.cuTensorMapEncodeTiled for '%s': %s\", func, name, "
+    "why);\n"
+    "  tx_aot_dev *d = NULL;\n"
+    "  int rc = tx_aot_device(device, &d, err, cap);\n"
+    "  if (rc) return rc;\n"
+    "  if (!tx_aot_cu.TensorMapEncodeTiled)\n"
+    "    return tx_aot_fail(err, cap, TIRX_AOT_ERR_CUDA,\n"
+    "                       \"%s: encoding tensor map '%s': the CUDA driver (%s) lacks \"\n"
+    "                       \"cuTensorMapEncodeTiled, which tensor maps (TMA) need: a driver for "
+    "\"\n"
+    "                       \"CUDA 12.0 or newer is required\", func, name, "
+    "TIRX_AOT_CUDA_LIBRARY);\n"
+    "  unsigned long long gd[5] = {0}, gs[5] = {0};\n"
+    "  unsigned int bd[5] = {0}, ed[5] = {0};\n"
+    "  for (i = 0; i < rank && i < 5; i++) {\n"
+    "    gd[i] = (unsigned long long)dims[i];\n"
+    "    bd[i] = (unsigned int)box[i];\n"
+    "    ed[i] = (unsigned int)es[i];\n"
+    "    if (i + 1 < rank) gs[i] = (unsigned long long)strides[i];\n"
+    "  }\n"
+    "  tx_aot_cu_result r = tx_aot_cu.CtxSetCurrent(d->ctx);\n"
+    "  if (r == 0)\n"
+    "    r = tx_aot_cu.TensorMapEncodeTiled(map, dtype, (unsigned int)rank, (void "
+    "*)(uintptr_t)addr,\n"
+    "                                       gd, gs, bd, ed, (int)interleave, (int)swizzle, "
+    "(int)l2,\n"
+    "                                       (int)oob);\n"
+    "  if (r != 0)\n"
+    "    return tx_aot_fail(err, cap, r == 1 ? TIRX_AOT_ERR_ARGUMENT : TIRX_AOT_ERR_CUDA,\n"
+    "                       \"%s: encoding tensor map '%s': cuTensorMapEncodeTiled failed: %s "
+    "(%d)\",\n"
+    "                       func, name, tx_aot_cu_name(r), r);\n"
+    "  return TIRX_AOT_OK;\n"
+    "}\n\n";
+
+/* Does any host function encode a tensor map (so the source needs SRC_TENSORMAP)? */
+static int module_encodes_tensormaps(const tx_module *m) {
+  for (uint32_t i = 0; i < m->nfuncs; i++) {
+    const tx_stmt *b = m->funcs[i]->body;
+    const tx_stmt *const *items = b && b->kind == STMT_SEQ ? b->stmts : &b;
+    uint32_t n = b && b->kind == STMT_SEQ ? b->nstmts : (b ? 1 : 0);
+    for (uint32_t k = 0; k < n; k++)
+      if (items[k]->kind == STMT_EVAL && items[k]->nexprs == 1 &&
+          tx_tensormap_is_encode(items[k]->exprs[0]))
+        return 1;
+  }
+  return 0;
+}
+
 /* ---- the whole launcher ------------------------------------------------------- */
 
 static void emit_image(gen *g, const unsigned char *img, size_t len) {
@@ -1419,6 +1698,7 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   tx_sb_puts(src, "};\n\n");
   emit_image(g, image, image_len);
   tx_sb_puts(src, SRC_RUNTIME);
+  if (module_encodes_tensormaps(lowered)) tx_sb_puts(src, SRC_TENSORMAP);
 
   /* ---- host functions ---- */
   tx_sb_puts(

@@ -1184,7 +1184,23 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     const tx_expr *p = f->params[i];
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
     if (i) tx_sb_puts(&head, ", ");
-    if (p->dtype.code == DT_HANDLE) {
+    if (p->dtype.code == DT_HANDLE && p->u.var.tensormap) {
+      /* TVM's by-value tensor map. The variable is a handle to it, so a read
+       * of it (and T.address_of of it) is the parameter's generic address,
+       * which TMA instructions and prefetch.tensormap take. */
+      cuda_need_helper(g, H_TENSORMAP);
+      const char *name = unique_name(g, p->u.var.name, NULL);
+      char addr[160];
+      snprintf(addr, sizeof addr, "((void*)&%s)", name);
+      g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
+      const char *a = tx_arena_strndup(g->ir.arena, addr, strlen(addr));
+      if (!g->names || !a) {
+        g->nomem = 1;
+      } else {
+        g->names[g->nnames++] = (cuda_name){p, a};
+      }
+      tx_sb_printf(&head, "const __grid_constant__ tx_tensormap %s", name);
+    } else if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
       add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});

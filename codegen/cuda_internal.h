@@ -110,6 +110,8 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
 /* Helpers emitted into the preamble on first use, in this order:
  * X(id, "source text"). */
 #define TX_CUDA_HELPERS(X)                                                                         \
+  X(H_TENSORMAP, "/* A CUtensorMap (cuda.h): 128 opaque bytes, 64-byte aligned. */\n"              \
+                 "struct alignas(64) tx_tensormap {\n  unsigned long long opaque[16];\n};")        \
   X(H_FLOORDIV_I32,                                                                                \
     TX_CUDA_STR(TX_CUDA_FLOORDIV(__device__ __forceinline__, int, tx_floordiv_i32)))               \
   X(H_FLOORMOD_I32,                                                                                \

@@ -926,6 +926,11 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.address_of") == 0) {
     const tx_expr *x = n == 1 ? e->ops[0] : NULL;
+    if (x && x->kind == EXPR_VAR && x->u.var.tensormap) {
+      /* A tensor-map variable reads as the address of the map already. */
+      cuda_emit_expr(g, x, sb);
+      return;
+    }
     if (!x || (x->kind != EXPR_LOAD && x->kind != EXPR_BUFFER)) {
       cuda_unsupported(g, e, "expected a buffer element");
       return;

@@ -35,6 +35,19 @@ int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
   return 0;
 }
 
+int bld_tensormap_type(builder *b, const tx_ast *ast) {
+  if (!ast || ast->kind != AST_CALL || ast->u.call.keywords.len) return 0;
+  const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
+  if (!q) return 0;
+  const tx_ast_list *args = &ast->u.call.args;
+  if (strcmp(q, "T.TensorMap") == 0) return args->len == 0;
+  if (strcmp(q, "T.handle") != 0 || args->len != 1 || args->items[0]->kind != AST_STR) return 0;
+  static const char *const names[] = {"tensormap", "TensorMap", "CUtensorMap", "cuTensorMap"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (strcmp(args->items[0]->u.str.data, names[i]) == 0) return 1;
+  return 0;
+}
+
 int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out) {
   if (ast->kind == AST_STR) {
     if (tx_dtype_parse(ast->u.str.data, ast->u.str.len, out)) return 1;

@@ -105,6 +105,9 @@ int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec
 int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out);
 /* A type annotation T.int32 / T.float16 / T.handle(...): 0 when not a dtype. */
 int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report);
+/* A tensor-map annotation: T.TensorMap() or T.handle("tensormap") (TVM also
+ * takes "TensorMap", "CUtensorMap" and "cuTensorMap"). 1 when it is one. */
+int bld_tensormap_type(builder *b, const tx_ast *ast);
 /* Convert `e` to dtype `t` where a literal can be retyped; otherwise cast or error. */
 const tx_expr *bld_coerce(builder *b, const tx_expr *e, tx_dtype t, tirx_span span,
                           const char *what);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/tensormap.h"
 
 static const tx_stmt *build_stmt(builder *b, const tx_ast *st);
 
@@ -430,6 +431,9 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     return NULL;
   }
   tx_expr *v = fresh_var(b, target, value->dtype, VAR_PLAIN);
+  /* `A_map = T.tvm_stack_alloca("tensormap", 1)` holds a tensor map even
+   * without the annotation TVM's printer adds. */
+  if (v) v->u.var.tensormap = (uint8_t)tx_tensormap_is_alloca(value, NULL);
   return v ? bind_stmt(b, target, v, value, BIND_PLAIN, span) : NULL;
 }
 
@@ -483,7 +487,15 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
               "T.alloc_local((8,), \"float32\")");
     return NULL;
   }
-  if (type && !bld_dtype_attr(b, type, &t, 1)) return NULL;
+  int tensormap = type && bld_tensormap_type(b, type);
+  if (tensormap) {
+    /* TVM's older printer wrote `A_map: T.handle("tensormap") = ...` without
+     * T.let: an immutable binding either way. */
+    t = TX_HANDLE;
+    style = BIND_LET_TYPED;
+  } else if (type && !bld_dtype_attr(b, type, &t, 1)) {
+    return NULL;
+  }
   if (style == BIND_SCALAR && t.code == DT_HANDLE) {
     BLD_ERROR(b, ann, "a handle cannot be a mutable scalar; bind it with `x = value` or T.let");
     return NULL;
@@ -504,6 +516,11 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
     return NULL;
   }
   tx_expr *v = fresh_var(b, target, t, style == BIND_SCALAR ? VAR_SCALAR : VAR_PLAIN);
+  /* A handle bound to a tensor-map allocation holds a map whatever it was
+   * annotated (T.handle, T.let): the kernel must take it by value. */
+  if (v)
+    v->u.var.tensormap =
+        tensormap || (t.code == DT_HANDLE && value && tx_tensormap_is_alloca(value, NULL));
   return v ? bind_stmt(b, target, v, value, style, st->span) : NULL;
 }
 

@@ -404,6 +404,10 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
       var->u.var.has_pointee = 1;
     }
     buf = nb;
+  } else if (bld_tensormap_type(b, ann)) {
+    /* A_map: T.TensorMap(): a by-value tensor map in a kernel's signature. */
+    var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_PARAM, p->span);
+    if (var) var->u.var.tensormap = 1;
   } else {
     tx_dtype dt;
     const tx_ast *type = ann->kind == AST_CALL ? ann->u.call.func : ann;

@@ -128,7 +128,8 @@ static int eq_exprs(eqctx *c, const tx_expr *const *a, const tx_expr *const *b, 
 }
 
 static int eq_var_info(const tx_var_info *a, const tx_var_info *b) {
-  if (a->form != b->form || a->has_pointee != b->has_pointee) return 0;
+  if (a->form != b->form || a->has_pointee != b->has_pointee || a->tensormap != b->tensormap)
+    return 0;
   if (a->has_pointee && !tx_dtype_eq(a->pointee, b->pointee)) return 0;
   return str_eq(a->scope, b->scope);
 }
@@ -416,7 +417,7 @@ static uint64_t h_var_def(hctx *c, uint64_t h, const tx_expr *v) {
   if (!v) return mix(h, H_NULL);
   if (v->kind != EXPR_VAR) return h_expr(c, h, v);
   h = mix(mix_dtype(h, v->dtype), v->u.var.form);
-  h = mix(h, (uint64_t)v->u.var.has_pointee);
+  h = mix(h, (uint64_t)v->u.var.has_pointee + 2 * (uint64_t)v->u.var.tensormap);
   if (v->u.var.has_pointee) h = mix_dtype(h, v->u.var.pointee);
   return h_bind(c, mix_str(h, v->u.var.scope), v);
 }

@@ -65,6 +65,11 @@ typedef struct tx_var_info {
   tx_dtype pointee;  /* for handles: T.handle("float32", "shared") */
   const char *scope; /* for handles with a storage scope; NULL when none */
   int has_pointee;
+  /* A handle to a CUDA tensor map (TVM's PointerType(TensorMapType):
+   * `T.handle("tensormap")`, printed `T.TensorMap()`): host storage filled by
+   * runtime.cuTensorMapEncodeTiled, a by-value __grid_constant__ kernel
+   * parameter on the device. has_pointee is 0 for it. */
+  uint8_t tensormap;
 } tx_var_info;
 
 struct tx_expr {

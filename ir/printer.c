@@ -592,11 +592,16 @@ static void print_layout_expr(printer *p, const tx_expr *e) {
 
 /* ---- types and buffers ------------------------------------------------------ */
 
-/* A variable's annotation: `T.int32`, `T.handle`, `T.handle("float32", "shared")`. */
+/* A variable's annotation: `T.int32`, `T.handle`, `T.handle("float32", "shared")`,
+ * `T.TensorMap()` (TVM's printer spells a tensor-map handle that way). */
 static void print_var_type(printer *p, const tx_expr *v) {
   if (v->dtype.code != DT_HANDLE) {
     puts_(p, "T.");
     put_dtype(p, v->dtype);
+    return;
+  }
+  if (v->u.var.tensormap) {
+    puts_(p, "T.TensorMap()");
     return;
   }
   puts_(p, "T.handle");

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "ir/printer.h"
+#include "ir/tensormap.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"
 #include "passes/packed_api.h"
@@ -400,6 +401,35 @@ static void check_tensor(packer *pk, uint32_t i, const char *arg, const tx_buffe
   }
 }
 
+/* ---- tensor maps ---------------------------------------------------------------- */
+
+/* The host part's tensor maps (ir/tensormap.h) are executed by the runtime:
+ * a malformed allocation or encode call is reported here, at its operand,
+ * rather than when the executable is loaded. */
+static int check_tensormap_stmt(tx_visitor *v, const tx_stmt *s) {
+  packer *pk = v->user;
+  if (s->kind == STMT_BIND && s->nvars == 1 && s->nexprs == 1 && s->vars[0]->u.var.tensormap) {
+    const tx_expr *count = NULL;
+    if (tx_tensormap_is_alloca(s->exprs[0], &count) &&
+        !(count->kind == EXPR_INT && count->u.ival == 1)) {
+      tx_error(pk->pc->diags, count->span.line ? count->span : s->span,
+               "a tensor map is passed to the kernel by value, one per variable: "
+               "T.tvm_stack_alloca(\"tensormap\", n) needs n = 1");
+      pk->errors++;
+    }
+  }
+  if (s->kind == STMT_EVAL && s->nexprs == 1 && tx_tensormap_is_encode(s->exprs[0])) {
+    tx_tensormap_encode enc;
+    const tx_expr *where = NULL;
+    char why[384];
+    if (!tx_tensormap_encode_parse(s->exprs[0], &enc, &where, why, sizeof why)) {
+      tx_error(pk->pc->diags, where && where->span.line ? where->span : s->span, "%s", why);
+      pk->errors++;
+    }
+  }
+  return 1;
+}
+
 /* ---- one function -------------------------------------------------------------- */
 
 static int has_attr(const tx_func *f, const char *key) {
@@ -480,6 +510,10 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
              v->u.var.name ? v->u.var.name : "?", f->name);
     pk->errors++;
   }
+  tx_visitor tv = {0};
+  tv.user = pk;
+  tv.pre_stmt = check_tensormap_stmt;
+  if (f->body) tx_visit_stmt(&tv, f->body);
   if (pk->errors) return TIRX_ERR_INPUT;
 
   /* Body: prologue, late checks, then the original statements. */

@@ -675,12 +675,24 @@ tirx_status tirx_loaded_function(tirx_loaded *lm, const char *name, tirx_functio
   return set_err(err, TIRX_ERR_USAGE, "no function '%s' in %s", name, lm->exe->name);
 }
 
+/* The launcher's encode callback: the runtime owns the driver. */
+static tirx_status encode_tensormap(void *user, const tx_tensormap_values *v, void *map, char *msg,
+                                    size_t cap) {
+  tx_rt_error e = {0};
+  tirx_status st = tx_rt_tensormap_encode(user, v, map, &e);
+  if (st != TIRX_OK) snprintf(msg, cap, "%s", e.message);
+  return st;
+}
+
 tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, size_t n,
                                void *stream, tirx_error *err) {
   if (!fn || (!args && n)) return set_err(err, TIRX_ERR_USAGE, "tirx_function_call: NULL argument");
   tx_launch_values v;
   char msg[sizeof err->message];
-  tirx_status st = tx_launcher_run(fn->ef->launcher, args, n, &v, msg, sizeof msg);
+  /* Without device code nothing is launched, so the maps are only checked. */
+  tirx_status st =
+      tx_launcher_run(fn->ef->launcher, args, n, &v, fn->kernel ? encode_tensormap : NULL,
+                      fn->kernel ? fn->owner->rt->rt : NULL, msg, sizeof msg);
   if (st != TIRX_OK) {
     set_err(err, st, "%s", msg);
     if (err) err->span = fn->ef->def;

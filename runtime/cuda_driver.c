@@ -52,6 +52,15 @@ tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, char *msg, size
     }
     memcpy(slots[i].addr, &fn, sizeof fn);
   }
+  struct slot optional[] = {
+#define TX_CU_SLOT(member, sym, params) {#sym, &drv->member},
+      TX_CU_OPTIONAL_FUNCTIONS(TX_CU_SLOT)
+#undef TX_CU_SLOT
+  };
+  for (size_t i = 0; i < sizeof optional / sizeof optional[0]; i++) {
+    tx_dynlib_fn fn = tx_dynlib_sym(drv->lib, optional[i].sym, NULL, 0);
+    memcpy(optional[i].addr, &fn, sizeof fn); /* NULL when absent */
+  }
   return TIRX_OK;
 }
 

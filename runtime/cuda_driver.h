@@ -134,6 +134,14 @@ typedef struct tx_cu_launch_config {
   unsigned int numAttrs;
 } tx_cu_launch_config;
 
+/* CUtensorMap: 128 opaque bytes (CU_TENSOR_MAP_NUM_QWORDS = 16). The driver
+ * wants the address 64-byte aligned; CUDA 13's cuda.h declares the type
+ * 128-byte aligned, which satisfies both. The enum values of its encoding
+ * are in ir/tensormap.h. */
+typedef struct tx_cu_tensor_map {
+  _Alignas(128) unsigned long long opaque[16];
+} tx_cu_tensor_map;
+
 /* Every entry point: X(member, ABI symbol, parameter list). All return
  * CUresult. The symbol column is an identifier so that the ABI test can
  * check that cuda.h declares each one. */
@@ -177,6 +185,17 @@ typedef struct tx_cu_launch_config {
   X(GetErrorString, cuGetErrorString, (tx_cu_result r, const char **text))                         \
   X(PointerGetAttribute, cuPointerGetAttribute, (void *data, int attrib, tx_cu_deviceptr ptr))
 
+/* Entry points only some kernels need, resolved when present and NULL when
+ * the driver predates them: a missing one is an error of the call that
+ * needs it, not of loading the driver. cuTensorMapEncodeTiled appeared in
+ * CUDA 12.0 (tensor maps for TMA; the enums are ints in the ABI). */
+#define TX_CU_OPTIONAL_FUNCTIONS(X)                                                                \
+  X(TensorMapEncodeTiled, cuTensorMapEncodeTiled,                                                  \
+    (tx_cu_tensor_map * map, int dtype, unsigned int rank, void *address,                          \
+     const unsigned long long *dims, const unsigned long long *strides, const unsigned int *box,   \
+     const unsigned int *elem_strides, int interleave, int swizzle, int l2_promotion,              \
+     int oob_fill))
+
 typedef tx_cu_result (*tx_cu_get_error_name_fn)(tx_cu_result r, const char **name);
 
 struct tx_dynlib;
@@ -186,6 +205,7 @@ typedef struct tx_cuda_driver {
   struct tx_dynlib *lib;
 #define TX_CU_MEMBER(member, sym, params) tx_cu_result(*member) params;
   TX_CU_FUNCTIONS(TX_CU_MEMBER)
+  TX_CU_OPTIONAL_FUNCTIONS(TX_CU_MEMBER) /* NULL when the driver lacks them */
 #undef TX_CU_MEMBER
 } tx_cuda_driver;
 
@@ -194,7 +214,7 @@ typedef struct tx_cuda_driver {
 #define TX_CUDA_DRIVER_LIBRARY "libcuda.so.1"
 
 /* Load the driver from `library` (NULL: TX_CUDA_DRIVER_LIBRARY) and resolve
- * every entry point. Does not call cuInit. TIRX_ERR_IO with
+ * every entry point (the optional ones when present). Does not call cuInit. TIRX_ERR_IO with
  * "CUDA driver not found (libcuda.so.1): <dlerror>" when it does not load,
  * or "the CUDA driver (...) lacks cuXxx: ..." when it is too old. */
 tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, char *msg, size_t cap);

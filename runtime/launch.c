@@ -1,10 +1,13 @@
 /*
  * launch.c - kernel launches through cuLaunchKernelEx: clusters, preferred
- * clusters and large dynamic shared memory.
+ * clusters and large dynamic shared memory; and the tensor maps TMA
+ * kernels take by value, encoded with cuTensorMapEncodeTiled.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/tensormap.h"
 #include "runtime/rt_internal.h"
 
 /* Dynamic shared memory a kernel may use without opting in. */
@@ -88,6 +91,68 @@ tirx_status tx_rt_launch_kernel(tx_runtime *rt, tx_rt_function *f, const tx_rt_l
              " launching '%s' (grid %ux%ux%u, block %ux%ux%u, %u bytes dynamic shared memory%s)",
              f->name, lc.gridDimX, lc.gridDimY, lc.gridDimZ, lc.blockDimX, lc.blockDimY,
              lc.blockDimZ, lc.sharedMemBytes, cluster ? ", cluster" : "");
+  }
+  return st;
+}
+
+/* "(float16, rank 2, globalDim [64, 64], globalStrides [128], ...)" for messages. */
+static void describe(const tx_tensormap_values *v, char *buf, size_t cap) {
+  size_t k = 0;
+#define PUT(...)                                                                                   \
+  do {                                                                                             \
+    if (k < cap) {                                                                                 \
+      int n_ = snprintf(buf + k, cap - k, __VA_ARGS__);                                            \
+      if (n_ > 0) k += (size_t)n_;                                                                 \
+    }                                                                                              \
+  } while (0)
+  uint32_t r = v->rank <= TX_TENSORMAP_MAX_RANK ? v->rank : TX_TENSORMAP_MAX_RANK;
+  PUT(" (tensorDataType %d, rank %u, globalAddress 0x%" PRIx64 ", globalDim [", v->cu_dtype,
+      v->rank, v->addr);
+  for (uint32_t i = 0; i < r; i++)
+    PUT("%s%" PRId64, i ? ", " : "", v->dims[i]);
+  PUT("], globalStrides [");
+  for (uint32_t i = 0; i + 1 < r; i++)
+    PUT("%s%" PRId64, i ? ", " : "", v->strides[i]);
+  PUT("], boxDim [");
+  for (uint32_t i = 0; i < r; i++)
+    PUT("%s%" PRId64, i ? ", " : "", v->box[i]);
+  PUT("], elementStrides [");
+  for (uint32_t i = 0; i < r; i++)
+    PUT("%s%" PRId64, i ? ", " : "", v->elem_strides[i]);
+  PUT("], interleave %" PRId64 ", swizzle %" PRId64 ", l2Promotion %" PRId64 ", oobFill %" PRId64
+      ")",
+      v->interleave, v->swizzle, v->l2_promotion, v->oob_fill);
+#undef PUT
+}
+
+tirx_status tx_rt_tensormap_encode(tx_runtime *rt, const tx_tensormap_values *v, void *map,
+                                   tx_rt_error *err) {
+  if (!v || !map)
+    return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_tensormap_encode: NULL values or map");
+  if (!rt->cu.TensorMapEncodeTiled)
+    return tx_rt_fail(err, TIRX_ERR_IO,
+                      "the CUDA driver lacks cuTensorMapEncodeTiled, which tensor maps (TMA) "
+                      "need: a driver for CUDA 12.0 or newer is required");
+  tirx_status st = tx_rt_enter(rt, err);
+  if (st) return st;
+  unsigned long long dims[TX_TENSORMAP_MAX_RANK] = {0}, strides[TX_TENSORMAP_MAX_RANK] = {0};
+  unsigned int box[TX_TENSORMAP_MAX_RANK] = {0}, es[TX_TENSORMAP_MAX_RANK] = {0};
+  uint32_t r = v->rank <= TX_TENSORMAP_MAX_RANK ? v->rank : TX_TENSORMAP_MAX_RANK;
+  for (uint32_t i = 0; i < r; i++) {
+    dims[i] = (unsigned long long)v->dims[i];
+    box[i] = (unsigned int)v->box[i];
+    es[i] = (unsigned int)v->elem_strides[i];
+    if (i + 1 < r) strides[i] = (unsigned long long)v->strides[i];
+  }
+  st = tx_rt_check(rt,
+                   rt->cu.TensorMapEncodeTiled(map, v->cu_dtype, v->rank,
+                                               (void *)(uintptr_t)v->addr, dims, strides, box, es,
+                                               (int)v->interleave, (int)v->swizzle,
+                                               (int)v->l2_promotion, (int)v->oob_fill),
+                   "cuTensorMapEncodeTiled", err);
+  if (st && err) {
+    size_t n = strlen(err->message);
+    describe(v, err->message + n, sizeof err->message - n);
   }
   return st;
 }

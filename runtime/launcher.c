@@ -5,8 +5,12 @@
  *  - parameter bindings (a buffer's data variable <- DLTensor.data, a scalar
  *    <- the argument converted to its dtype), done first but guarded by the
  *    argument's kind so that they never read a union member that is not set;
- *  - a flat list of statements: checks (assert), bindings (T.arg_bind, let)
- *    and the launch (T.call_packed);
+ *  - a flat list of statements: checks (assert), bindings (T.arg_bind, let),
+ *    tensor maps (T.tvm_stack_alloca("tensormap", 1) points a slot at one of
+ *    the call's map buffers; runtime.cuTensorMapEncodeTiled is checked here
+ *    and encoded by the caller's callback, which owns the driver) and the
+ *    launch (T.call_packed), where a tensor-map argument is passed as a
+ *    pointer to its 128 bytes, which cuLaunchKernelEx copies by value;
  *  - expressions as postfix code over a small value stack.
  * Why postfix code and not the IR: a call must cost well under a
  * microsecond, and the IR's pointer-chasing and string-compared call names
@@ -103,7 +107,23 @@ typedef enum lx_got {
   GOT_POINTER, /* argument `arg`'s data pointer */
 } lx_got;
 
-typedef enum lx_stmt_kind { LS_CHECK, LS_BIND, LS_LAUNCH } lx_stmt_kind;
+typedef enum lx_stmt_kind {
+  LS_CHECK,
+  LS_BIND,
+  LS_LAUNCH,
+  LS_MAP,    /* T.tvm_stack_alloca("tensormap", 1): the slot points at a map of the call */
+  LS_ENCODE, /* runtime.cuTensorMapEncodeTiled */
+} lx_stmt_kind;
+
+/* One encode call: its operands as code, the dtype resolved once. */
+typedef struct lx_encode {
+  int32_t map_slot; /* the slot holding the map's address */
+  int cu_dtype, elem_bits, rank;
+  lx_range addr, dims[TX_TENSORMAP_MAX_RANK], strides[TX_TENSORMAP_MAX_RANK - 1];
+  lx_range box[TX_TENSORMAP_MAX_RANK], elem_strides[TX_TENSORMAP_MAX_RANK];
+  lx_range interleave, swizzle, l2_promotion, oob_fill, force_dtype;
+  int has_force;
+} lx_encode;
 
 typedef struct lx_stmt {
   lx_stmt_kind kind;
@@ -116,6 +136,8 @@ typedef struct lx_stmt {
   tx_dtype dtype;
   int range_checked; /* T.arg_bind: the value must fit the variable's dtype */
   const char *var_name;
+  int32_t map;    /* LS_MAP: the index into tx_launch_values.maps */
+  lx_encode *enc; /* LS_ENCODE */
 } lx_stmt;
 
 /* How a parameter's slot is filled before the body runs. */
@@ -128,6 +150,10 @@ typedef struct lx_param {
 typedef struct lx_kparam {
   lx_range expr;
   tx_dtype dtype;
+  /* A tensor map: expr is the map's address, passed on as the pointer to
+   * the parameter's 128 bytes (the kernel takes the map by value). */
+  int tensormap;
+  const char *name;
 } lx_kparam;
 
 struct tx_launcher {
@@ -147,6 +173,7 @@ struct tx_launcher {
   uint32_t nslots, capslots;
   uint32_t max_stack;
   int has_launch;
+  uint32_t nmaps; /* LS_MAP statements */
 };
 
 /* ---- building ------------------------------------------------------------- */
@@ -157,6 +184,10 @@ typedef struct lx_builder {
   size_t cap;
   int failed;
   uint32_t depth, max_depth; /* stack depth while emitting */
+  /* The tensor maps allocated so far and whether an encode call filled each
+   * (the host part has no control flow, so this is known here). */
+  const tx_expr *map_vars[TX_LAUNCH_MAX_TENSORMAPS];
+  int map_encoded[TX_LAUNCH_MAX_TENSORMAPS];
 } lx_builder;
 
 static void fail(lx_builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -557,6 +588,16 @@ static void compile_launch(lx_builder *b, const tx_module *m, const tx_expr *cal
       return;
     }
     l->kparams[i].dtype = t;
+    if (a->kind == EXPR_VAR && a->u.var.tensormap) {
+      l->kparams[i].tensormap = 1;
+      l->kparams[i].name = a->u.var.name;
+      for (uint32_t mi = 0; mi < l->nmaps; mi++)
+        if (b->map_vars[mi] == a && !b->map_encoded[mi]) {
+          fail(b, "tensor map '%s' reaches the launch of %s before %s encodes it", a->u.var.name,
+               l->kernel ? l->kernel : "the kernel", TX_TENSORMAP_ENCODE_NAME);
+          return;
+        }
+    }
     l->kparams[i].expr = compile_range(b, a);
   }
   for (int d = 0; d < 7; d++)
@@ -574,6 +615,70 @@ static void compile_launch(lx_builder *b, const tx_module *m, const tx_expr *cal
   }
 }
 
+/* A_map = T.tvm_stack_alloca("tensormap", 1): a map in the call's storage. */
+static void compile_map_alloc(lx_builder *b, const tx_stmt *s) {
+  tx_launcher *l = b->l;
+  const tx_expr *var = s->vars[0], *count = NULL;
+  tx_tensormap_is_alloca(s->exprs[0], &count);
+  if (!count || count->kind != EXPR_INT || count->u.ival != 1) {
+    fail(b, "T.tvm_stack_alloca(\"tensormap\", n) for '%s' needs n = 1", var->u.var.name);
+    return;
+  }
+  if (l->nmaps >= TX_LAUNCH_MAX_TENSORMAPS) {
+    fail(b, "more than %d tensor maps", TX_LAUNCH_MAX_TENSORMAPS);
+    return;
+  }
+  lx_stmt *st = add_stmt(b, LS_MAP);
+  if (!st) return;
+  st->map = (int32_t)l->nmaps;
+  st->var_name = var->u.var.name;
+  st->slot = add_slot(b, var);
+  b->map_vars[l->nmaps] = var;
+  b->map_encoded[l->nmaps] = 0;
+  l->nmaps++;
+}
+
+static void compile_encode(lx_builder *b, const tx_expr *call) {
+  tx_tensormap_encode enc;
+  char why[384];
+  if (!tx_tensormap_encode_parse(call, &enc, NULL, why, sizeof why)) {
+    fail(b, "%s", why);
+    return;
+  }
+  int32_t slot = find_slot(b->l, enc.map);
+  if (slot < 0) {
+    fail(b, "tensor map '%s' is encoded before it is bound", enc.map->u.var.name);
+    return;
+  }
+  lx_stmt *st = add_stmt(b, LS_ENCODE);
+  lx_encode *e = st ? calloc(1, sizeof *e) : NULL;
+  if (!e) {
+    fail(b, "out of memory");
+    return;
+  }
+  st->enc = e;
+  st->var_name = enc.map->u.var.name;
+  e->map_slot = slot;
+  e->cu_dtype = enc.cu_dtype;
+  e->elem_bits = enc.elem_bits;
+  e->rank = enc.rank;
+  e->addr = compile_range(b, enc.addr);
+  for (int i = 0; i < enc.rank; i++) {
+    e->dims[i] = compile_range(b, enc.dims[i]);
+    e->box[i] = compile_range(b, enc.box[i]);
+    e->elem_strides[i] = compile_range(b, enc.elem_strides[i]);
+    if (i + 1 < enc.rank) e->strides[i] = compile_range(b, enc.strides[i]);
+  }
+  e->interleave = compile_range(b, enc.interleave);
+  e->swizzle = compile_range(b, enc.swizzle);
+  e->l2_promotion = compile_range(b, enc.l2_promotion);
+  e->oob_fill = compile_range(b, enc.oob_fill);
+  e->has_force = enc.force_dtype != NULL;
+  if (enc.force_dtype) e->force_dtype = compile_range(b, enc.force_dtype);
+  for (uint32_t m = 0; m < b->l->nmaps; m++)
+    if (b->map_vars[m] == enc.map) b->map_encoded[m] = 1;
+}
+
 static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
   if (b->failed) return;
   if (b->l->has_launch) {
@@ -589,6 +694,11 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
     compile_assert(b, s);
     return;
   case STMT_BIND:
+    if (s->nvars == 1 && s->nexprs >= 1 && s->exprs[0] &&
+        tx_tensormap_is_alloca(s->exprs[0], NULL)) {
+      compile_map_alloc(b, s);
+      return;
+    }
     if (s->nvars == 1 && s->nexprs >= 1 && s->exprs[0]) {
       compile_bind(b, s->vars[0], s->exprs[0], 0);
       return;
@@ -605,6 +715,19 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
     const tx_expr *e = s->exprs[0];
     if (is_call(e, "T.arg_bind") && e->u.call.kw.npos == 2 && e->ops[0]->kind == EXPR_VAR) {
       compile_bind(b, e->ops[0], e->ops[1], 1);
+      return;
+    }
+    if (tx_tensormap_is_encode(e)) {
+      compile_encode(b, e);
+      return;
+    }
+    if (is_call(e, "T.call_packed") && e->nops >= 1 && e->ops[0]->kind == EXPR_STRING &&
+        strncmp(e->ops[0]->u.str.data, "runtime.", 8) == 0) {
+      /* TVM's runtime services: only the tensor-map encoder is provided. */
+      fail(b,
+           "the launcher does not provide the packed function %s (of TVM's runtime "
+           "services, only %s)",
+           e->ops[0]->u.str.data, TX_TENSORMAP_ENCODE_NAME);
       return;
     }
     if (is_call(e, "T.call_packed")) {
@@ -638,8 +761,10 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
 
 void tx_launcher_free(tx_launcher *l) {
   if (!l) return;
-  for (uint32_t i = 0; i < l->nstmts; i++)
+  for (uint32_t i = 0; i < l->nstmts; i++) {
     free(l->stmts[i].msg);
+    free(l->stmts[i].enc);
+  }
   free(l->stmts);
   free(l->code);
   free(l->params);
@@ -918,8 +1043,53 @@ static int fits(int64_t v, tx_dtype t) {
   return wrap(v, t.bits, t.code == DT_INT) == v;
 }
 
+/* Evaluate one encode call, apply TVM's host checks and hand it to `encode`. */
+static tirx_status run_encode(const tx_launcher *l, const lx_stmt *s, const lx_run *r,
+                              tx_launch_encode_fn encode, void *user, char *msg, size_t cap) {
+  const lx_encode *e = s->enc;
+  tx_tensormap_values v = {0};
+  v.cu_dtype = e->cu_dtype;
+  v.elem_bits = e->elem_bits;
+  v.rank = (uint32_t)e->rank;
+  v.addr = (uint64_t)eval(l, e->addr, r).i;
+  for (int i = 0; i < e->rank; i++) {
+    v.dims[i] = eval(l, e->dims[i], r).i;
+    v.box[i] = eval(l, e->box[i], r).i;
+    v.elem_strides[i] = eval(l, e->elem_strides[i], r).i;
+    if (i + 1 < e->rank) v.strides[i] = eval(l, e->strides[i], r).i;
+  }
+  v.interleave = eval(l, e->interleave, r).i;
+  v.swizzle = eval(l, e->swizzle, r).i;
+  v.l2_promotion = eval(l, e->l2_promotion, r).i;
+  v.oob_fill = eval(l, e->oob_fill, r).i;
+  if (e->has_force) {
+    /* TVM: a trailing force_dtype >= 0 replaces the dtype's mapping (11 =
+     * TFLOAT32 for float32 data feeding a tf32 MMA); -1 keeps it. */
+    int64_t force = eval(l, e->force_dtype, r).i;
+    if (force >= 0) v.cu_dtype = force > 255 ? 255 : (int)force;
+  }
+  char why[256];
+  if (!tx_tensormap_check(&v, why, sizeof why)) {
+    snprintf(msg, cap, "%s: %s for '%s': %s", l->func_name, TX_TENSORMAP_ENCODE_NAME, s->var_name,
+             why);
+    return TIRX_ERR_USAGE;
+  }
+  void *map = (void *)(uintptr_t)r->slots[e->map_slot].i;
+  if (!map || (uintptr_t)map % TX_TENSORMAP_ALIGN) {
+    snprintf(msg, cap, "%s: %s for '%s': the tensor map at %p is not 64-byte aligned", l->func_name,
+             TX_TENSORMAP_ENCODE_NAME, s->var_name, map);
+    return TIRX_ERR_USAGE;
+  }
+  if (!encode) return TIRX_OK;
+  tirx_status st = encode(user, &v, map, why, sizeof why);
+  if (st != TIRX_OK)
+    snprintf(msg, cap, "%s: encoding tensor map '%s': %s", l->func_name, s->var_name, why);
+  return st;
+}
+
 tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n,
-                            tx_launch_values *out, char *msg, size_t cap) {
+                            tx_launch_values *out, tx_launch_encode_fn encode, void *encode_user,
+                            char *msg, size_t cap) {
   lx_val slots[256];
   lx_val *sv = slots;
   lx_val *heap = NULL;
@@ -977,6 +1147,12 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
       sv[s->slot] = v;
       break;
     }
+    case LS_MAP:
+      sv[s->slot].i = (int64_t)(uintptr_t)out->maps[s->map];
+      break;
+    case LS_ENCODE:
+      st = run_encode(l, s, &r, encode, encode_user, msg, cap);
+      break;
     case LS_LAUNCH:
       break;
     }
@@ -998,9 +1174,19 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
       memcpy(out->block, dims + 3, sizeof out->block);
       out->dyn_shared_bytes = dims[6];
       out->nparams = l->nkparams;
-      for (uint32_t k = 0; k < l->nkparams; k++) {
+      for (uint32_t k = 0; k < l->nkparams && st == TIRX_OK; k++) {
         const lx_kparam *kp = &l->kparams[k];
         lx_val v = eval(l, kp->expr, &r);
+        if (kp->tensormap) {
+          /* cuLaunchKernelEx copies the parameter's 128 bytes from here. */
+          out->params[k] = (void *)(uintptr_t)v.i;
+          if (!out->params[k]) {
+            snprintf(msg, cap, "%s: tensor map '%s' is NULL", l->func_name,
+                     kp->name ? kp->name : "?");
+            st = TIRX_ERR_USAGE;
+          }
+          continue;
+        }
         uint64_t *slot = &out->storage[k];
         *slot = 0;
         tx_dtype t = kp->dtype;

@@ -118,6 +118,15 @@ typedef struct tx_rt_launch {
   tx_rt_stream stream;
 } tx_rt_launch;
 
+/* Encode a tensor map with cuTensorMapEncodeTiled into `map` (128 bytes,
+ * 64-byte aligned) from values that passed tx_tensormap_check. TIRX_ERR_IO
+ * when the driver lacks the entry point (older than CUDA 12.0); otherwise
+ * the driver's error, "cuTensorMapEncodeTiled failed: NAME (code)", followed
+ * by the values it was given. */
+struct tx_tensormap_values;
+tirx_status tx_rt_tensormap_encode(tx_runtime *rt, const struct tx_tensormap_values *v, void *map,
+                                   tx_rt_error *err);
+
 /* Launch through cuLaunchKernelEx. args[i] points at parameter i's value.
  * Asynchronous: a fault inside the kernel surfaces at the next synchronize. */
 tirx_status tx_rt_launch_kernel(tx_runtime *rt, tx_rt_function *f, const tx_rt_launch *cfg,

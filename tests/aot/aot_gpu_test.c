@@ -5,7 +5,8 @@
  * the driver API.
  *
  * Built and run by tests/aot/run_aot_test.sh, which generates scale.c,
- * scale_dyn.c, block_sum.c and cluster.c from tests/golden/lowering first.
+ * scale_dyn.c, block_sum.c, cluster.c and tma_tile.c from
+ * tests/golden/lowering first.
  *
  *   on a GPU:          every launcher runs; results are checked against CPU
  *                      references; argument errors, shutdown/relaunch and
@@ -32,6 +33,7 @@
 #include "cluster.h"
 #include "scale.h"
 #include "scale_dyn.h"
+#include "tma_tile.h"
 
 #ifdef AOT_FAKE
 #include "fake/fake_cuda.h"
@@ -335,6 +337,94 @@ static void test_cluster(void) {
   cu.MemFree(o);
 }
 
+/* TMA through tensor maps the launcher encodes (runtime.cuTensorMapEncodeTiled
+ * in the host part): C = A * s + 1 tile by tile, F[b] = 1 per CTA. */
+static void test_tma_tile(void) {
+  enum { ROWS = 64, COLS = 128, N = ROWS * COLS };
+  static float ha[N], hc[N];
+  uint32_t hf[16];
+  for (int i = 0; i < N; i++)
+    ha[i] = (float)(i % 977) * 0.25f - 100.0f;
+  memset(hc, 0, sizeof hc);
+  memset(hf, 0, sizeof hf);
+  CUdeviceptr a = dalloc(sizeof ha), c = dalloc(sizeof hc), f = dalloc(sizeof hf);
+  h2d(a, ha, sizeof ha);
+  h2d(c, hc, sizeof hc);
+  h2d(f, hf, sizeof hf);
+  int64_t shape[2] = {ROWS, COLS}, fshape[1] = {16};
+  DLTensor A = tensor(a, shape, 2, kDLFloat, 32), C = tensor(c, shape, 2, kDLFloat, 32);
+  DLTensor F = tensor(f, fshape, 1, kDLUInt, 32);
+  char err[512] = "";
+#ifdef AOT_FAKE
+  fake_cuda_state *s = fake();
+  int encodes = s->encodes;
+  s->capture_size[2] = s->capture_size[3] = 128; /* the two maps, by value */
+#endif
+  int rc = tma_tile(&A, &C, &F, 2.0f, NULL, err, sizeof err);
+  CHECK(rc == TIRX_AOT_OK, "rc %d: %s", rc, err);
+#ifdef AOT_FAKE
+  CHECK(s->encodes == encodes + 2, "%d encodes", s->encodes - encodes);
+  /* The last one is C_map's: float32 (7), rank 2, dims (128, 64), stride 512
+   * bytes, box (32, 16), unit element strides, no interleave or swizzle,
+   * L2 promotion 128B (2), no NaN fill. */
+  CHECK(s->last_encode.dtype == 7 && s->last_encode.rank == 2 &&
+            s->last_encode.address == (void *)(uintptr_t)c && s->last_encode.dims[0] == 128 &&
+            s->last_encode.dims[1] == 64 && s->last_encode.strides[0] == 512 &&
+            s->last_encode.box[0] == 32 && s->last_encode.box[1] == 16 &&
+            s->last_encode.elem_strides[0] == 1 && s->last_encode.elem_strides[1] == 1 &&
+            s->last_encode.interleave == 0 && s->last_encode.swizzle == 0 &&
+            s->last_encode.l2_promotion == 2 && s->last_encode.oob_fill == 0 &&
+            (uintptr_t)s->last_encode.map % 64 == 0,
+        "encode(dtype %d, rank %u, dims %llu x %llu, stride %llu, box %u x %u, l2 %d)",
+        s->last_encode.dtype, s->last_encode.rank, s->last_encode.dims[0], s->last_encode.dims[1],
+        s->last_encode.strides[0], s->last_encode.box[0], s->last_encode.box[1],
+        s->last_encode.l2_promotion);
+  /* Kernel parameters (F, s, A_map, C_map): each map arrived by value. */
+  unsigned long long m2[16], m3[16];
+  memcpy(m2, s->captured[2], sizeof m2);
+  memcpy(m3, s->captured[3], sizeof m3);
+  CHECK(m2[0] == FAKE_TENSORMAP_MAGIC && m2[1] == a && m2[3] == 128 && m2[4] == 64,
+        "parameter 2 is not A's map (%llx %llx)", m2[0], m2[1]);
+  CHECK(m3[0] == FAKE_TENSORMAP_MAGIC && m3[1] == c, "parameter 3 is not C's map (%llx %llx)",
+        m3[0], m3[1]);
+  CHECK(s->last_config.gridDimX == 16 && s->last_config.blockDimX == 128, "grid %u block %u",
+        s->last_config.gridDimX, s->last_config.blockDimX);
+  s->capture_size[2] = s->capture_size[3] = 0;
+  /* The driver's refusal names the map. */
+  s->encode_result = 1;
+  rc = tma_tile(&A, &C, &F, 2.0f, NULL, err, sizeof err);
+  s->encode_result = 0;
+  CHECK(rc == TIRX_AOT_ERR_ARGUMENT &&
+            strcmp(err, "tma_tile: encoding tensor map 'A_map': cuTensorMapEncodeTiled failed: "
+                        "CUDA_ERROR_INVALID_VALUE (1)") == 0,
+        "rc %d: %s", rc, err);
+#else
+  d2h(hc, c, sizeof hc);
+  d2h(hf, f, sizeof hf);
+  for (int b = 0; b < 16; b++)
+    CHECK(hf[b] == 1, "CTA %d did not finish (F = %u)", b, hf[b]);
+  for (int i = 0; i < N; i++)
+    if (hc[i] != ha[i] * 2.0f + 1.0f) {
+      CHECK(0, "C[%d][%d] = %g, expected %g", i / COLS, i % COLS, hc[i], ha[i] * 2.0f + 1.0f);
+      break;
+    }
+#endif
+  /* TVM's host checks run before the driver: a tensor 4 bytes off 16-byte
+   * alignment cannot be a TMA source. */
+  DLTensor Am = A;
+  Am.data = (void *)(uintptr_t)(a + 4);
+  rc = tma_tile(&Am, &C, &F, 2.0f, NULL, err, sizeof err);
+  char want[160];
+  snprintf(want, sizeof want,
+           "tma_tile: runtime.cuTensorMapEncodeTiled for 'A_map': globalAddress = 0x%llx must be "
+           "16-byte aligned",
+           (unsigned long long)(a + 4));
+  expect_error(rc, err, want);
+  cu.MemFree(a);
+  cu.MemFree(c);
+  cu.MemFree(f);
+}
+
 /* First use from several threads at once, right after a shutdown: one module
  * load, every launch succeeds. */
 typedef struct worker {
@@ -409,11 +499,13 @@ int main(void) {
   test_scale_dyn();
   test_block_sum();
   test_cluster();
+  test_tma_tile();
   test_threads();
   scale_shutdown();
   scale_dyn_shutdown();
   block_sum_shutdown();
   cluster_shutdown();
+  tma_tile_shutdown();
 #ifdef AOT_FAKE
   fake_cuda_state *s = fake();
   /* Every module loaded was unloaded; every context reference the

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run_aot_test.sh TIRXC SRC_DIR OUT_DIR [FAKE_DRIVER]
 #
-# Generate launchers for scale, scale_dyn, block_sum and cluster
+# Generate launchers for scale, scale_dyn, block_sum, cluster and tma_tile
 # (tests/golden/lowering) with `tirxc --emit=c-launcher`, build
 # tests/aot/aot_gpu_test.c against them with $CC (default cc) and run it.
 # With FAKE_DRIVER (tests/unit/fake/fake_cuda.c built as a shared library)
@@ -15,7 +15,7 @@ cc=${CC:-cc}
 rm -rf "$out" && mkdir -p "$out" || exit 1
 arch=""
 [ -n "${AOT_ARCH:-}" ] && arch="--arch=$AOT_ARCH"
-for k in scale scale_dyn block_sum cluster; do
+for k in scale scale_dyn block_sum cluster tma_tile; do
   # shellcheck disable=SC2086
   if ! "$tirxc" "$src/tests/golden/lowering/$k.tirx" --emit=c-launcher $arch -o "$out/$k.c" \
       2>"$out/$k.err"; then
@@ -31,5 +31,6 @@ if [ -n "$fake" ]; then
 fi
 # shellcheck disable=SC2086
 $cc $flags -o "$out/aot_gpu_test" "$src/tests/aot/aot_gpu_test.c" "$out/scale.c" \
-  "$out/scale_dyn.c" "$out/block_sum.c" "$out/cluster.c" -ldl -lpthread -lm || exit 1
+  "$out/scale_dyn.c" "$out/block_sum.c" "$out/cluster.c" "$out/tma_tile.c" -ldl -lpthread -lm ||
+  exit 1
 "$out/aot_gpu_test"

@@ -1,7 +1,8 @@
 /*
  * test_api_gpu.c - the public API (<tirx/tirx.h> only) on a GPU: every doc
  * kernel of tests/golden/lowering through tirx_compile / tirx_runtime_load /
- * tirx_function_call against CPU references, one function called from two
+ * tirx_function_call against CPU references (tma_tile: tensor maps the
+ * runtime encodes from the host part, sm_90+), one function called from two
  * threads on their own streams, a save/load round trip and argument-check
  * errors on the real launch path.
  *
@@ -609,6 +610,61 @@ static int run_legacy(env *e) {
   return CHILD_PASS;
 }
 
+static int expect_usage(env *e, const tirx_arg *args, size_t n, const char *want);
+
+/* tma_tile: a 64 x 128 float32 tensor through tensor maps that the runtime
+ * encodes from the kernel's host part (runtime.cuTensorMapEncodeTiled) and
+ * passes by value: C = A * s + 1 tile by tile, F[b] = 1 per CTA. A second
+ * call with other tensors and another s must not reuse the first call's
+ * maps; a misaligned A is refused by TVM's host checks before the driver. */
+static int check_tma(env *e, const float *a, const float *c, const uint32_t *f, float s) {
+  for (int b = 0; b < 16; b++)
+    if (f[b] != 1) return fail(e, "CTA %d did not finish (F = %u)", b, f[b]);
+  for (int i = 0; i < 64 * 128; i++) {
+    float want = a[i] * s + 1.0f;
+    if (f2u(c[i]) != f2u(want))
+      return fail(e, "C[%d][%d] = %g, want %g (s = %g)", i / 128, i % 128, c[i], want, s);
+  }
+  return CHILD_PASS;
+}
+
+static int run_tma_tile(env *e) {
+  enum { N = 64 * 128 };
+  static float a[N], c[N], a2[N], c2[N];
+  uint32_t f[16], f2[16];
+  fill_floats(a, N, 41);
+  fill_floats(a2, N, 43);
+  int r;
+  if ((r = expect_params(e, 4))) return r;
+  tirx_param_info pi;
+  if (tirx_executable_param(e->exe, e->func, 3, &pi) != TIRX_OK || pi.kind != TIRX_ARG_FLOAT)
+    return fail(e, "tma_tile: parameter s should be a float scalar");
+  DLTensor *da = param_tensor(e, 0, 0, a), *dc = param_tensor(e, 1, 0, NULL),
+           *df = param_tensor(e, 2, 0, NULL);
+  DLTensor *da2 = param_tensor(e, 0, 0, a2), *dc2 = param_tensor(e, 1, 0, NULL),
+           *df2 = param_tensor(e, 2, 0, NULL);
+  if (!da || !dc || !df || !da2 || !dc2 || !df2) return CHILD_FAIL;
+  tirx_arg args[] = {T_(da), T_(dc), T_(df), F_(2.0)};
+  if ((r = call_sync(e, args, 4)) || (r = to_host(e, c, dc)) || (r = to_host(e, f, df)) ||
+      (r = check_tma(e, a, c, f, 2.0f)))
+    return r;
+  tirx_arg args2[] = {T_(da2), T_(dc2), T_(df2), F_(0.5)};
+  if ((r = call_sync(e, args2, 4)) || (r = to_host(e, c2, dc2)) || (r = to_host(e, f2, df2)) ||
+      (r = check_tma(e, a2, c2, f2, 0.5f)))
+    return r;
+  /* the first call's output is untouched by the second */
+  if ((r = to_host(e, c, dc)) || (r = check_tma(e, a, c, f, 2.0f))) return r;
+  DLTensor off = *da;
+  off.data = (char *)da->data + 4;
+  char want[256];
+  snprintf(want, sizeof want,
+           "tma_tile: runtime.cuTensorMapEncodeTiled for 'A_map': globalAddress = 0x%llx must "
+           "be 16-byte aligned",
+           (unsigned long long)(uintptr_t)off.data);
+  tirx_arg bad[] = {T_(&off), T_(dc), T_(df), F_(2.0)};
+  return expect_usage(e, bad, 4, want);
+}
+
 /* ---- beyond single kernels ---------------------------------------------------------- */
 
 /* Two threads, one tirx_function (scal), 1000 calls each on their own
@@ -793,6 +849,7 @@ static const gcase CASES[] = {
     {"unrolled", "unrolled", "unrolled_sum", 0, run_unrolled},
     {"vectorized_elementwise", "vectorized_elementwise", "vec_axpy", 0, run_vec_axpy},
     {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy},
+    {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile},
     {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},
     {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load},
     {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors},

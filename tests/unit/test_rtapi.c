@@ -3,10 +3,14 @@
  * checks of every mismatch kind with their messages (host DLTensors with
  * fake device pointers against a fake driver; the checks run before any
  * launch), launches through the fake driver, save/load round trips and
- * rejected files, the in-memory and disk caches, and a cache hit in a
- * second process.
+ * rejected files, the in-memory and disk caches, a cache hit in a second
+ * process, and tensor maps: the host part's runtime.cuTensorMapEncodeTiled
+ * executed at launch through the fake driver (its arguments recorded, the
+ * maps arriving by value in the kernel's parameters), TVM's host checks,
+ * driver errors and a driver without the entry point.
  */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include <unistd.h>
 
 #include "fake/fake_cuda.h"
+#include "runtime/cache.h"
 #include "tirx/tirx.h"
 
 #define HDR "# from tvm.script import tirx as T\n\n@T.prim_func\n"
@@ -363,4 +368,291 @@ Test(rtapi_memory, tensors_copies_streams_and_dlpack) {
   tirx_dlpack_release_legacy(old);
   tirx_dlpack_release(t);
   tirx_runtime_close(rt);
+}
+
+/* ---- tensor maps through the fake driver ------------------------------------------- */
+
+static fake_cuda_state *fake_state(const char *path) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  cr_assert_not_null(h, "%s", dlerror());
+  void *sym = dlsym(h, "fake_cuda_state_get");
+  cr_assert_not_null(sym);
+  fake_cuda_state_fn fn;
+  memcpy(&fn, &sym, sizeof fn);
+  return fn(); /* the handle stays open: the runtime shares the same copy */
+}
+
+/* A host-only executable given a stand-in PTX section: the fake driver loads
+ * any image, so tirx_function_call gets all the way to cuLaunchKernelEx. */
+static tirx_executable *compile_with_stand_in_ptx(const char *src) {
+  tirx_executable *exe = compile_host(src);
+  char path[] = "/tmp/tirx_rtapi_tma_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_save(exe, path, &err), TIRX_OK, "%s", err.message);
+  tirx_executable_free(exe);
+  char *data = NULL;
+  size_t len = 0;
+  cr_assert(tx_read_file(path, &data, &len));
+  tx_exe_parts parts;
+  char why[256];
+  cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
+  static const char PTX[] = "// stand-in PTX for the fake driver\n";
+  parts.ptx = PTX;
+  parts.ptx_len = sizeof PTX - 1;
+  tx_strbuf out = {0};
+  cr_assert_eq(tx_exe_serialize(&parts, &out), TIRX_OK);
+  FILE *fp = fopen(path, "wb");
+  cr_assert(fp && fwrite(out.data, 1, out.len, fp) == out.len);
+  fclose(fp);
+  tx_sb_free(&out);
+  free(data);
+  exe = NULL;
+  cr_assert_eq(tirx_executable_load(path, &exe, &err), TIRX_OK, "%s", err.message);
+  unlink(path);
+  return exe;
+}
+
+/* Two maps over float16 tensors (64 x 128): A's box height K comes from an
+ * argument; B's map is encoded as bfloat16 with element strides (1, 2),
+ * 128-byte swizzle, 256-byte L2 promotion, NaN fill and TVM's optional
+ * force_dtype last. The kernel takes both by value. */
+static const char TMA[] = HDR
+    "def tm(A: T.Buffer((64, 128), \"float16\"), B: T.Buffer((64, 128), \"float16\"), K: "
+    "T.int32, force: T.int32):\n"
+    "    A_map: T.let[T.handle(\"tensormap\")] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+    "    B_map: T.let[T.TensorMap()] = T.stack_alloca(\"tensormap\", 1)\n"
+    "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", A_map, \"float16\", 2, A.data, 128, "
+    "64, 256, 64, K, 1, 1, 0, 3, 2, 0)\n"
+    "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", B_map, \"bfloat16\", 2, B.data, 128, "
+    "64, 256, 64, 16, 1, 2, 0, 3, 3, 1, force)\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([32])\n"
+    "    if tx == 0:\n"
+    "        T.ptx.prefetch_tensormap(T.address_of(A_map))\n"
+    "        T.ptx.prefetch_tensormap(B_map)\n";
+
+static _Alignas(128) uint16_t TMA_A[64 * 128], TMA_B[64 * 128];
+static int64_t TMA_SHAPE[2] = {64, 128};
+
+static tirx_status call_tm(const tirx_function *fn, void *a_data, int64_t k, int64_t force,
+                           tirx_error *err) {
+  static DLTensor a, b;
+  a = tensor(a_data, TMA_SHAPE, 2, F16);
+  b = tensor(TMA_B, TMA_SHAPE, 2, F16);
+  tirx_arg args[4] = {{TIRX_ARG_TENSOR, {.tensor = &a}},
+                      {TIRX_ARG_TENSOR, {.tensor = &b}},
+                      {TIRX_ARG_INT, {.i = k}},
+                      {TIRX_ARG_INT, {.i = force}}};
+  return tirx_function_call(fn, args, 4, NULL, err);
+}
+
+typedef struct tma_fixture {
+  tirx_executable *exe;
+  tirx_runtime *rt;
+  tirx_loaded *lm;
+  tirx_function *fn;
+  fake_cuda_state *fake;
+} tma_fixture;
+
+static void tma_setup(tma_fixture *f, const char *driver, const char *src, const char *name,
+                      int with_ptx) {
+  f->exe = with_ptx ? compile_with_stand_in_ptx(src) : compile_host(src);
+  tirx_error err = {0};
+  cr_assert_eq(tirx_runtime_open_with(driver, 0, &f->rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_runtime_load(f->rt, f->exe, &f->lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(f->lm, name, &f->fn, &err), TIRX_OK, "%s", err.message);
+  f->fake = fake_state(driver);
+}
+
+static void tma_teardown(tma_fixture *f) {
+  tirx_loaded_free(f->lm);
+  tirx_runtime_close(f->rt);
+  tirx_executable_free(f->exe);
+}
+
+Test(rtapi_tensormap, encoded_at_launch_and_passed_by_value) {
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, TMA, "tm", 1);
+  fake_cuda_state *s = f.fake;
+  s->capture_size[0] = s->capture_size[1] = 128;
+  tirx_error err = {0};
+  cr_assert_eq(call_tm(f.fn, TMA_A, 16, -1, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(s->encodes, 2);
+  cr_assert_eq(s->launches, 1);
+  /* The last encode is B_map's, with TVM's argument order and enums. */
+  cr_expect_eq(s->last_encode.dtype, 9, "bfloat16 is CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 (9)");
+  cr_expect_eq(s->last_encode.rank, 2);
+  cr_expect_eq(s->last_encode.address, (void *)TMA_B);
+  cr_expect(s->last_encode.dims[0] == 128 && s->last_encode.dims[1] == 64);
+  cr_expect_eq(s->last_encode.strides[0], 256);
+  cr_expect(s->last_encode.box[0] == 64 && s->last_encode.box[1] == 16);
+  cr_expect(s->last_encode.elem_strides[0] == 1 && s->last_encode.elem_strides[1] == 2);
+  cr_expect_eq(s->last_encode.interleave, 0);
+  cr_expect_eq(s->last_encode.swizzle, 3);
+  cr_expect_eq(s->last_encode.l2_promotion, 3);
+  cr_expect_eq(s->last_encode.oob_fill, 1);
+  cr_expect_eq((uintptr_t)s->last_encode.map % 64, 0, "the map storage is 64-byte aligned");
+  /* Kernel parameters: (A_map, B_map), each the 128 bytes the driver wrote. */
+  unsigned long long p0[16], p1[16];
+  memcpy(p0, s->captured[0], sizeof p0);
+  memcpy(p1, s->captured[1], sizeof p1);
+  cr_expect(p0[0] == FAKE_TENSORMAP_MAGIC && p0[1] == (uintptr_t)TMA_A && p0[2] == 2 &&
+                p0[3] == 128 && p0[4] == 64,
+            "parameter 0 holds A's map");
+  cr_expect(p1[0] == FAKE_TENSORMAP_MAGIC && p1[1] == (uintptr_t)TMA_B,
+            "parameter 1 holds B's map");
+  cr_expect(s->last_config.gridDimX == 1 && s->last_config.blockDimX == 32);
+  /* Every call encodes again, with that call's values. */
+  cr_assert_eq(call_tm(f.fn, TMA_B, 8, 11, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(s->encodes, 4);
+  cr_expect_eq(s->last_encode.dtype, 11, "force_dtype 11 (TFLOAT32) replaces bfloat16's type");
+  memcpy(p0, s->captured[0], sizeof p0);
+  cr_expect(p0[1] == (uintptr_t)TMA_B, "the second call's A_map describes its A");
+  tma_teardown(&f);
+}
+
+Test(rtapi_tensormap, host_checks_and_driver_errors) {
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, TMA, "tm", 1);
+  fake_cuda_state *s = f.fake;
+  tirx_error err = {0};
+  /* TVM's checks run before the driver is asked: no encode, no launch. */
+  expect_msg(call_tm(f.fn, TMA_A, 300, -1, &err), &err,
+             "tm: runtime.cuTensorMapEncodeTiled for 'A_map': boxDim[1] = 300 must be in 1..256");
+  expect_msg(call_tm(f.fn, TMA_A, 0, -1, &err), &err,
+             "tm: runtime.cuTensorMapEncodeTiled for 'A_map': boxDim[1] = 0 must be in 1..256");
+  char want[256];
+  snprintf(want, sizeof want,
+           "tm: runtime.cuTensorMapEncodeTiled for 'A_map': globalAddress = 0x%llx must be "
+           "16-byte aligned",
+           (unsigned long long)(uintptr_t)((char *)TMA_A + 2));
+  expect_msg(call_tm(f.fn, (char *)TMA_A + 2, 16, -1, &err), &err, want);
+  cr_expect_eq(s->encodes, 0);
+  /* Statements run in order: A_map is encoded before B_map's check fails. */
+  expect_msg(call_tm(f.fn, TMA_A, 16, 99, &err), &err,
+             "tm: runtime.cuTensorMapEncodeTiled for 'B_map': tensorDataType = 99 is not a "
+             "CUtensorMapDataType");
+  cr_expect_eq(s->encodes, 1);
+  cr_expect_eq(s->launches, 0);
+  /* The driver's refusal names the map and what it was given. */
+  s->encode_result = TX_CUDA_ERROR_INVALID_VALUE;
+  tirx_status st = call_tm(f.fn, TMA_A, 16, -1, &err);
+  cr_assert_eq(st, TIRX_ERR_USAGE, "%s", err.message);
+  const char *head = "tm: encoding tensor map 'A_map': cuTensorMapEncodeTiled failed: "
+                     "CUDA_ERROR_INVALID_VALUE (1) (tensorDataType 6, rank 2, globalAddress 0x";
+  cr_expect(strncmp(err.message, head, strlen(head)) == 0, "%s", err.message);
+  cr_expect(strstr(err.message, "globalDim [128, 64], globalStrides [256], boxDim [64, 16], "
+                                "elementStrides [1, 1], interleave 0, swizzle 3, l2Promotion 2, "
+                                "oobFill 0)"),
+            "%s", err.message);
+  cr_expect_eq(s->launches, 0, "nothing launches after a failed encode");
+  tma_teardown(&f);
+}
+
+Test(rtapi_tensormap, driver_without_the_entry_point) {
+  /* A driver older than CUDA 12.0 loads and launches other kernels; only a
+   * call that encodes a tensor map fails, naming what is missing. */
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_OLD_PATH, TMA, "tm", 1);
+  tirx_error err = {0};
+  tirx_status st = call_tm(f.fn, TMA_A, 16, -1, &err);
+  cr_assert_eq(st, TIRX_ERR_IO, "%s", err.message);
+  cr_assert_str_eq(err.message,
+                   "tm: encoding tensor map 'A_map': the CUDA driver lacks "
+                   "cuTensorMapEncodeTiled, which tensor maps (TMA) need: a driver for CUDA 12.0 "
+                   "or newer is required");
+  cr_expect_eq(f.fake->launches, 0);
+  tma_teardown(&f);
+  tma_setup(&f, FAKE_CUDA_OLD_PATH, SCALE_DYN, "scale_dyn", 1);
+  DLTensor a = tensor(BUF_A, SHAPE_A, 1, F32), b = tensor(BUF_B, SHAPE_B, 1, F32);
+  tirx_arg args[4] = {
+      {TIRX_ARG_TENSOR, {.tensor = &a}}, {TIRX_ARG_TENSOR, {.tensor = &b}}, S_OK, K_OK};
+  cr_assert_eq(tirx_function_call(f.fn, args, 4, NULL, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(f.fake->launches, 1);
+  tma_teardown(&f);
+}
+
+Test(rtapi_tensormap, host_only_checks_without_encoding) {
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, TMA, "tm", 0);
+  tirx_error err = {0};
+  tirx_status st = call_tm(f.fn, TMA_A, 16, -1, &err);
+  cr_assert_eq(st, TIRX_ERR_USAGE);
+  cr_assert(strstr(err.message, "no device code"), "%s", err.message);
+  cr_expect_eq(f.fake->encodes, 0, "nothing to launch, so the driver is not asked");
+  expect_msg(call_tm(f.fn, TMA_A, 257, -1, &err), &err,
+             "tm: runtime.cuTensorMapEncodeTiled for 'A_map': boxDim[1] = 257 must be in 1..256");
+  tma_teardown(&f);
+}
+
+/* A kernel parameter of tensor-map type on the host function itself: the
+ * caller passes a handle to an encoded map, which reaches the kernel by value. */
+static const char TMP[] = HDR "def tp(M: T.TensorMap(), n: T.int32):\n"
+                              "    T.device_entry()\n"
+                              "    bx = T.cta_id([1])\n"
+                              "    tx = T.thread_id([32])\n"
+                              "    if tx == n:\n"
+                              "        T.ptx.prefetch_tensormap(M)\n";
+
+Test(rtapi_tensormap, map_from_the_caller) {
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, TMP, "tp", 1);
+  fake_cuda_state *s = f.fake;
+  s->capture_size[0] = 128;
+  s->capture_size[1] = 4;
+  static _Alignas(64) unsigned char map[128];
+  for (int i = 0; i < 128; i++)
+    map[i] = (unsigned char)(i * 7 + 1);
+  tirx_error err = {0};
+  tirx_arg args[2] = {{TIRX_ARG_HANDLE, {.handle = map}}, {TIRX_ARG_INT, {.i = 5}}};
+  cr_assert_eq(tirx_function_call(f.fn, args, 2, NULL, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(memcmp(s->captured[0], map, 128), 0, "the caller's 128 bytes, by value");
+  int32_t n = 0;
+  memcpy(&n, s->captured[1], 4);
+  cr_expect_eq(n, 5);
+  cr_expect_eq(s->encodes, 0);
+  args[0].v.handle = NULL;
+  expect_msg(tirx_function_call(f.fn, args, 2, NULL, &err), &err, "tp: tensor map 'M' is NULL");
+  tma_teardown(&f);
+}
+
+Test(rtapi_tensormap, map_launched_before_encoding) {
+  const char src[] = HDR "def early(A: T.Buffer((64,), \"float32\")):\n"
+                         "    A_map: T.let[T.TensorMap()] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+                         "    T.device_entry()\n"
+                         "    tx = T.thread_id([32])\n"
+                         "    T.ptx.prefetch_tensormap(A_map)\n";
+  tirx_executable *exe = compile_host(src);
+  tirx_runtime *rt = NULL;
+  tirx_loaded *lm = NULL;
+  tirx_function *fn = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_runtime_load(rt, exe, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "early", &fn, &err), TIRX_ERR_USAGE);
+  cr_expect(strstr(err.message, "tensor map 'A_map' reaches the launch of early_kernel before "
+                                "runtime.cuTensorMapEncodeTiled encodes it"),
+            "%s", err.message);
+  tirx_loaded_free(lm);
+  tirx_executable_free(exe);
+  /* Other TVM runtime services are refused by name, not taken for a launch. */
+  const char other[] = HDR "def other(A: T.Buffer((64,), \"float32\")):\n"
+                           "    M: T.let[T.TensorMap()] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+                           "    T.call_packed(\"runtime.tensormap_init\", M, A.data)\n"
+                           "    T.device_entry()\n"
+                           "    tx = T.thread_id([32])\n"
+                           "    T.ptx.prefetch_tensormap(M)\n";
+  exe = compile_host(other);
+  cr_assert_eq(tirx_runtime_load(rt, exe, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "other", &fn, &err), TIRX_ERR_USAGE);
+  cr_expect(strstr(err.message, "the launcher does not provide the packed function "
+                                "runtime.tensormap_init"),
+            "%s", err.message);
+  tirx_loaded_free(lm);
+  tirx_runtime_close(rt);
+  tirx_executable_free(exe);
 }

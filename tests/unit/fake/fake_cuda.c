@@ -27,6 +27,9 @@ fake_cuda_state *fake_cuda_state_get(void) {
 /* Declarations first (the warnings want prototypes), then definitions. */
 #define DECL(member, sym, params) FAKE_API tx_cu_result sym params;
 TX_CU_FUNCTIONS(DECL)
+#ifndef FAKE_CUDA_NO_TENSORMAP
+TX_CU_OPTIONAL_FUNCTIONS(DECL)
+#endif
 #undef DECL
 
 tx_cu_result cuInit(unsigned int flags) {
@@ -178,8 +181,12 @@ tx_cu_result cuFuncSetAttribute(tx_cu_function f, int attrib, int value) {
 }
 tx_cu_result cuLaunchKernelEx(const tx_cu_launch_config *cfg, tx_cu_function f, void **params,
                               void **extra) {
-  (void)f, (void)params, (void)extra;
+  (void)f, (void)extra;
   S.launches++;
+  for (int i = 0; i < 8; i++)
+    if (S.capture_size[i] && params)
+      memcpy(S.captured[i], params[i],
+             S.capture_size[i] < sizeof S.captured[i] ? S.capture_size[i] : sizeof S.captured[i]);
   S.last_config = *cfg;
   memset(S.last_attrs, 0, sizeof S.last_attrs);
   if (cfg->numAttrs > 4) return TX_CUDA_ERROR_INVALID_VALUE;
@@ -187,6 +194,37 @@ tx_cu_result cuLaunchKernelEx(const tx_cu_launch_config *cfg, tx_cu_function f, 
   S.last_config.attrs = NULL;
   return 0;
 }
+#ifndef FAKE_CUDA_NO_TENSORMAP
+tx_cu_result cuTensorMapEncodeTiled(tx_cu_tensor_map *map, int dtype, unsigned int rank,
+                                    void *address, const unsigned long long *dims,
+                                    const unsigned long long *strides, const unsigned int *box,
+                                    const unsigned int *elem_strides, int interleave, int swizzle,
+                                    int l2_promotion, int oob_fill) {
+  S.encodes++;
+  S.last_encode.map = map;
+  S.last_encode.dtype = dtype;
+  S.last_encode.rank = rank;
+  S.last_encode.address = address;
+  for (unsigned i = 0; i < rank && i < 5; i++) {
+    S.last_encode.dims[i] = dims[i];
+    S.last_encode.box[i] = box[i];
+    S.last_encode.elem_strides[i] = elem_strides[i];
+    if (i + 1 < rank) S.last_encode.strides[i] = strides[i];
+  }
+  S.last_encode.interleave = interleave;
+  S.last_encode.swizzle = swizzle;
+  S.last_encode.l2_promotion = l2_promotion;
+  S.last_encode.oob_fill = oob_fill;
+  if (S.encode_result) return S.encode_result;
+  memset(map, 0, sizeof *map);
+  map->opaque[0] = FAKE_TENSORMAP_MAGIC;
+  map->opaque[1] = (unsigned long long)(uintptr_t)address;
+  map->opaque[2] = rank;
+  for (unsigned i = 0; i < rank && i < 5; i++)
+    map->opaque[3 + i] = dims[i];
+  return 0;
+}
+#endif
 tx_cu_result cuEventCreate(tx_cu_event *e, unsigned int flags) {
   (void)flags;
   *e = malloc(1);
