@@ -39,6 +39,13 @@ tx_loc tx_p_loc(const tx_ast *node) {
 }
 
 void tx_p_error(tx_pstate *ps, tx_loc loc, const char *fmt, ...) {
+  if (ps->quiet) {
+    /* The fast parse gives up at the first error; the exact parse that
+     * follows reports it (tx_parse_python). */
+    ps->nerrors++;
+    ps->stop = 1;
+    return;
+  }
   if (ps->stop) return;
   va_list ap;
   va_start(ap, fmt);
@@ -850,6 +857,26 @@ static tx_loc offset_loc(const char *text, size_t off) {
   return (tx_loc){line, col, line, col + 1};
 }
 
+/* One lex+parse of text with `parse`; everything the run allocated outside
+ * the arena is released, so the state can be reset for another. */
+static void parse_once(tx_pstate *ps, const char *text, size_t len, int (*parse)(tx_pstate *)) {
+  if (tx_lexer_open(ps, text, len) != 0) {
+    tx_p_oom(ps);
+  } else {
+    int rc = parse(ps);
+    if (rc == 2 && !ps->nerrors)
+      tx_p_oom(ps); /* bison: memory exhausted */
+    else if (rc != 0 && !ps->nerrors && !ps->nomem)
+      ps->nerrors++; /* aborted */
+  }
+  tx_lexer_close(ps);
+  tx_p_free_cells(ps);
+#if defined(__GLIBC__)
+  if (ps->c_locale) freelocale((locale_t)ps->c_locale);
+  ps->c_locale = NULL;
+#endif
+}
+
 tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const char *text, size_t len,
                             tx_ast_list *out) {
   if (out) *out = (tx_ast_list){0};
@@ -870,21 +897,19 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
     const char *nul = memchr(text, '\0', len);
     if (nul) {
       tx_p_error(ps, offset_loc(text, (size_t)(nul - text)), "NUL byte in source");
-    } else if (tx_lexer_open(ps, text, len) != 0) {
-      tx_p_oom(ps);
     } else {
-      int rc = txpy_parse(ps);
-      if (rc == 2 && !ps->nerrors)
-        tx_p_oom(ps); /* bison: memory exhausted */
-      else if (rc != 0 && !ps->nerrors && !ps->nomem)
-        ps->nerrors++; /* aborted */
+      /* Lookahead correction costs about a sixth of the parse and matters
+       * only for the "expecting ..." lists of syntax errors: parse without
+       * it, quietly, and only when that meets an error parse again with it,
+       * to report (the first run's nodes stay in the arena, unused). */
+      ps->quiet = 1;
+      parse_once(ps, text, len, txpyf_parse);
+      if (ps->nerrors || ps->nomem) {
+        *ps = (tx_pstate){.env = env, .file = file};
+        parse_once(ps, text, len, txpy_parse);
+      }
     }
   }
-  tx_lexer_close(ps);
-  tx_p_free_cells(ps);
-#if defined(__GLIBC__)
-  if (ps->c_locale) freelocale((locale_t)ps->c_locale);
-#endif
 
   tirx_status st = TIRX_OK;
   if (ps->nomem)

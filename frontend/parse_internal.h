@@ -43,6 +43,15 @@ typedef struct tx_pargs {
   int saw_keyword, saw_kwunpack;
 } tx_pargs;
 
+/* The grammar's semantic value (both generated parsers and the lexer). */
+typedef union tx_pvalue {
+  tx_ast *node;
+  tx_plist list;
+  tx_pargs *args;
+  const char *str;
+  int num;
+} tx_pvalue;
+
 /* Every node the parser allocates is a tx_pnode (its depth lives in
  * tx_ast.depth). */
 typedef struct tx_pnode {
@@ -60,6 +69,7 @@ typedef struct tx_pstate {
   /* Outcome. */
   size_t nerrors;
   int stop;  /* stop everything: the lexer now only returns end of file */
+  int quiet; /* the fast parse: an error only counts and stops (tx_p_error) */
   int nomem; /* an allocation failed: the result is TIRX_ERR_NOMEM */
   int nesting_reported;
   int recovering; /* the parser is resynchronising after a syntax error */
@@ -166,7 +176,10 @@ const char *tx_p_intern(tx_pstate *ps, const char *s, size_t n);
 int tx_lexer_open(tx_pstate *ps, const char *text, size_t len);
 void tx_lexer_close(tx_pstate *ps);
 
-/* The bison parser (parser.y). */
+/* The bison parsers (parser.y, generated twice): with lookahead correction
+ * for exact syntax errors, and without it (fast, errors not reported: a
+ * parse that meets one is re-run with txpy_parse; see ps->quiet). */
 int txpy_parse(tx_pstate *ps);
+int txpyf_parse(tx_pstate *ps);
 
 #endif

@@ -24,15 +24,23 @@
 }
 
 %code {
-int txpy_lex(TXPY_STYPE *lval, TXPY_LTYPE *lloc, tx_pstate *ps);
-static void txpy_error(TXPY_LTYPE *loc, tx_pstate *ps, const char *msg);
+/* The same grammar is generated twice (CMakeLists.txt): txpy_parse with
+ * lookahead correction, whose syntax errors name exactly the expected
+ * tokens, and txpyf_parse without it (TX_FAST_PARSER), which tx_parse_python
+ * runs first; it only re-parses with txpy_parse to report errors. Both share
+ * the lexer, which returns tx_pvalue values. */
+#ifdef TX_FAST_PARSER
+#define txpyf_lex txpy_lex
+#endif
+int txpy_lex(tx_pvalue *lval, tx_loc *lloc, tx_pstate *ps);
+static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg);
 
 /* Locations skip zero-width parts (layout tokens, empty rules). */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) tx_p_lloc_default(&(Cur), (Rhs), (N))
 
 /* Nesting is limited (TX_MAX_NESTING), so only pathological input (e.g.
  * thousands of unary minuses in a row, all shifted before any reduction)
- * fills a stack this deep; txpy_error reports it as nesting. */
+ * fills a stack this deep; yyerror reports it as nesting. */
 #define YYMAXDEPTH 20000
 
 #define NODE(kind, loc) tx_p_new(ps, (kind), (loc))
@@ -273,13 +281,7 @@ static tx_plist tx_p_one_stmt(tx_pstate *ps, tx_ast *stmt) {
   @$ = (tx_loc){1, 1, 1, 1};
 }
 
-%union {
-  tx_ast *node;
-  tx_plist list;
-  tx_pargs *args;
-  const char *str;
-  int num;
-}
+%define api.value.type {tx_pvalue}
 
 %token <str> NAME "name"
 %token <node> INT "integer" FLOAT "number" STRING "string"
@@ -1003,7 +1005,7 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tx_pstate *ps) {
  * (bison reports a failed stack malloc the same way; with the tiny stack
  * elements used here that means the process is out of memory, which the
  * arena would notice next anyway.) */
-static void txpy_error(TXPY_LTYPE *loc, tx_pstate *ps, const char *msg) {
+static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg) {
   (void)msg;
   tx_p_nesting_error(ps, *loc);
 }
