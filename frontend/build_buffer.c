@@ -18,6 +18,8 @@ static const struct {
     {"T.match_buffer", CTOR_MATCH},
     {"T.alloc_buffer", CTOR_ALLOC},
     {"T.alloc_shared", CTOR_ALLOC_SHARED},
+    /* TVM's current name for T.alloc_buffer; same arguments, same node. */
+    {"T.alloc_tensor", CTOR_ALLOC},
     {"T.alloc_local", CTOR_ALLOC_LOCAL},
     {"T.decl_buffer", CTOR_DECL},
     {"T.decl_scalar", CTOR_DECL_SCALAR},
@@ -321,7 +323,40 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
   int ok = self && vec_push(b, &ops, self) && bld_call_operands(b, call, 0, &ops, &kw, &npos);
   if (self) self->u.buffer = src;
   const tx_expr *const *args = (const tx_expr *const *)ops.items + 1;
-  for (uint32_t i = 0; ok && i < npos; i++) {
+  int dtype_view = ok && strcmp(method, "view") == 0 && npos == 1 && args[0]->kind == EXPR_STRING;
+  if (dtype_view) {
+    /* A.view("uint32"): the same bytes as another element type (TVM's
+     * reinterpreting view); the last dimension scales by the width ratio. */
+    tx_dtype to;
+    int64_t last = 0;
+    ok = tx_dtype_parse(args[0]->u.str.data, args[0]->u.str.len, &to) && src->ndim > 0 &&
+         src->nstrides == 0 && bld_const_int(src->shape[src->ndim - 1], &last);
+    uint32_t from_bits = src->dtype.bits * src->dtype.lanes, to_bits = to.bits * to.lanes;
+    if (ok && (to_bits == 0 || (last * from_bits) % to_bits != 0)) ok = 0;
+    if (!ok) {
+      BLD_ERROR(b, call,
+                "%s.view(dtype) needs a known dtype and a constant last dimension whose bytes "
+                "divide into it",
+                src->name);
+    } else {
+      const tx_expr **dims = tx_arena_alloc(b->ir->arena, src->ndim * sizeof *dims);
+      const tx_expr *ext = tx_int(b->ir, src->shape[src->ndim - 1]->dtype,
+                                  last * (int64_t)from_bits / (int64_t)to_bits, call->span);
+      ok = dims && ext;
+      if (!ok) {
+        bld_oom(b);
+      } else {
+        for (uint32_t i = 0; i + 1 < src->ndim; i++)
+          dims[i] = src->shape[i];
+        dims[src->ndim - 1] = ext;
+        buf->shape = dims;
+        buf->nstrides = 0;
+        buf->strides = NULL;
+        buf->dtype = to;
+      }
+    }
+  }
+  for (uint32_t i = 0; ok && !dtype_view && i < npos; i++) {
     if (!tx_dtype_is_int(args[i]->dtype)) {
       BLD_ERROR(b, call, "%s.%s takes integer arguments", src->name, method);
       ok = 0;
@@ -342,7 +377,7 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
         dims[i] = src->shape[axis];
     }
     buf->shape = dims;
-  } else if (ok) {
+  } else if (ok && !dtype_view) {
     buf->ndim = npos;
     buf->shape = TX_DUP(b->ir, tx_expr, args, npos); /* ops is freed below */
     if (npos && !buf->shape) ok = 0, bld_oom(b);

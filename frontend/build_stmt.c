@@ -305,6 +305,14 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
     BLD_ERROR(b, target, "cannot store to a buffer region");
     return NULL;
   }
+  if (value->dtype.lanes == 1 && load->dtype.lanes == 1 && tx_dtype_is_int(value->dtype) &&
+      value->kind != EXPR_INT &&
+      (tx_dtype_is_float(load->dtype) || load->dtype.code == DT_BFLOAT)) {
+    /* TVM's buffer store converts the value to the element type:
+     * `reg[i] = tx * 8 + i` into a float16 buffer stores the number. */
+    value = tx_expr_new(b->ir, EXPR_CAST, load->dtype, &value, 1, span);
+    if (!value) return bld_oom(b), NULL;
+  }
   value = bld_coerce(b, value, load->dtype, span, "store");
   if (!value) return NULL;
   ptr_vec ops = {0};
@@ -796,8 +804,16 @@ static const tx_stmt *build_with_items(builder *b, const tx_ast *st, size_t item
 /* ---- dispatch
  * ------------------------------------------------------------------------------------ */
 
-static const tx_expr *bool_cond(builder *b, const tx_ast *a) {
+static const tx_expr *bool_cond(builder *b, const tx_ast *a, int int_ok) {
   const tx_expr *c = bld_expr(b, a);
+  if (c && int_ok && tx_dtype_is_int(c->dtype) && c->dtype.lanes == 1) {
+    /* `if T.cuda.elect_sync():` - TVM tests an integer condition as
+     * Python does, against zero. */
+    const tx_expr *zero = tx_int(b->ir, c->dtype, 0, c->span);
+    tx_expr *ne = zero ? tx_binary(b->ir, EXPR_NE, c, zero, c->span) : NULL;
+    if (!ne) return bld_oom(b), NULL;
+    return ne;
+  }
   if (c && !tx_dtype_is_bool(c->dtype)) {
     char buf[32];
     BLD_ERROR(b, a, "condition must be boolean, not %s (compare it, e.g. x != 0)",
@@ -808,7 +824,7 @@ static const tx_expr *bool_cond(builder *b, const tx_ast *a) {
 }
 
 static const tx_stmt *build_if(builder *b, const tx_ast *st) {
-  const tx_expr *c = bool_cond(b, st->u.if_.test);
+  const tx_expr *c = bool_cond(b, st->u.if_.test, 1);
   const tx_stmt *then = bld_block(b, &st->u.if_.body);
   const tx_stmt *els = st->u.if_.orelse.len ? bld_block(b, &st->u.if_.orelse) : NULL;
   if (!c || !then || (st->u.if_.orelse.len && !els)) return NULL;
@@ -821,7 +837,7 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
     BLD_ERROR(b, st->u.while_.orelse.items[0], "while-else is not supported");
     return NULL;
   }
-  const tx_expr *c = bool_cond(b, st->u.while_.test);
+  const tx_expr *c = bool_cond(b, st->u.while_.test, 1);
   b->loop_depth++;
   const tx_stmt *body = bld_block(b, &st->u.while_.body);
   b->loop_depth--;
@@ -830,7 +846,7 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
 }
 
 static const tx_stmt *build_assert(builder *b, const tx_ast *st) {
-  const tx_expr *c = bool_cond(b, st->u.assert_.test);
+  const tx_expr *c = bool_cond(b, st->u.assert_.test, 0);
   const tx_expr *msg =
       st->u.assert_.msg ? bld_expr(b, st->u.assert_.msg) : tx_string(b->ir, "", 0, st->span);
   if (!c || !msg) return NULL;
