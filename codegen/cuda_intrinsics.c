@@ -15,6 +15,7 @@
  * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
  * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen/cuda_call.h"
@@ -546,6 +547,87 @@ static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
   return NULL;
 }
 
+/* How a raw instruction treats its first operand(s) when no return_type=
+ * names a result. TVM's PTX dialect passes destinations as the leading
+ * operands (a buffer element or scalar the instruction writes), so these
+ * must become asm outputs: as inputs the write would silently be lost. */
+typedef enum raw_dest { RAW_NO_DEST, RAW_DEST, RAW_DEST_UNSUPPORTED } raw_dest;
+
+static int cmp_str(const void *key, const void *elt) {
+  return strcmp((const char *)key, *(const char *const *)elt);
+}
+
+static raw_dest raw_dest_of(const char *opc) {
+  /* Instructions whose first operand is one destination register (ld/ldu
+   * take a {group} with .v2/.v4); sorted for bsearch. */
+  static const char *const dest1[] = {
+      "abs",  "activemask", "add",  "addc",     "and",   "atom",         "bfe",   "bfi",  "bfind",
+      "brev", "clz",        "cnot", "copysign", "cos",   "createpolicy", "cvt",   "cvta", "div",
+      "dp2a", "dp4a",       "ex2",  "fma",      "fns",   "getctarank",   "ld",    "ldu",  "lg2",
+      "lop3", "mad",        "mapa", "max",      "min",   "mov",          "mul",   "neg",  "not",
+      "or",   "popc",       "prmt", "rcp",      "redux", "rem",          "rsqrt", "selp", "shf",
+      "shl",  "shr",        "sin",  "sqrt",     "sub",   "subc",         "tanh",  "xor",
+  };
+  char first[32];
+  size_t n = strcspn(opc, ".");
+  if (n >= sizeof first) return RAW_NO_DEST;
+  memcpy(first, opc, n);
+  first[n] = 0;
+  if (bsearch(first, dest1, sizeof dest1 / sizeof *dest1, sizeof *dest1, cmp_str)) return RAW_DEST;
+  /* Register groups, predicate results and read-modify-write accumulators
+   * (ldmatrix, mma, wgmma.mma_async, tcgen05.ld, setp, shfl, vote, elect,
+   * mbarrier.try_wait/test_wait) need a helper that knows their shape. */
+  static const char *const groups[] = {"elect", "ldmatrix", "match", "mma", "setp",
+                                       "shfl",  "testp",    "vote",  "set"};
+  for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
+    if (strcmp(first, groups[i]) == 0) return RAW_DEST_UNSUPPORTED;
+  if (strncmp(opc, "wgmma.mma_async", 15) == 0 || strncmp(opc, "tcgen05.ld", 10) == 0 ||
+      strncmp(opc, "mbarrier.try_wait", 17) == 0 || strncmp(opc, "mbarrier.test_wait", 18) == 0)
+    return RAW_DEST_UNSUPPORTED;
+  return RAW_NO_DEST;
+}
+
+/* The N of a ".vN" token in the opcode (vector ld/st), 1 when none. */
+static uint32_t raw_vec_width(const char *opc) {
+  for (const char *p = strstr(opc, ".v"); p; p = strstr(p + 1, ".v")) {
+    if ((p[2] == '2' || p[2] == '4' || p[2] == '8') && (p[3] == '.' || p[3] == 0))
+      return (uint32_t)(p[2] - '0');
+  }
+  return 1;
+}
+
+/* Does the opcode address the shared state space? Only then is a shared
+ * pointer passed as a 32-bit shared-window address; a generic instruction
+ * (ld.b32, mbarrier.init.b64) needs the generic 64-bit pointer. */
+static int raw_is_shared_space(const char *opc) {
+  return strstr(opc, ".shared") != NULL;
+}
+
+/* A destination operand: an element the instruction writes, as an asm
+ * output. Returns 0 after a located error. */
+static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, tx_strbuf *ops,
+                      tx_strbuf *outs) {
+  const char *op = e->u.call.op;
+  const char *conv = NULL, *c = a->kind == EXPR_LOAD ? raw_constraint(g, a->dtype, &conv) : NULL;
+  int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
+  if (!c || a->dtype.code == DT_BOOL || (conv && !f16 && c[0] != 'h')) {
+    char buf[32];
+    cuda_error(g, a->span.line ? a->span : e->span,
+               "%s writes its first operand: pass a buffer element or a mutable scalar of a "
+               "16/32/64-bit type (got %s), or give return_type= to use the result as a value",
+               op, tx_dtype_str(a->dtype, buf));
+    return 0;
+  }
+  tx_sb_printf(ops, "%%%u", k);
+  if (outs->len) tx_sb_puts(outs, ", ");
+  tx_sb_printf(outs, "\"=%s\"(", c);
+  if (f16) tx_sb_puts(outs, "*(unsigned short *)&(");
+  cuda_emit_expr(g, a, outs);
+  if (f16) tx_sb_putc(outs, ')');
+  tx_sb_putc(outs, ')');
+  return 1;
+}
+
 /* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
  * A result makes the call an immediately invoked lambda so it stays an
  * expression (asm outputs need an lvalue). */
@@ -562,7 +644,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       return;
     }
   }
-  tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0};
+  tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0}, outs = {0};
   raw_opcode(op, &opc);
   if (opc.len == 0) {
     cuda_error(g, e->span, "%s: empty PTX opcode", op);
@@ -587,9 +669,49 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&ops, "%0");
     }
   }
+  const char *opcs = tx_sb_cstr(&opc);
+  if (!opcs) {
+    g->nomem = 1;
+    goto done;
+  }
+  raw_dest dest = has_dst ? RAW_NO_DEST : raw_dest_of(opcs);
+  if (dest == RAW_DEST_UNSUPPORTED && cuda_npos(e) > 0) {
+    cuda_unsupported(g, e,
+                     "this instruction writes a register group, a predicate or an accumulator; "
+                     "use its T.ptx/T.cuda helper (or return_type= for one 32/64-bit result)");
+    goto done;
+  }
+  /* ld.v4 writes a {group} of four destinations; st.v4 reads one after the
+   * address. */
+  uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST ? 1 : 0;
+  uint32_t group_at = UINT32_MAX, group_len = 0;
+  if (vec > 1 && (strncmp(opcs, "ld.", 3) == 0 || strncmp(opcs, "ldu.", 4) == 0)) {
+    ndest = vec;
+    group_at = 0;
+    group_len = vec;
+  } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
+                         strncmp(opcs, "multimem.", 9) == 0)) {
+    group_at = 1;
+    group_len = vec;
+  } else if (strncmp(opcs, "stmatrix.", 9) == 0) {
+    /* stmatrix [p], {r0..rN-1}: N from the .xN token. */
+    const char *x = strstr(opcs, ".x");
+    group_at = 1;
+    group_len = x && (x[2] == '1' || x[2] == '2' || x[2] == '4') ? (uint32_t)(x[2] - '0') : 1;
+    vec = group_len;
+  }
+  int shared_space = raw_is_shared_space(opcs);
   uint32_t k = has_dst, npred = 0;
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
+    const char *sep = i == group_at ? ", {" : ", ";
+    if (i < ndest) {
+      if (ops.len || i == group_at) tx_sb_puts(&ops, ops.len ? sep : "{");
+      if (!raw_output(g, e, a, k, &ops, &outs)) goto done;
+      if (group_len && i == group_at + group_len - 1) tx_sb_putc(&ops, '}');
+      k++;
+      continue;
+    }
     if (a->kind == EXPR_STRING) {
       /* ".rn" extends the opcode; anything else ("_", "%laneid") is an operand. */
       tx_strbuf *to = a->u.str.len && a->u.str.data[0] == '.' ? &opc : &ops;
@@ -597,7 +719,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       put_asm_text(to, a->u.str.data, a->u.str.len);
       continue;
     }
-    if (ops.len) tx_sb_puts(&ops, ", ");
+    if (ops.len || i == group_at) tx_sb_puts(&ops, ops.len ? sep : "{");
     if (ins.len) tx_sb_puts(&ins, ", ");
     if (a->dtype.code == DT_BOOL && a->dtype.lanes == 1) {
       /* PTX takes predicates, C has no predicate operand: test the value. */
@@ -616,7 +738,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     } else if (a->dtype.code == DT_HANDLE) {
       /* Pointers are memory operands; shared ones as 32-bit shared addresses. */
       tx_sb_printf(&ops, "[%%%u]", k);
-      if (is_shared_ptr(g, a)) {
+      if (shared_space && is_shared_ptr(g, a)) {
         cuda_smem_addr_in(g, a, &ins);
       } else {
         tx_sb_puts(&ins, "\"l\"(");
@@ -639,9 +761,14 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       if (conv) tx_sb_putc(&ins, ')');
       tx_sb_putc(&ins, ')');
     }
+    if (group_len && i == group_at + group_len - 1) tx_sb_putc(&ops, '}');
     k++;
   }
-  if (opc.failed || ops.failed || pre.failed || ins.failed) {
+  if (group_len && group_at + group_len > cuda_npos(e)) {
+    cuda_error(g, e->span, "%s: .v%u takes %u register operands", op, vec, vec);
+    goto done;
+  }
+  if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
     g->nomem = 1;
     goto done;
   }
@@ -681,13 +808,17 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   } else {
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data, text.len);
-    if (ins.len)
+    if (outs.len)
+      tx_sb_printf(sb, " : %s :%s%s : \"memory\")", tx_sb_cstr(&outs), ins.len ? " " : "",
+                   ins.len ? tx_sb_cstr(&ins) : "");
+    else if (ins.len)
       tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ins));
     else
       tx_sb_puts(sb, " ::: \"memory\")");
   }
   tx_sb_free(&text);
 done:
+  tx_sb_free(&outs);
   tx_sb_free(&opc);
   tx_sb_free(&ops);
   tx_sb_free(&pre);

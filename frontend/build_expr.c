@@ -711,6 +711,14 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
   /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */
   static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};
   if (!in && strncmp(q, "T.ptx", 5) == 0 && call->u.call.func->kind == AST_SUBSCRIPT) in = &raw_ptx;
+  if (!in && call->u.call.func->kind == AST_ATTR) {
+    /* T.ptx.ld.global_.b32(...) is T.ptx["ld.global.b32"](...) (TVM's PTX dialect). */
+    const char *raw = bld_ptx_chain_name(b, q);
+    if (raw && !tx_intrinsic_find(raw)) {
+      q = raw;
+      in = &raw_ptx;
+    }
+  }
   if (!in) {
     report_unknown_callee(b, call, q);
     return NULL;

@@ -93,6 +93,11 @@ void vec_free(ptr_vec *v);
  * `root` (optional) receives the symbol the chain starts from. */
 const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **root);
 
+/* TVM's attribute-chain spelling of a raw PTX opcode, T.ptx.fence.proxy.async_.shared__cta,
+ * as the name its subscript form T.ptx["fence.proxy.async.shared::cta"] gets; NULL when q
+ * is not T.ptx.<chain> or its first token is not a PTX instruction name. */
+const char *bld_ptx_chain_name(builder *b, const char *q);
+
 /* ---- build_expr.c ---- */
 const tx_expr *bld_expr(builder *b, const tx_ast *ast);
 /* Like bld_expr, but a tuple or list becomes EXPR_TUPLE, a dict is refused,

@@ -242,6 +242,151 @@ const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **
   return out;
 }
 
+/* PTX instruction names (the first opcode token) that TVM's T.ptx attribute
+ * chain may start with; sorted for bsearch. A chain starting with anything
+ * else stays an unknown intrinsic, so a misspelt helper is still reported
+ * at parse time. */
+static const char *const ptx_mnemonics[] = {
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "and",
+    "applypriority",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "brev",
+    "clusterlaunchcontrol",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cp",
+    "createpolicy",
+    "cvt",
+    "cvta",
+    "discard",
+    "div",
+    "dp2a",
+    "dp4a",
+    "elect",
+    "ex2",
+    "fence",
+    "fma",
+    "fns",
+    "getctarank",
+    "griddepcontrol",
+    "ld",
+    "ldmatrix",
+    "ldu",
+    "lg2",
+    "lop3",
+    "mad",
+    "mapa",
+    "match",
+    "max",
+    "mbarrier",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "mul",
+    "multimem",
+    "nanosleep",
+    "neg",
+    "not",
+    "or",
+    "popc",
+    "prefetch",
+    "prefetchu",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "rsqrt",
+    "selp",
+    "set",
+    "setmaxnreg",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "sqrt",
+    "st",
+    "stmatrix",
+    "sub",
+    "subc",
+    "tanh",
+    "tcgen05",
+    "tensormap",
+    "testp",
+    "trap",
+    "vote",
+    "wgmma",
+    "xor",
+};
+
+static int cmp_mnemonic(const void *key, const void *elt) {
+  return strcmp((const char *)key, *(const char *const *)elt);
+}
+
+const char *bld_ptx_chain_name(builder *b, const char *q) {
+  if (strncmp(q, "T.ptx.", 6) != 0) return NULL;
+  tx_strbuf op = {0};
+  const char *p = q + 6;
+  if (strncmp(p, "st_bulk.", 8) == 0) { /* TVM's family name for st.bulk */
+    tx_sb_puts(&op, "st.bulk");
+    p += 8;
+  }
+  while (*p) {
+    const char *end = strchr(p, '.');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    /* A trailing '_' escapes a Python keyword (async_, global_, or_). */
+    size_t keep = n > 1 && p[n - 1] == '_' && p[n - 2] != '_' ? n - 1 : n;
+    if (op.len) tx_sb_putc(&op, '.');
+    for (size_t i = 0; i < keep; i++) {
+      if (p[i] == '_' && i + 1 < keep && p[i + 1] == '_') {
+        tx_sb_puts(&op, "::"); /* shared__cta is shared::cta */
+        i++;
+      } else {
+        tx_sb_putc(&op, p[i]);
+      }
+    }
+    p += n + (end ? 1 : 0);
+  }
+  const char *text = tx_sb_cstr(&op);
+  const char *out = NULL;
+  if (text) {
+    char first[32];
+    size_t n = strcspn(text, ".");
+    if (n < sizeof first) {
+      memcpy(first, text, n);
+      first[n] = 0;
+      if (bsearch(first, ptx_mnemonics, sizeof ptx_mnemonics / sizeof *ptx_mnemonics,
+                  sizeof *ptx_mnemonics, cmp_mnemonic)) {
+        tx_strbuf *sb = &b->qualified;
+        sb->len = 0;
+        tx_sb_puts(sb, "T.ptx");
+        append_segment(sb, text, op.len, 0);
+        const char *s = tx_sb_cstr(sb);
+        out = s ? tx_intern_n(b->ir->strings, s, sb->len) : NULL;
+        if (!out) bld_oom(b);
+      }
+    }
+  } else {
+    bld_oom(b);
+  }
+  tx_sb_free(&op);
+  return out;
+}
+
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified) {
   if (!ast || ast->kind != AST_CALL) return 0;
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);

@@ -132,7 +132,7 @@ static void run_golden(const char *name) {
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
-  X(ptx_memory) X(ptx_memory_sm100)
+  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -305,6 +305,26 @@ Test(errors, raw_ptx_keyword_is_named) {
 Test(errors, raw_ptx_operand_without_register) {
   expect_error("    T.ptx[\"st.global.v4.f32\"](T.address_of(A[0]), A[T.Ramp(0, 1, 4)])\n",
                "argument 2 has dtype float32x4");
+}
+
+Test(errors, raw_ptx_destination_must_be_writable) {
+  /* TVM's dialect writes the first operand of ld: an rvalue there would
+   * silently lose the loaded value. */
+  expect_error("    T.ptx.ld.global_.f32(A[0] + A[1], A.ptr_to([0]))\n",
+               "writes its first operand");
+}
+
+Test(errors, raw_ptx_register_group_destination) {
+  expect_error("    T.ptx.ldmatrix.sync.aligned.m8n8.x1.shared.b16(A[0], A.ptr_to([0]))\n",
+               "register group");
+  expect_error("    T.ptx[\"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16\"](A[0], A[1], A[2], "
+               "A[3], T.uint64(0), T.uint64(0), False, 1, 1, 0, 0)\n",
+               "accumulator");
+}
+
+Test(errors, raw_ptx_vector_operand_count) {
+  expect_error("    T.ptx.st.global_.v4.f32(A.ptr_to([0]), A[1], A[2])\n",
+               ".v4 takes 4 register operands");
 }
 
 Test(errors, raw_ptx_empty_opcode) {
