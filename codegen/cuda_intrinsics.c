@@ -15,6 +15,7 @@
  * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
  * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -596,6 +597,61 @@ static uint32_t raw_vec_width(const char *opc) {
   return 1;
 }
 
+/* Register groups of a raw operand list: operands [at, at+len) are one
+ * `{...}` operand. */
+typedef struct raw_groups {
+  uint32_t n, at[4], len[4];
+} raw_groups;
+
+static uint32_t ptx_type_bits(const char *t, size_t n) {
+  static const struct {
+    const char *name;
+    uint32_t bits;
+  } types[] = {{"f32", 32}, {"s32", 32}, {"tf32", 32}, {"f16", 16}, {"bf16", 16}, {"s8", 8},
+               {"u8", 8},   {"e4m3", 8}, {"e5m2", 8},  {"s4", 4},   {"u4", 4}};
+  for (size_t i = 0; i < sizeof types / sizeof *types; i++)
+    if (strlen(types[i].name) == n && memcmp(types[i].name, t, n) == 0) return types[i].bits;
+  return 0;
+}
+
+/* mma.sync.aligned.mMnNkK.alayout.blayout.dtype.atype.btype.ctype d, a, b, c:
+ * four register groups whose sizes follow from the shape and types (each
+ * thread holds M*N*bits/1024 words of D and C, M*K*bits/1024 of A,
+ * K*N*bits/1024 of B). Returns 0 for forms it does not know (f64, .sp,
+ * block scaling), which stay located errors. */
+static int mma_groups(const char *opc, raw_groups *gr) {
+  unsigned m, n, k;
+  const char *p = strstr(opc, ".m");
+  if (strncmp(opc, "mma.sync.aligned.m", 18) != 0 || !p ||
+      sscanf(p, ".m%un%uk%u", &m, &n, &k) != 3 || strstr(opc, "block_scale") || strstr(opc, ".sp"))
+    return 0;
+  /* The last four tokens are the types of d, a, b, c. */
+  const char *tok[4];
+  size_t len[4];
+  const char *end = opc + strlen(opc);
+  for (int t = 3; t >= 0; t--) {
+    const char *dot = end;
+    while (dot > opc && dot[-1] != '.')
+      dot--;
+    if (dot == opc) return 0;
+    tok[t] = dot;
+    len[t] = (size_t)(end - dot);
+    end = dot - 1;
+  }
+  uint32_t bits[4];
+  for (int t = 0; t < 4; t++)
+    if (!(bits[t] = ptx_type_bits(tok[t], len[t]))) return 0;
+  uint32_t words[4] = {m * n * bits[0] / 1024, m * k * bits[1] / 1024, k * n * bits[2] / 1024,
+                       m * n * bits[3] / 1024};
+  gr->n = 4;
+  for (uint32_t t = 0, at = 0; t < 4; at += words[t], t++) {
+    if (!words[t]) return 0;
+    gr->at[t] = at;
+    gr->len[t] = words[t];
+  }
+  return 1;
+}
+
 /* Does the opcode address the shared state space? Only then is a shared
  * pointer passed as a 32-bit shared-window address; a generic instruction
  * (ld.b32, mbarrier.init.b64) needs the generic 64-bit pointer. */
@@ -675,40 +731,44 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     goto done;
   }
   raw_dest dest = has_dst ? RAW_NO_DEST : raw_dest_of(opcs);
+  raw_groups gr = {0};
+  uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST ? 1 : 0;
+  if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
+    dest = RAW_DEST; /* d is written, a, b, c are read */
+    ndest = gr.len[0];
+  } else if (vec > 1 && (strncmp(opcs, "ld.", 3) == 0 || strncmp(opcs, "ldu.", 4) == 0)) {
+    /* ld.v4 writes a {group} of four destinations */
+    ndest = vec;
+    gr = (raw_groups){1, {0}, {vec}};
+  } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
+                         strncmp(opcs, "multimem.", 9) == 0)) {
+    gr = (raw_groups){1, {1}, {vec}}; /* st.v4 [p], {a, b, c, d} */
+  } else if (strncmp(opcs, "stmatrix.", 9) == 0) {
+    /* stmatrix [p], {r0..rN-1}: N from the .xN token. */
+    const char *x = strstr(opcs, ".x");
+    vec = x && (x[2] == '1' || x[2] == '2' || x[2] == '4') ? (uint32_t)(x[2] - '0') : 1;
+    gr = (raw_groups){1, {1}, {vec}};
+  }
   if (dest == RAW_DEST_UNSUPPORTED && cuda_npos(e) > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "
                      "use its T.ptx/T.cuda helper (or return_type= for one 32/64-bit result)");
     goto done;
   }
-  /* ld.v4 writes a {group} of four destinations; st.v4 reads one after the
-   * address. */
-  uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST ? 1 : 0;
-  uint32_t group_at = UINT32_MAX, group_len = 0;
-  if (vec > 1 && (strncmp(opcs, "ld.", 3) == 0 || strncmp(opcs, "ldu.", 4) == 0)) {
-    ndest = vec;
-    group_at = 0;
-    group_len = vec;
-  } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
-                         strncmp(opcs, "multimem.", 9) == 0)) {
-    group_at = 1;
-    group_len = vec;
-  } else if (strncmp(opcs, "stmatrix.", 9) == 0) {
-    /* stmatrix [p], {r0..rN-1}: N from the .xN token. */
-    const char *x = strstr(opcs, ".x");
-    group_at = 1;
-    group_len = x && (x[2] == '1' || x[2] == '2' || x[2] == '4') ? (uint32_t)(x[2] - '0') : 1;
-    vec = group_len;
-  }
   int shared_space = raw_is_shared_space(opcs);
   uint32_t k = has_dst, npred = 0;
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
-    const char *sep = i == group_at ? ", {" : ", ";
+    int opens = 0, closes = 0;
+    for (uint32_t q = 0; q < gr.n; q++) {
+      opens |= i == gr.at[q];
+      closes |= i == gr.at[q] + gr.len[q] - 1;
+    }
+    const char *sep = opens ? ", {" : ", ";
     if (i < ndest) {
-      if (ops.len || i == group_at) tx_sb_puts(&ops, ops.len ? sep : "{");
+      if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
       if (!raw_output(g, e, a, k, &ops, &outs)) goto done;
-      if (group_len && i == group_at + group_len - 1) tx_sb_putc(&ops, '}');
+      if (closes) tx_sb_putc(&ops, '}');
       k++;
       continue;
     }
@@ -719,7 +779,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       put_asm_text(to, a->u.str.data, a->u.str.len);
       continue;
     }
-    if (ops.len || i == group_at) tx_sb_puts(&ops, ops.len ? sep : "{");
+    if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
     if (ins.len) tx_sb_puts(&ins, ", ");
     if (a->dtype.code == DT_BOOL && a->dtype.lanes == 1) {
       /* PTX takes predicates, C has no predicate operand: test the value. */
@@ -761,11 +821,13 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       if (conv) tx_sb_putc(&ins, ')');
       tx_sb_putc(&ins, ')');
     }
-    if (group_len && i == group_at + group_len - 1) tx_sb_putc(&ops, '}');
+    if (closes) tx_sb_putc(&ops, '}');
     k++;
   }
-  if (group_len && group_at + group_len > cuda_npos(e)) {
-    cuda_error(g, e->span, "%s: .v%u takes %u register operands", op, vec, vec);
+  uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
+  if (nwant > cuda_npos(e) || (gr.n == 4 && nwant != cuda_npos(e))) {
+    cuda_error(g, e->span, "%s takes %u operands (its {groups} fixed by the opcode), got %u", op,
+               nwant, cuda_npos(e));
     goto done;
   }
   if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {

@@ -323,8 +323,7 @@ Test(errors, raw_ptx_register_group_destination) {
 }
 
 Test(errors, raw_ptx_vector_operand_count) {
-  expect_error("    T.ptx.st.global_.v4.f32(A.ptr_to([0]), A[1], A[2])\n",
-               ".v4 takes 4 register operands");
+  expect_error("    T.ptx.st.global_.v4.f32(A.ptr_to([0]), A[1], A[2])\n", "takes 5 operands");
 }
 
 Test(errors, raw_ptx_empty_opcode) {

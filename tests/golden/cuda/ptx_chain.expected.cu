@@ -12,6 +12,7 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   unsigned int v_ptr[4];
   half h_ptr[8];
   unsigned int got_ptr[1];
+  float d_ptr[4];
   if (tx == 0) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(tx_smem_addr((bar_ptr + 0))), "n"(1U) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -29,4 +30,6 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   }
   asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" :: "r"(tx_smem_addr((sm_ptr + (tx * 4)))), "r"(((unsigned int*)h_ptr)[0]), "r"(((unsigned int*)h_ptr)[1]) : "memory");
   asm volatile("mbarrier.arrive.b64 _, [%0];" :: "l"((bar_ptr + 0)) : "memory");
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};" : "=f"(d_ptr[0]), "=f"(d_ptr[1]), "=f"(d_ptr[2]), "=f"(d_ptr[3]) : "r"(((unsigned int*)h_ptr)[0]), "r"(((unsigned int*)h_ptr)[1]), "r"(((unsigned int*)h_ptr)[2]), "r"(((unsigned int*)h_ptr)[3]), "r"(((unsigned int*)h_ptr)[2]), "r"(((unsigned int*)h_ptr)[3]), "f"(F_ptr[4]), "f"(F_ptr[5]), "f"(F_ptr[6]), "f"(F_ptr[7]) : "memory");
+  F_ptr[(tx % 4)] = d_ptr[(tx % 4)];
 }
