@@ -63,8 +63,9 @@ typedef struct builder {
   int in_function;
   int loop_depth;
   int device_entry_seen;
-  tirx_span dyn_shared_span; /* first shared.dyn allocation (line 0: none) */
-  ptr_vec symbolic;          /* symbolic vars of the current function */
+  const tx_stmt *launch_entry; /* T.device_entry(launch=T.cuda.LaunchConfig(...)), or NULL */
+  tirx_span dyn_shared_span;   /* first shared.dyn allocation (line 0: none) */
+  ptr_vec symbolic;            /* symbolic vars of the current function */
   ptr_vec attr_keys, attr_values;
   tx_strbuf qualified; /* scratch for bld_qualified_name, reused across calls */
 
@@ -97,6 +98,12 @@ const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **
  * as the name its subscript form T.ptx["fence.proxy.async.shared::cta"] gets; NULL when q
  * is not T.ptx.<chain> or its first token is not a PTX instruction name. */
 const char *bld_ptx_chain_name(builder *b, const char *q);
+
+/* T.cuda.block_idx("x") / T.cuda.thread_idx("y") after
+ * T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...)): the
+ * T.launch_thread call with the extent from the launch config; NULL after a
+ * located error. Defined in build_stmt.c. */
+const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q);
 
 /* ---- build_expr.c ---- */
 const tx_expr *bld_expr(builder *b, const tx_ast *ast);

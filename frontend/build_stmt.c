@@ -7,6 +7,7 @@
  * each block pops its names when it ends. Must not build expressions itself
  * beyond calling build_expr.c.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "frontend/build_internal.h"
@@ -175,8 +176,38 @@ static const tx_stmt *build_device_entry(builder *b, const tx_ast *call, const t
     return NULL;
   }
   b->device_entry_seen = 1;
+  /* TVM's T.device_entry(launch=T.cuda.LaunchConfig(grid=.., block=.., cluster=..))
+   * is T.device_entry(grid=.., block=.., cluster=..). */
+  tx_ast flat;
+  const tx_ast *lc = NULL;
+  for (size_t i = 0; i < call->u.call.keywords.len; i++) {
+    const tx_ast *kw = call->u.call.keywords.items[i];
+    if (kw->u.keyword.arg && strcmp(kw->u.keyword.arg, "launch") == 0) lc = kw->u.keyword.value;
+  }
+  if (lc) {
+    if (call->u.call.keywords.len != 1 || call->u.call.args.len ||
+        !bld_is_tirx_call(b, lc, "T.cuda.LaunchConfig") || lc->u.call.args.len) {
+      BLD_ERROR(b, call,
+                "T.device_entry(launch=...) takes only "
+                "T.cuda.LaunchConfig(grid=..., block=..., cluster=...)");
+      return NULL;
+    }
+    for (size_t i = 0; i < lc->u.call.keywords.len; i++) {
+      const char *k = lc->u.call.keywords.items[i]->u.keyword.arg;
+      if (!k || (strcmp(k, "grid") != 0 && strcmp(k, "block") != 0 && strcmp(k, "cluster") != 0)) {
+        BLD_ERROR(b, lc->u.call.keywords.items[i],
+                  "T.cuda.LaunchConfig: only grid=, block= and cluster= are supported (the "
+                  "launcher chooses the stream)");
+        return NULL;
+      }
+    }
+    flat = *call;
+    flat.u.call.keywords = lc->u.call.keywords;
+    call = &flat;
+  }
   tx_stmt *s = call_stmt(b, STMT_DEVICE_ENTRY, call, NULL);
   if (!s) return NULL;
+  if (lc) b->launch_entry = s;
   if (body) {
     const tx_stmt *inner = bld_block(b, body);
     if (!inner) return NULL;
@@ -185,6 +216,38 @@ static const tx_stmt *build_device_entry(builder *b, const tx_ast *call, const t
     s->flag = 1;
   }
   return s;
+}
+
+const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q) {
+  int is_block = strcmp(q, "T.cuda.block_idx") == 0;
+  const tx_ast_list *a = &call->u.call.args;
+  const char *axis = a->len == 1 && a->items[0]->kind == AST_STR ? a->items[0]->u.str.data : "";
+  int d = strcmp(axis, "x") == 0 ? 0 : strcmp(axis, "y") == 0 ? 1 : strcmp(axis, "z") == 0 ? 2 : -1;
+  if (d < 0 || call->u.call.keywords.len) {
+    BLD_ERROR(b, call, "%s takes one axis: \"x\", \"y\" or \"z\"", q);
+    return NULL;
+  }
+  const tx_stmt *s = b->launch_entry;
+  if (!s) {
+    BLD_ERROR(b, call, "%s needs T.device_entry(launch=T.cuda.LaunchConfig(...)) before it", q);
+    return NULL;
+  }
+  const tx_expr *dims =
+      tx_kwarg(&s->kw, s->exprs, s->nexprs, bld_intern(b, is_block ? "grid" : "block"));
+  const tx_expr *ext = NULL;
+  if (dims && dims->kind == EXPR_TUPLE)
+    ext = (uint32_t)d < dims->nops ? dims->ops[d] : NULL;
+  else if (dims)
+    ext = d == 0 ? dims : NULL;
+  if (!ext) ext = tx_int(b->ir, TX_INT32, 1, call->span); /* an absent dimension is 1 */
+  char tag[16];
+  snprintf(tag, sizeof tag, "%s.%s", is_block ? "blockIdx" : "threadIdx", axis);
+  const tx_expr *ops[2] = {tx_string(b->ir, tag, strlen(tag), call->span), ext};
+  tx_expr *e = ops[0] && ext ? tx_expr_new(b->ir, EXPR_CALL, TX_INT32, ops, 2, call->span) : NULL;
+  if (!e) return bld_oom(b), NULL;
+  e->u.call.op = bld_intern(b, "T.launch_thread");
+  e->u.call.kw.npos = 2;
+  return e;
 }
 
 /* T.attr({"key": value}) flat, or with a body. */

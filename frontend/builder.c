@@ -764,6 +764,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
   b->in_function = 1;
   b->loop_depth = 0;
   b->device_entry_seen = 0;
+  b->launch_entry = NULL;
   b->dyn_shared_span = (tirx_span){0};
 
   /* Header statements: func_attr, symbolic extents and match_buffer come first. */
