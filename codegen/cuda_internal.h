@@ -158,6 +158,11 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     "               \"elect.sync %%rx|%%px, %1;\\n\\t@%%px mov.s32 %0, 1;\\n\\t}\"\n"              \
     "               : \"+r\"(pred) : \"r\"(0xFFFFFFFFu));\n"                                       \
     "  return pred;\n}")                                                                           \
+  X(H_WARP_REDUCE,                                                                                 \
+    "template <typename T, typename F>\n"                                                          \
+    "__device__ __forceinline__ T tx_warp_reduce(T v, int width, F f) {\n"                         \
+    "  for (int o = width >> 1; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));\n"   \
+    "  return v;\n}")                                                                              \
   X(H_MBAR_TRY_WAIT,                                                                               \
     "__device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {\n"                \
     "  asm volatile(\"{\\n\\t.reg .pred P1;\\n\\tTX_WAIT:\\n\\t\"\n"                               \

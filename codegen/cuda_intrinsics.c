@@ -419,6 +419,35 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, " : \"memory\")");
     return 1;
   }
+  if (strcmp(op, "T.cuda.warp_sum") == 0 || strcmp(op, "T.cuda.warp_max") == 0 ||
+      strcmp(op, "T.cuda.warp_min") == 0 || strcmp(op, "T.cuda.warp_reduce") == 0) {
+    /* Butterfly all-reduce within each group of `width` lanes (default 32):
+     * every lane of a group gets the group's result. */
+    int generic = op[12] == 'r'; /* T.cuda.warp_reduce */
+    const tx_expr *v = cuda_arg(e, 0, NULL), *w = cuda_arg(e, generic ? 2 : 1, "width");
+    const char *kind = generic ? cuda_str_arg(cuda_arg(e, 1, "op")) : op + 12;
+    int64_t width = 32;
+    if (!v || (w && (!cuda_int_arg(w, &width) || width < 1 || width > 32 ||
+                     (width & (width - 1)) != 0))) {
+      cuda_unsupported(g, e, "width must be a constant power of two from 1 to 32");
+      return 1;
+    }
+    const char *f = !kind                      ? NULL
+                    : strcmp(kind, "sum") == 0 ? "a + b"
+                    : strcmp(kind, "max") == 0 ? "a > b ? a : b"
+                    : strcmp(kind, "min") == 0 ? "a < b ? a : b"
+                                               : NULL;
+    const char *ct = tx_cuda_type(v->dtype);
+    if (!f || !ct || v->dtype.lanes != 1 || v->dtype.code == DT_BOOL) {
+      cuda_unsupported(g, e, "op must be \"sum\", \"max\" or \"min\" over a scalar number");
+      return 1;
+    }
+    cuda_need_helper(g, H_WARP_REDUCE);
+    tx_sb_printf(sb, "tx_warp_reduce<%s>(", ct);
+    cuda_emit_expr(g, v, sb);
+    tx_sb_printf(sb, ", %d, [](%s a, %s b) { return %s; })", (int)width, ct, ct, f);
+    return 1;
+  }
   if (strcmp(op, "T.ptx.elect_sync") == 0 || strcmp(op, "T.cuda.elect_sync") == 0) {
     cuda_need_helper(g, H_ELECT_SYNC);
     tx_sb_puts(sb, "tx_elect_sync()");

@@ -132,7 +132,7 @@ static void run_golden(const char *name) {
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
-  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain)
+  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -324,6 +324,12 @@ Test(errors, raw_ptx_register_group_destination) {
 
 Test(errors, raw_ptx_vector_operand_count) {
   expect_error("    T.ptx.st.global_.v4.f32(A.ptr_to([0]), A[1], A[2])\n", "takes 5 operands");
+}
+
+Test(errors, warp_reduce_width_and_op) {
+  expect_error("    A[tx] = T.cuda.warp_sum(A[tx], width=6)\n", "constant power of two");
+  expect_error("    A[tx] = T.cuda.warp_sum(A[tx], width=tx)\n", "constant power of two");
+  expect_error("    A[tx] = T.cuda.warp_reduce(A[tx], \"prod\")\n", "\"sum\", \"max\" or \"min\"");
 }
 
 Test(errors, raw_ptx_empty_opcode) {
