@@ -425,6 +425,7 @@ static int run_cluster(case_env *e) {
 #include "ptx_memory_cases.inc"
 #include "ptx_mma_cases.inc"
 #include "ptx_tcgen05_cases.inc"
+#include "conformance_cases.inc"
 
 static const gpu_case CASES[] = {
     {"scale", "scale", SCALE_CU, 0, run_scale, NULL},
@@ -433,7 +434,8 @@ static const gpu_case CASES[] = {
     {"warp_allreduce", "warp_allreduce", WARP_CU, 0, run_warp, NULL},
     {"block_sum", "block_sum", BLOCK_SUM_CU, 0, run_block_sum, NULL},
     {"cluster_rank", "cluster_rank", CLUSTER_CU, 90, run_cluster, NULL},
-    PIPELINE_CASES PTX_MMA_CASES PTX_COPY_CASES PTX_TCGEN05_CASES PTX_MEMORY_CASES};
+    PIPELINE_CASES PTX_MMA_CASES PTX_COPY_CASES PTX_TCGEN05_CASES PTX_MEMORY_CASES
+        CONFORMANCE_CASES};
 enum { N_CASES = sizeof CASES / sizeof CASES[0] };
 
 /* ---- running one case (in the child) -------------------------------------- */
