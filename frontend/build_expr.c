@@ -707,7 +707,8 @@ static void report_unknown_callee(builder *b, const tx_ast *call, const char *q)
 /* A checked call `q(args...)` of a registered intrinsic, ops built from the AST. */
 static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const char *q,
                                            const tx_expr *self) {
-  if (strcmp(q, "T.cuda.block_idx") == 0 || strcmp(q, "T.cuda.thread_idx") == 0)
+  if (b->launch_entry &&
+      (strcmp(q, "T.cuda.block_idx") == 0 || strcmp(q, "T.cuda.thread_idx") == 0))
     return bld_launch_index(b, call, q);
   const tx_intrinsic *in = tx_intrinsic_find(q);
   /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */

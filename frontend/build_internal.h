@@ -100,9 +100,10 @@ const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **
 const char *bld_ptx_chain_name(builder *b, const char *q);
 
 /* T.cuda.block_idx("x") / T.cuda.thread_idx("y") after
- * T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...)): the
- * T.launch_thread call with the extent from the launch config; NULL after a
- * located error. Defined in build_stmt.c. */
+ * T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...)) (b->launch_entry
+ * set): the T.launch_thread call with the extent from the launch config; NULL
+ * after a located error. Without a launch config they stay the registered
+ * intrinsics (blockIdx.x). Defined in build_stmt.c. */
 const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q);
 
 /* ---- build_expr.c ---- */

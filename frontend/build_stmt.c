@@ -228,10 +228,6 @@ const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q) {
     return NULL;
   }
   const tx_stmt *s = b->launch_entry;
-  if (!s) {
-    BLD_ERROR(b, call, "%s needs T.device_entry(launch=T.cuda.LaunchConfig(...)) before it", q);
-    return NULL;
-  }
   const tx_expr *dims =
       tx_kwarg(&s->kw, s->exprs, s->nexprs, bld_intern(b, is_block ? "grid" : "block"));
   const tx_expr *ext = NULL;
