@@ -419,6 +419,52 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, " : \"memory\")");
     return 1;
   }
+  if (strcmp(op, "T.cuda.ldg") == 0) {
+    /* T.cuda.ldg(ptr, dtype): __ldg of one element through the read-only
+     * cache. With dst=(p0, .., pN-1), vec="vN": one int/uint/float vector
+     * load whose lanes are written through the N pointers. */
+    const tx_expr *p = cuda_arg(e, 0, NULL), *ty = cuda_arg(e, 1, "dtype"),
+                  *dst = cuda_arg(e, 2, "dst"), *vec = cuda_arg(e, 3, "vec");
+    tx_dtype t;
+    const char *ts = ty ? cuda_str_arg(ty) : NULL;
+    const char *ct = ts && tx_dtype_parse(ts, strlen(ts), &t) && t.lanes == 1 &&
+                             t.code != DT_BOOL && t.code != DT_HANDLE
+                         ? tx_cuda_type(t)
+                         : NULL;
+    if (!p || p->dtype.code != DT_HANDLE || !ct) {
+      cuda_unsupported(g, e, "expected (pointer, \"dtype\") with a scalar number dtype");
+      return 1;
+    }
+    if (!dst && !vec) {
+      tx_sb_printf(sb, "__ldg((const %s*)(", ct);
+      cuda_emit_expr(g, p, sb);
+      tx_sb_puts(sb, "))");
+      return 1;
+    }
+    const char *vs = vec ? cuda_str_arg(vec) : NULL;
+    int lanes = vs && strcmp(vs, "v2") == 0 ? 2 : vs && strcmp(vs, "v4") == 0 ? 4 : 0;
+    const char *vb = t.code == DT_FLOAT && t.bits == 32  ? "float"
+                     : t.code == DT_INT && t.bits == 32  ? "int"
+                     : t.code == DT_UINT && t.bits == 32 ? "uint"
+                                                         : NULL;
+    if (!lanes || !vb || !dst || dst->kind != EXPR_TUPLE || dst->nops != (uint32_t)lanes) {
+      cuda_unsupported(g, e,
+                       "the vector form is dst=(one pointer per lane), vec=\"v2\" or \"v4\" "
+                       "of int32/uint32/float32");
+      return 1;
+    }
+    static const char lane_name[] = "xyzw";
+    tx_sb_printf(sb, "([&]() { %s%d tx_v = __ldg((const %s%d*)(", vb, lanes, vb, lanes);
+    cuda_emit_expr(g, p, sb);
+    tx_sb_puts(sb, "));");
+    for (int i = 0; i < lanes; i++) {
+      tx_sb_printf(sb, " *(%s*)(", ct);
+      cuda_emit_expr(g, dst->ops[i], sb);
+      tx_sb_printf(sb, ") = tx_v.%c;", lane_name[i]);
+    }
+    tx_sb_puts(sb, " }())");
+    return 1;
+  }
   if (strcmp(op, "T.cuda.warp_sum") == 0 || strcmp(op, "T.cuda.warp_max") == 0 ||
       strcmp(op, "T.cuda.warp_min") == 0 || strcmp(op, "T.cuda.warp_reduce") == 0) {
     /* Butterfly all-reduce within each group of `width` lanes (default 32):

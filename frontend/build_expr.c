@@ -636,7 +636,7 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
   case RES_DTYPE_STR: {
     tx_dtype t;
     for (uint32_t i = npos; i < nops; i++)
-      if (strcmp(kw[i - npos], "return_type") == 0)
+      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
         return ops[i]->kind == EXPR_STRING &&
                        tx_dtype_parse(ops[i]->u.str.data, ops[i]->u.str.len, &t)
                    ? t

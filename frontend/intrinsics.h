@@ -26,9 +26,9 @@ typedef enum tx_result_rule {
   RES_HANDLE,
   RES_KW_DTYPE,       /* from the `return_type=` or `dtype=` keyword (default void) */
   RES_ARG0_DTYPE_STR, /* the first argument is a dtype string: T.reinterpret("float32", x) */
-  RES_DTYPE_STR,      /* `return_type=`, else the first string argument naming a dtype: TVM's
-                         T.ptx.ld* helpers, written (addr, "uint32", "b32") or printed with
-                         extra leading operands */
+  RES_DTYPE_STR,      /* `return_type=`/`dtype=`, else the first string argument naming a
+                         dtype: TVM's T.ptx.ld* helpers, written (addr, "uint32", "b32") or
+                         printed with extra leading operands; T.cuda.ldg(p, "float32") */
   RES_PTX_TYPE,       /* from a PTX scalar type: `ptx_type=`, else the last string argument
                          (the printed form); "u32" -> uint32, "s64" -> int64, "f32" -> float32 */
   RES_INT_BITS_ARG0,  /* int<N> for a first argument N of 32 or 64 (T.ptx.fetch_register) */

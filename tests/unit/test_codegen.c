@@ -132,7 +132,7 @@ static void run_golden(const char *name) {
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
-  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce)
+  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -330,6 +330,15 @@ Test(errors, warp_reduce_width_and_op) {
   expect_error("    A[tx] = T.cuda.warp_sum(A[tx], width=6)\n", "constant power of two");
   expect_error("    A[tx] = T.cuda.warp_sum(A[tx], width=tx)\n", "constant power of two");
   expect_error("    A[tx] = T.cuda.warp_reduce(A[tx], \"prod\")\n", "\"sum\", \"max\" or \"min\"");
+}
+
+Test(errors, cuda_ldg_forms) {
+  expect_error("    T.evaluate(T.cuda.ldg(A.data, \"float32x4\"))\n", "scalar number dtype");
+  expect_error("    T.cuda.ldg(A.data, \"float32\", dst=(A.ptr_to([1]),), vec=\"v2\")\n",
+               "one pointer per lane");
+  expect_error(
+      "    T.cuda.ldg(A.data, \"float32\", dst=(A.ptr_to([1]), A.ptr_to([2])), vec=\"v3\")\n",
+      "one pointer per lane");
 }
 
 Test(errors, raw_ptx_empty_opcode) {
