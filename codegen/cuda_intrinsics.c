@@ -736,8 +736,8 @@ static int raw_is_shared_space(const char *opc) {
 
 /* A destination operand: an element the instruction writes, as an asm
  * output. Returns 0 after a located error. */
-static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, tx_strbuf *ops,
-                      tx_strbuf *outs) {
+static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
+                      tx_strbuf *ops, tx_strbuf *outs) {
   const char *op = e->u.call.op;
   const char *conv = NULL, *c = a->kind == EXPR_LOAD ? raw_constraint(g, a->dtype, &conv) : NULL;
   int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
@@ -751,7 +751,8 @@ static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k
   }
   tx_sb_printf(ops, "%%%u", k);
   if (outs->len) tx_sb_puts(outs, ", ");
-  tx_sb_printf(outs, "\"=%s\"(", c);
+  /* Under pred= the instruction may not run: "+" keeps the old value. */
+  tx_sb_printf(outs, "\"%c%s\"(", keep ? '+' : '=', c);
   if (f16) tx_sb_puts(outs, "*(unsigned short *)&(");
   cuda_emit_expr(g, a, outs);
   if (f16) tx_sb_putc(outs, ')');
@@ -764,16 +765,27 @@ static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k
  * expression (asm outputs need an lvalue). */
 static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
+  const tx_expr *guard = NULL; /* pred=: TVM's dialect runs the instruction under @p */
   for (uint32_t i = cuda_npos(e); i < e->nops; i++) {
     const char *kw = e->u.call.kw.names[i - e->u.call.kw.npos];
+    if (strcmp(kw, "pred") == 0) {
+      guard = e->ops[i];
+      continue;
+    }
     if (strcmp(kw, "return_type") != 0 && strcmp(kw, "dtype") != 0) {
-      cuda_error(
-          g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
-          "%s: unexpected keyword argument '%s' (raw PTX calls take only return_type= or dtype=; "
-          "pass qualifiers as \".qualifier\" strings)",
-          op, kw);
+      cuda_error(g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
+                 "%s: unexpected keyword argument '%s' (raw PTX calls take only return_type=, "
+                 "dtype= or pred=; pass qualifiers as \".qualifier\" strings)",
+                 op, kw);
       return;
     }
+  }
+  if (guard && (e->dtype.code != DT_VOID || guard->dtype.lanes != 1 ||
+                !(tx_dtype_is_int(guard->dtype) || guard->dtype.code == DT_BOOL) ||
+                guard->dtype.bits > 32)) {
+    cuda_error(g, guard->span.line ? guard->span : e->span,
+               "%s: pred= takes a 32-bit integer or bool, and not with return_type=", op);
+    return;
   }
   tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0}, outs = {0};
   raw_opcode(op, &opc);
@@ -824,6 +836,24 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     vec = x && (x[2] == '1' || x[2] == '2' || x[2] == '4') ? (uint32_t)(x[2] - '0') : 1;
     gr = (raw_groups){1, {1}, {vec}};
   }
+  /* mbarrier.arrive writes a state (a uint64 element before the address)
+   * or, without one, the sink `_`; the address of any mbarrier op may be a
+   * 32/64-bit integer (a mapa result) as well as a pointer. */
+  uint32_t addr_at = UINT32_MAX;
+  int sink = 0;
+  if (!has_dst && strncmp(opcs, "mbarrier.", 9) == 0) {
+    const tx_expr *a0 = cuda_npos(e) > 0 ? e->ops[0] : NULL;
+    const tx_expr *a1 = cuda_npos(e) > 1 ? e->ops[1] : NULL;
+    int arrive = strncmp(opcs, "mbarrier.arrive", 15) == 0;
+    if (arrive && a0 && a1 && a0->kind == EXPR_LOAD && tx_dtype_is_int(a0->dtype) &&
+        a0->dtype.bits == 64 && a1->kind != EXPR_INT) {
+      dest = RAW_DEST;
+      ndest = 1;
+    } else if (arrive && a0 && a0->kind != EXPR_STRING) {
+      sink = 1;
+    }
+    addr_at = ndest;
+  }
   if (dest == RAW_DEST_UNSUPPORTED && cuda_npos(e) > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "
@@ -832,6 +862,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   int shared_space = raw_is_shared_space(opcs);
   uint32_t k = has_dst, npred = 0;
+  if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
     int opens = 0, closes = 0;
@@ -842,7 +873,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     const char *sep = opens ? ", {" : ", ";
     if (i < ndest) {
       if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
-      if (!raw_output(g, e, a, k, &ops, &outs)) goto done;
+      if (!raw_output(g, e, a, k, guard != NULL, &ops, &outs)) goto done;
       if (closes) tx_sb_putc(&ops, '}');
       k++;
       continue;
@@ -889,7 +920,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                    tx_dtype_str(a->dtype, buf));
         goto done;
       }
-      tx_sb_printf(&ops, "%%%u", k);
+      tx_sb_printf(&ops, i == addr_at ? "[%%%u]" : "%%%u", k);
       tx_sb_printf(&ins, "\"%s\"(", c);
       if (conv) tx_sb_printf(&ins, "%s(", conv);
       cuda_emit_expr(g, a, &ins);
@@ -898,6 +929,13 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     if (closes) tx_sb_putc(&ops, '}');
     k++;
+  }
+  if (guard) {
+    tx_sb_printf(&pre, ".reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %%%u, 0;\n\t", k);
+    if (ins.len) tx_sb_puts(&ins, ", ");
+    tx_sb_puts(&ins, "\"r\"((unsigned)(");
+    cuda_emit_expr(g, guard, &ins);
+    tx_sb_puts(&ins, "))");
   }
   uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
   if (nwant > cuda_npos(e) || (gr.n == 4 && nwant != cuda_npos(e))) {
@@ -911,7 +949,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf text = {0};
   if (pre.len) tx_sb_printf(&text, "{\n\t%s", tx_sb_cstr(&pre));
-  tx_sb_printf(&text, "%s%s%s;", tx_sb_cstr(&opc), ops.len ? " " : "", tx_sb_cstr(&ops));
+  tx_sb_printf(&text, "%s%s%s%s;", guard ? "@tx_pg " : "", tx_sb_cstr(&opc), ops.len ? " " : "",
+               tx_sb_cstr(&ops));
   if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
   if (pre.len) tx_sb_puts(&text, "\n\t}");
   if (text.failed) {

@@ -341,6 +341,12 @@ Test(errors, cuda_ldg_forms) {
       "one pointer per lane");
 }
 
+Test(errors, raw_ptx_pred_forms) {
+  expect_error("    A[0] = T.ptx[\"add.f32\"](A[0], A[1], return_type=\"float32\", pred=tx == 0)\n",
+               "pred= takes");
+  expect_error("    T.ptx.red.global_.add.f32(A.ptr_to([0]), A[1], pred=A[2])\n", "pred= takes");
+}
+
 Test(errors, raw_ptx_empty_opcode) {
   expect_error("    T.ptx[\"\"](A[0])\n", "empty PTX opcode");
 }
