@@ -830,6 +830,17 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
                          strncmp(opcs, "multimem.", 9) == 0)) {
     gr = (raw_groups){1, {1}, {vec}}; /* st.v4 [p], {a, b, c, d} */
+  } else if (dest == RAW_DEST && strncmp(opcs, "mov.", 4) == 0 && cuda_npos(e) == 3) {
+    /* mov.b64 d, {a, b} packs two 32-bit lanes; mov.b64 {d0, d1}, a unpacks:
+     * the first operand's width against the type token tells which. */
+    const char *tt = strrchr(opcs, '.');
+    unsigned tbits = 0;
+    if (tt && sscanf(tt, ".b%u", &tbits) == 1 && e->ops[0]->dtype.bits * 2 == tbits) {
+      ndest = 2;
+      gr = (raw_groups){1, {0}, {2}};
+    } else {
+      gr = (raw_groups){1, {1}, {2}};
+    }
   } else if (strncmp(opcs, "stmatrix.", 9) == 0) {
     /* stmatrix [p], {r0..rN-1}: N from the .xN token. */
     const char *x = strstr(opcs, ".x");
@@ -861,6 +872,13 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     goto done;
   }
   int shared_space = raw_is_shared_space(opcs);
+  /* Only the shared state space named: every pointer is a shared address (a
+   * buffer's pointer scope is not a reliable discriminator; TVM converts
+   * unconditionally too). With .global or a tensormap also named, only the
+   * pointers known to be shared are converted. */
+  int shared_only = shared_space && !strstr(opcs, ".global") && !strstr(opcs, "tensormap");
+  int reg_ptrs = strncmp(opcs, "cvta.", 5) == 0 || strncmp(opcs, "mapa.", 5) == 0 ||
+                 strncmp(opcs, "isspacep.", 9) == 0;
   uint32_t k = has_dst, npred = 0;
   if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
@@ -902,9 +920,10 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_emit_expr(g, a, &ins);
       tx_sb_putc(&ins, ')');
     } else if (a->dtype.code == DT_HANDLE) {
-      /* Pointers are memory operands; shared ones as 32-bit shared addresses. */
-      tx_sb_printf(&ops, "[%%%u]", k);
-      if (shared_space && is_shared_ptr(g, a)) {
+      /* Pointers are memory operands; shared ones as 32-bit shared addresses.
+       * cvta/mapa/isspacep take the address as a plain 64-bit register. */
+      tx_sb_printf(&ops, reg_ptrs ? "%%%u" : "[%%%u]", k);
+      if (!reg_ptrs && (shared_only || (shared_space && is_shared_ptr(g, a)))) {
         cuda_smem_addr_in(g, a, &ins);
       } else {
         tx_sb_puts(&ins, "\"l\"(");

@@ -15,6 +15,8 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   float d_ptr[4];
   unsigned long long st_ptr[1];
   unsigned int ra_ptr[1];
+  unsigned long long pk_ptr[1];
+  float lh_ptr[2];
   if (tx == 0) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(tx_smem_addr((bar_ptr + 0))), "n"(1U) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -39,4 +41,8 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_ptr[0]) : "r"(tx_smem_addr((bar_ptr + 0))), "n"(0U) : "memory");
   asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" :: "r"(ra_ptr[0]), "n"(0U) : "memory");
   A_ptr[tx] = ((unsigned int)st_ptr[0]);
+  asm volatile("mov.b64 %0, {%1, %2};" : "=l"(pk_ptr[0]) : "f"(F_ptr[0]), "f"(F_ptr[1]) : "memory");
+  asm volatile("mov.b64 {%0, %1}, %2;" : "=f"(lh_ptr[0]), "=f"(lh_ptr[1]) : "l"(pk_ptr[0]) : "memory");
+  asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(pk_ptr[0]) : "l"(sm_ptr) : "memory");
+  F_ptr[(tx % 2)] = (lh_ptr[(tx % 2)] + ((float)pk_ptr[0]));
 }
