@@ -443,6 +443,18 @@ static void put_ldst_mods(tx_strbuf *text, const char *prefix, const char *scope
   if (hint_on) tx_sb_puts(text, ".L2::cache_hint");
 }
 
+/* `, "<c>"(((T*)(p))[i])` for i in [0, n): the registers of a dst=/src= array.
+ * out: "=" for loads. */
+static void array_operands(cuda_cg *g, const tx_expr *p, int n, char c, const char *out,
+                           tx_strbuf *to) {
+  for (int i = 0; i < n; i++) {
+    if (to->len) tx_sb_puts(to, ", ");
+    tx_sb_printf(to, "\"%s%c\"(((%s*)(", out, c, constraint_ctype(c, 0));
+    cuda_emit_expr(g, p, to);
+    tx_sb_printf(to, "))[%d])", i);
+  }
+}
+
 /* Frees the scratch buffers and reports an allocation failure. */
 static void done(cuda_cg *g, tx_strbuf *a, tx_strbuf *b) {
   if ((a && a->failed) || (b && b->failed)) g->nomem = 1;
@@ -453,6 +465,7 @@ static void done(cuda_cg *g, tx_strbuf *a, tx_strbuf *b) {
 /* ---- loads ------------------------------------------------------------------------- */
 
 static const char *const SCOPES[] = {"cta", "cluster", "gpu", "sys", NULL};
+static const char *const VECS[] = {"", "v2", "v4", "v8", NULL};
 static const char *const ORDERED_SPACES[] = {"global", "shared", "shared::cta", "shared::cluster",
                                              NULL};
 static const char *const LD_SPACES[] = {"global",          "shared",      "shared::cta",
@@ -544,10 +557,44 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
     return;
   }
   if (!cluster_ok(g, e, scope, space)) return;
-  tx_strbuf text = {0}, ins = {0};
+  /* TVM's dst=ptr form (vec="v2"/"v4"/"v8" for a vector load) writes the
+   * registers through the pointer instead of returning a value. */
+  const tx_expr *dst = cuda_kwarg(e, "dst");
+  const char *vec = "";
+  if (dst && !str_attr(g, e, NOPOS, "vec", "", &vec)) return;
+  if (!dst && cuda_kwarg(e, "vec")) {
+    bad(g, e, cuda_kwarg(e, "vec"), "vec= needs dst= (the registers the vector load writes)");
+    return;
+  }
+  if (dst && (dst->dtype.code != DT_HANDLE || !choice(g, e, "vec", vec, VECS))) {
+    if (dst->dtype.code != DT_HANDLE) bad(g, e, dst, "dst= takes a pointer (buffer.ptr_to([i]))");
+    return;
+  }
+  int nd = *vec ? vec[1] - '0' : 1;
+  tx_strbuf text = {0}, ins = {0}, outs = {0};
   static const char *const prefix[] = {"ld", "ld.acquire", "ld.relaxed", "ld.mmio.relaxed",
                                        "ld.volatile"};
   put_ldst_mods(&text, prefix[kind], scope, weak, space, cop, ch.on);
+  if (dst) {
+    if (*vec) tx_sb_printf(&text, ".%s", vec);
+    tx_sb_printf(&text, ".%s %s", t->name, nd > 1 ? "{" : "");
+    for (int i = 0; i < nd; i++)
+      tx_sb_printf(&text, "%s%%%d", i ? ", " : "", i);
+    tx_sb_printf(&text, "%s, [%%%d]", nd > 1 ? "}" : "", nd);
+    if (ch.on) tx_sb_printf(&text, ", %%%d", nd + 1);
+    tx_sb_putc(&text, ';');
+    array_operands(g, dst, nd, type_constraint(t), "=", &outs);
+    if (addr_in(g, e, addr, space, space_given, &ins) &&
+        (!ch.on || hint_in(g, e, &ch, space, &ins))) {
+      tx_sb_puts(sb, "asm volatile(");
+      cuda_put_cstring(sb, text.data ? text.data : "", text.len);
+      tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&outs), tx_sb_cstr(&ins));
+    }
+    if (outs.failed) g->nomem = 1;
+    tx_sb_free(&outs);
+    done(g, &text, &ins);
+    return;
+  }
   tx_sb_printf(&text, ".%s %%0, [%%1]%s;", t->name, ch.on ? ", %2" : "");
   if (addr_in(g, e, addr, space, space_given, &ins) && (!ch.on || hint_in(g, e, &ch, space, &ins)))
     put_asm_value(g, e, sb, type_constraint(t), e->dtype.code == DT_INT, &text, &ins, 1);
@@ -635,7 +682,6 @@ typedef enum st_kind { ST_PLAIN, ST_RELAXED, ST_RELEASE, ST_VOLATILE, ST_MMIO } 
 static const char *const ST_SPACES[] = {"global", "shared",      "shared::cta", "shared::cluster",
                                         "local",  "param::func", NULL};
 static const char *const ST_COPS[] = {"", "wb", "cg", "cs", "wt", NULL};
-static const char *const VECS[] = {"", "v2", "v4", "v8", NULL};
 static const char *const ST_SEMS[] = {"", "weak", "relaxed", "release", "volatile", "mmio", NULL};
 
 /* T.ptx.st(addr, *values, weak=, sem=, scope=, space="shared", cop=, vec=,
@@ -649,13 +695,17 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
   uint32_t n = cuda_npos(e);
   int printed = kind == ST_PLAIN && n >= 9 && e->ops[n - 5]->kind == EXPR_STRING &&
                 e->ops[n - 3]->kind == EXPR_STRING && e->ops[n - 2]->kind == EXPR_STRING;
+  /* TVM's src=ptr form: the values are read through a pointer. */
+  const tx_expr *src = printed ? NULL : cuda_kwarg(e, "src");
   uint32_t nvals = printed ? n - 8 : n - 1;
   const char *space = NULL, *cop = "", *vec = "", *scope = "", *sem = NULL;
   const ptx_type *t = NULL;
   int weak = 0;
   cache_hint ch = {0};
-  if (n < 2) {
-    bad(g, e, NULL, "expected the address and the value(s)");
+  if (n < (src ? 1u : 2u) || (src && (n != 1 || src->dtype.code != DT_HANDLE))) {
+    bad(g, e, NULL,
+        src ? "with src= give only the address; src= is a pointer (buffer.ptr_to([i]))"
+            : "expected the address and the value(s)");
     return;
   }
   static const char *const kind_sem[] = {"", "relaxed", "release", "volatile", "mmio"};
@@ -671,7 +721,7 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
     if (!flag_attr(g, e, NOPOS, "weak", &weak) || !str_attr(g, e, NOPOS, "sem", "", &sem) ||
         !str_attr(g, e, NOPOS, "space", def_space, &space) ||
         !str_attr(g, e, NOPOS, "cop", "", &cop) || !str_attr(g, e, NOPOS, "vec", "", &vec) ||
-        !str_type(g, e, NOPOS, kind == ST_PLAIN ? WIDE_TYPES : ALL_TYPES, &t) ||
+        !str_type(g, e, NOPOS, kind == ST_PLAIN && !src ? WIDE_TYPES : ALL_TYPES, &t) ||
         !hint_from_keywords(g, e, &ch) || !choice(g, e, "sem", sem, ST_SEMS))
       return;
     /* The sibling helpers fix the order; T.ptx.st(sem=...) picks one. */
@@ -726,6 +776,7 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
     return;
   }
   int lanes = *vec ? vec[1] - '0' : 1;
+  if (src) nvals = (uint32_t)lanes;
   if ((uint32_t)lanes != nvals) {
     bad(g, e, NULL, "%s%s stores %d value%s, got %u", *vec ? "." : "", *vec ? vec : "a scalar st",
         lanes, lanes == 1 ? "" : "s", nvals);
@@ -757,7 +808,8 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
   if (ch.on) tx_sb_printf(&text, ", %%%d", lanes + 1);
   tx_sb_putc(&text, ';');
   int ok = addr_in(g, e, e->ops[0], space, space_given, &ins);
-  for (int i = 0; ok && i < lanes; i++)
+  if (ok && src) array_operands(g, src, lanes, type_constraint(t), "", &ins);
+  for (int i = 0; ok && !src && i < lanes; i++)
     ok = value_in(g, e, e->ops[1 + i], t, &ins);
   if (ok && ch.on) ok = hint_in(g, e, &ch, space, &ins);
   if (ok) cuda_asm_stmt(sb, &text, &ins);

@@ -347,6 +347,14 @@ Test(errors, raw_ptx_pred_forms) {
   expect_error("    T.ptx.red.global_.add.f32(A.ptr_to([0]), A[1], pred=A[2])\n", "pred= takes");
 }
 
+Test(errors, ptx_ld_st_register_arrays) {
+  expect_error("    T.evaluate(T.ptx.ld(A.ptr_to([0]), \"float32\", \"f32\", vec=\"v2\"))\n",
+               "vec= needs dst=");
+  expect_error("    T.ptx.st(A.ptr_to([0]), A[1], src=A.ptr_to([2]), space=\"global\", "
+               "ptx_type=\"f32\")\n",
+               "give only the address");
+}
+
 Test(errors, raw_ptx_empty_opcode) {
   expect_error("    T.ptx[\"\"](A[0])\n", "empty PTX opcode");
 }
