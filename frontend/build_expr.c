@@ -406,6 +406,14 @@ static const tx_expr *build_name(builder *b, const tx_ast *a) {
   case SYM_CONST:
     return s->expr;
   case SYM_BUFFER:
+    if (s->scalar) {
+      /* bar = T.shared_scalar("uint64"): `bar` is the element bar[0]. */
+      const tx_expr *zero = tx_int(b->ir, TX_INT32, 0, a->span);
+      tx_expr *e = zero ? tx_expr_new(b->ir, EXPR_LOAD, s->buffer->dtype, &zero, 1, a->span) : NULL;
+      if (!e) return bld_oom(b), NULL;
+      e->u.buffer = s->buffer;
+      return e;
+    }
     return buffer_ref(b, s->buffer, a->span);
   case SYM_MODULE_TIRX:
   case SYM_MODULE_IR:

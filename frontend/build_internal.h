@@ -40,6 +40,7 @@ typedef struct symbol {
   const char *alias_of;    /* SYM_LAYOUT_NAME: the imported name */
   tirx_span span;          /* where it was defined */
   int prev;                /* index of the shadowed symbol with the same name, or -1 */
+  int scalar;              /* SYM_BUFFER from T.shared_scalar: the name means element [0] */
 } symbol;
 
 /* A growable array of pointers, copied into the arena when finished. */

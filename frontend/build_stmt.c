@@ -441,6 +441,46 @@ static const tx_stmt *bind_stmt(builder *b, const tx_ast *target, const tx_expr 
   return bind_var(b, target, var, mut) ? s : NULL;
 }
 
+/* `bar = T.shared_scalar("uint64")`: TVM's scalar in shared memory. It is a
+ * one-element shared allocation (printed as such); the name stands for its
+ * element, so `T.address_of(bar)`, `bar + 1` and `bar = v` work on bar[0]. */
+static const tx_stmt *shared_scalar(builder *b, const tx_ast *target, const tx_ast *call) {
+  if (!check_new_name(b, target, function_mark(b))) return NULL;
+  const tx_ast_list *a = &call->u.call.args;
+  tx_dtype t = TX_FLOAT32;
+  if (a->len > 1 || call->u.call.keywords.len || (a->len == 1 && !bld_dtype(b, a->items[0], &t))) {
+    if (a->len > 1 || call->u.call.keywords.len)
+      BLD_ERROR(b, call, "T.shared_scalar takes one dtype");
+    return NULL;
+  }
+  tx_buffer *buf = tx_arena_alloc(b->ir->arena, sizeof *buf);
+  const tx_expr **shape = tx_arena_alloc(b->ir->arena, sizeof *shape);
+  tx_expr *data = tx_var(b->ir, target->u.name.id, TX_HANDLE, VAR_BUFFER_DATA, target->span);
+  if (!buf || !shape || !data || !(shape[0] = tx_int(b->ir, TX_INT32, 1, call->span)))
+    return bld_oom(b), NULL;
+  buf->name = target->u.name.id;
+  buf->dtype = t;
+  buf->form = BUF_ALLOC;
+  buf->span = target->span;
+  buf->scope = b->n.shared;
+  buf->ndim = 1;
+  buf->shape = shape;
+  data->u.var.pointee = t;
+  data->u.var.has_pointee = 1;
+  data->u.var.scope = buf->scope;
+  buf->data = data;
+  tx_stmt *s = new_stmt(b, STMT_ALLOC, NULL, 0, NULL, 0, call->span);
+  if (!s) return NULL;
+  s->buffer = buf;
+  symbol sym = {.name = target->u.name.id,
+                .kind = SYM_BUFFER,
+                .mut = MUT_FIXED,
+                .buffer = buf,
+                .span = target->span,
+                .scalar = 1};
+  return bld_push_symbol(b, sym) >= 0 ? s : NULL;
+}
+
 /* `x = value` where x is a name. */
 static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast *value_ast,
                                   tirx_span span) {
@@ -459,6 +499,8 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
       if (!v || !bind_var(b, target, v, MUT_FIXED) || !vec_push(b, &b->symbolic, v)) return NULL;
       return NULL;
     }
+    if (bld_is_tirx_call(b, value_ast, "T.shared_scalar"))
+      return shared_scalar(b, target, value_ast);
     if (bld_is_tirx_call(b, value_ast, "T.local_scalar")) {
       const tx_ast_list *a = &value_ast->u.call.args;
       tx_dtype t;
@@ -487,6 +529,14 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
               name);
     tx_note(b->diags, s->span, "'%s' is defined here", name);
     return NULL;
+  }
+  if (s && s->kind == SYM_BUFFER && s->scalar) {
+    /* A shared scalar: `bar = v` stores its element. */
+    value = bld_coerce(b, value, s->buffer->dtype, span, "assignment");
+    const tx_expr *ops[2] = {value, value ? tx_int(b->ir, TX_INT32, 0, span) : NULL};
+    tx_stmt *st = ops[1] ? new_stmt(b, STMT_STORE, ops, 2, NULL, 0, span) : NULL;
+    if (st) st->buffer = s->buffer;
+    return st;
   }
   if (s && s->kind == SYM_BUFFER) {
     BLD_ERROR(b, target, "cannot assign to buffer '%s'; store to an element: %s[...] = value", name,
