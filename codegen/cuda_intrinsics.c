@@ -419,6 +419,18 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, " : \"memory\")");
     return 1;
   }
+  if (strcmp(op, "T.cuda.get_tmem_addr") == 0) {
+    /* (base, row, col): lanes in the high half, columns in the low half. */
+    cuda_need_helper(g, H_TMEM_ADDR);
+    tx_sb_puts(sb, "tx_tmem_addr((unsigned)(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, "), (int)(");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, "), (int)(");
+    cuda_emit_expr(g, e->ops[2], sb);
+    tx_sb_puts(sb, "))");
+    return 1;
+  }
   if (strcmp(op, "T.cuda.ldg") == 0) {
     /* T.cuda.ldg(ptr, dtype): __ldg of one element through the read-only
      * cache. With dst=(p0, .., pN-1), vec="vN": one int/uint/float vector
@@ -627,7 +639,7 @@ static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
  * names a result. TVM's PTX dialect passes destinations as the leading
  * operands (a buffer element or scalar the instruction writes), so these
  * must become asm outputs: as inputs the write would silently be lost. */
-typedef enum raw_dest { RAW_NO_DEST, RAW_DEST, RAW_DEST_UNSUPPORTED } raw_dest;
+typedef enum raw_dest { RAW_NO_DEST, RAW_DEST, RAW_DEST_PRED, RAW_DEST_UNSUPPORTED } raw_dest;
 
 static int cmp_str(const void *key, const void *elt) {
   return strcmp((const char *)key, *(const char *const *)elt);
@@ -650,15 +662,18 @@ static raw_dest raw_dest_of(const char *opc) {
   memcpy(first, opc, n);
   first[n] = 0;
   if (bsearch(first, dest1, sizeof dest1 / sizeof *dest1, sizeof *dest1, cmp_str)) return RAW_DEST;
-  /* Register groups, predicate results and read-modify-write accumulators
-   * (ldmatrix, mma, wgmma.mma_async, tcgen05.ld, setp, shfl, vote, elect,
-   * mbarrier.try_wait/test_wait) need a helper that knows their shape. */
-  static const char *const groups[] = {"elect", "ldmatrix", "match", "mma", "setp",
-                                       "shfl",  "testp",    "vote",  "set"};
+  /* A predicate result (setp, testp, mbarrier.try_wait/test_wait) goes to a
+   * .pred register, then 0/1 into the first operand. */
+  if (strcmp(first, "setp") == 0 || strcmp(first, "testp") == 0 ||
+      strncmp(opc, "mbarrier.try_wait", 17) == 0 || strncmp(opc, "mbarrier.test_wait", 18) == 0)
+    return RAW_DEST_PRED;
+  /* Register groups and read-modify-write accumulators (ldmatrix, mma,
+   * wgmma.mma_async, shfl, vote, elect) need a helper that knows their
+   * shape; mma.sync and tcgen05.ld are sized below. */
+  static const char *const groups[] = {"elect", "ldmatrix", "match", "mma", "shfl", "vote", "set"};
   for (size_t i = 0; i < sizeof groups / sizeof *groups; i++)
     if (strcmp(first, groups[i]) == 0) return RAW_DEST_UNSUPPORTED;
-  if (strncmp(opc, "wgmma.mma_async", 15) == 0 || strncmp(opc, "tcgen05.ld", 10) == 0 ||
-      strncmp(opc, "mbarrier.try_wait", 17) == 0 || strncmp(opc, "mbarrier.test_wait", 18) == 0)
+  if (strncmp(opc, "wgmma.mma_async", 15) == 0 || strncmp(opc, "tcgen05.ld.", 11) == 0)
     return RAW_DEST_UNSUPPORTED;
   return RAW_NO_DEST;
 }
@@ -725,6 +740,21 @@ static int mma_groups(const char *opc, raw_groups *gr) {
     gr->len[t] = words[t];
   }
   return 1;
+}
+
+/* Registers of tcgen05.ld/st.sync.aligned.<shape>.xN: N times 1 (32x32b,
+ * 16x64b), 2 (16x128b) or 4 (16x256b); 0 for other opcodes and shapes
+ * (16x32bx2 takes an extra immediate, left to the helpers). */
+static uint32_t tcgen05_ldst_regs(const char *opc) {
+  if (strncmp(opc, "tcgen05.ld.", 11) != 0 && strncmp(opc, "tcgen05.st.", 11) != 0) return 0;
+  unsigned per = strstr(opc, ".32x32b.") || strstr(opc, ".16x64b.") ? 1
+                 : strstr(opc, ".16x128b.")                         ? 2
+                 : strstr(opc, ".16x256b.")                         ? 4
+                                                                    : 0;
+  const char *x = strstr(opc, "b.x");
+  unsigned num = 0;
+  if (!per || !x || sscanf(x + 3, "%u", &num) != 1 || num == 0 || num > 128) return 0;
+  return per * num;
 }
 
 /* Does the opcode address the shared state space? Only then is a shared
@@ -819,8 +849,18 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   raw_dest dest = has_dst ? RAW_NO_DEST : raw_dest_of(opcs);
   raw_groups gr = {0};
-  uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST ? 1 : 0;
-  if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
+  uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST || dest == RAW_DEST_PRED ? 1 : 0;
+  uint32_t addr_at = UINT32_MAX, tcg = tcgen05_ldst_regs(opcs);
+  if (tcg && strncmp(opcs, "tcgen05.ld.", 11) == 0) {
+    /* tcgen05.ld {r..}, [taddr]: the tensor memory address is an integer. */
+    dest = RAW_DEST;
+    ndest = tcg;
+    gr = (raw_groups){1, {0}, {tcg}};
+    addr_at = tcg;
+  } else if (tcg) {
+    gr = (raw_groups){1, {1}, {tcg}}; /* tcgen05.st [taddr], {r..} */
+    addr_at = 0;
+  } else if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
     dest = RAW_DEST; /* d is written, a, b, c are read */
     ndest = gr.len[0];
   } else if (vec > 1 && (strncmp(opcs, "ld.", 3) == 0 || strncmp(opcs, "ldu.", 4) == 0)) {
@@ -850,7 +890,6 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   /* mbarrier.arrive writes a state (a uint64 element before the address)
    * or, without one, the sink `_`; the address of any mbarrier op may be a
    * 32/64-bit integer (a mapa result) as well as a pointer. */
-  uint32_t addr_at = UINT32_MAX;
   int sink = 0;
   if (!has_dst && strncmp(opcs, "mbarrier.", 9) == 0) {
     const tx_expr *a0 = cuda_npos(e) > 0 ? e->ops[0] : NULL;
@@ -879,7 +918,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   int shared_only = shared_space && !strstr(opcs, ".global") && !strstr(opcs, "tensormap");
   int reg_ptrs = strncmp(opcs, "cvta.", 5) == 0 || strncmp(opcs, "mapa.", 5) == 0 ||
                  strncmp(opcs, "isspacep.", 9) == 0;
-  uint32_t k = has_dst, npred = 0;
+  uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX;
   if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
@@ -889,6 +928,24 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       closes |= i == gr.at[q] + gr.len[q] - 1;
     }
     const char *sep = opens ? ", {" : ", ";
+    if (i == 0 && dest == RAW_DEST_PRED) {
+      /* The instruction writes tx_pd; selp makes it 0/1 in a 32-bit element. */
+      if (a->kind != EXPR_LOAD || !tx_dtype_is_int(a->dtype) || a->dtype.bits != 32 ||
+          a->dtype.lanes != 1) {
+        cuda_error(g, a->span.line ? a->span : e->span,
+                   "%s writes a predicate into its first operand: pass a 32-bit integer buffer "
+                   "element or mutable scalar, or give return_type=\"bool\"",
+                   op);
+        goto done;
+      }
+      tx_sb_puts(&pre, ".reg .pred tx_pd;\n\t");
+      tx_sb_puts(&ops, "tx_pd");
+      tx_sb_printf(&outs, "\"%sr\"(", guard ? "+" : "=");
+      cuda_emit_expr(g, a, &outs);
+      tx_sb_putc(&outs, ')');
+      pred_out = k++;
+      continue;
+    }
     if (i < ndest) {
       if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
       if (!raw_output(g, e, a, k, guard != NULL, &ops, &outs)) goto done;
@@ -971,6 +1028,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_printf(&text, "%s%s%s%s;", guard ? "@tx_pg " : "", tx_sb_cstr(&opc), ops.len ? " " : "",
                tx_sb_cstr(&ops));
   if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
+  if (pred_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pd;", pred_out);
   if (pre.len) tx_sb_puts(&text, "\n\t}");
   if (text.failed) {
     g->nomem = 1;

@@ -132,7 +132,7 @@ static void run_golden(const char *name) {
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
-  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg)
+  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -353,6 +353,11 @@ Test(errors, ptx_ld_st_register_arrays) {
   expect_error("    T.ptx.st(A.ptr_to([0]), A[1], src=A.ptr_to([2]), space=\"global\", "
                "ptx_type=\"f32\")\n",
                "give only the address");
+}
+
+Test(errors, raw_ptx_predicate_destination) {
+  /* setp/try_wait write a predicate; it lands as 0/1 in a 32-bit element. */
+  expect_error("    T.ptx.setp.lt.f32(A[0], A[1], A[2])\n", "writes a predicate");
 }
 
 Test(errors, raw_ptx_empty_opcode) {
