@@ -860,6 +860,15 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   } else if (tcg) {
     gr = (raw_groups){1, {1}, {tcg}}; /* tcgen05.st [taddr], {r..} */
     addr_at = 0;
+  } else if (strncmp(opcs, "tcgen05.mma.", 12) == 0 && !strstr(opcs, ".ws") &&
+             (cuda_npos(e) == 9 || cuda_npos(e) == 13)) {
+    /* tcgen05.mma [d-tmem], a-desc, b-desc, idesc, {disable-output-lane},
+     * enable-input-d: 4 mask words for cta_group::1, 8 for ::2. */
+    uint32_t nmask = strstr(opcs, "cta_group::2") ? 8 : 4;
+    if (cuda_npos(e) == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
+    addr_at = 0;
+  } else if (strncmp(opcs, "tcgen05.cp.", 11) == 0) {
+    addr_at = 0; /* tcgen05.cp [taddr], s-desc */
   } else if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
     dest = RAW_DEST; /* d is written, a, b, c are read */
     ndest = gr.len[0];
@@ -922,10 +931,11 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < cuda_npos(e); i++) {
     const tx_expr *a = e->ops[i];
-    int opens = 0, closes = 0;
+    int opens = 0, closes = 0, in_group = 0;
     for (uint32_t q = 0; q < gr.n; q++) {
       opens |= i == gr.at[q];
       closes |= i == gr.at[q] + gr.len[q] - 1;
+      in_group |= i >= gr.at[q] && i < gr.at[q] + gr.len[q];
     }
     const char *sep = opens ? ", {" : ", ";
     if (i == 0 && dest == RAW_DEST_PRED) {
@@ -969,9 +979,9 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&ins, "\"r\"((unsigned)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
-    } else if (a->kind == EXPR_INT) {
+    } else if (a->kind == EXPR_INT && !in_group) {
       /* Immediates stay immediates: some operands (shift counts, barrier
-       * ids of some forms) must be constants. */
+       * ids of some forms) must be constants. A {group} holds registers. */
       tx_sb_printf(&ops, "%%%u", k);
       tx_sb_puts(&ins, "\"n\"(");
       cuda_emit_expr(g, a, &ins);

@@ -22,6 +22,7 @@ static const struct {
     {"T.alloc_tensor", CTOR_ALLOC},
     {"T.alloc_local", CTOR_ALLOC_LOCAL},
     {"T.decl_buffer", CTOR_DECL},
+    {"T.decl_tensor", CTOR_DECL}, /* TVM's current name for T.decl_buffer */
     {"T.decl_scalar", CTOR_DECL_SCALAR},
 };
 

@@ -408,8 +408,11 @@ static const tx_expr *build_name(builder *b, const tx_ast *a) {
   case SYM_BUFFER:
     if (s->scalar) {
       /* bar = T.shared_scalar("uint64"): `bar` is the element bar[0]. */
+      /* A T.decl_scalar buffer has no dimensions: a load without indices. */
+      uint32_t nidx = s->buffer->ndim ? 1 : 0;
       const tx_expr *zero = tx_int(b->ir, TX_INT32, 0, a->span);
-      tx_expr *e = zero ? tx_expr_new(b->ir, EXPR_LOAD, s->buffer->dtype, &zero, 1, a->span) : NULL;
+      tx_expr *e =
+          zero ? tx_expr_new(b->ir, EXPR_LOAD, s->buffer->dtype, &zero, nidx, a->span) : NULL;
       if (!e) return bld_oom(b), NULL;
       e->u.buffer = s->buffer;
       return e;

@@ -422,11 +422,13 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
                         NULL, 0, NULL, 0, call->span);
   if (!s) return NULL;
   s->buffer = buf;
+  /* TVM's T.decl_scalar returns the scalar: the name means its element. */
   symbol sym = {.name = target->u.name.id,
                 .kind = SYM_BUFFER,
                 .mut = MUT_FIXED,
                 .buffer = buf,
-                .span = target->span};
+                .span = target->span,
+                .scalar = ctor == CTOR_DECL_SCALAR};
   return bld_push_symbol(b, sym) >= 0 ? s : NULL;
 }
 
@@ -534,7 +536,8 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     /* A shared scalar: `bar = v` stores its element. */
     value = bld_coerce(b, value, s->buffer->dtype, span, "assignment");
     const tx_expr *ops[2] = {value, value ? tx_int(b->ir, TX_INT32, 0, span) : NULL};
-    tx_stmt *st = ops[1] ? new_stmt(b, STMT_STORE, ops, 2, NULL, 0, span) : NULL;
+    uint32_t nops = s->buffer->ndim ? 2 : 1; /* a T.decl_scalar has no index */
+    tx_stmt *st = ops[1] ? new_stmt(b, STMT_STORE, ops, nops, NULL, 0, span) : NULL;
     if (st) st->buffer = s->buffer;
     return st;
   }
