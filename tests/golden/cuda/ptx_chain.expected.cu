@@ -37,6 +37,7 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};" : "=f"(d_ptr[0]), "=f"(d_ptr[1]), "=f"(d_ptr[2]), "=f"(d_ptr[3]) : "r"(((unsigned int*)h_ptr)[0]), "r"(((unsigned int*)h_ptr)[1]), "r"(((unsigned int*)h_ptr)[2]), "r"(((unsigned int*)h_ptr)[3]), "r"(((unsigned int*)h_ptr)[2]), "r"(((unsigned int*)h_ptr)[3]), "f"(F_ptr[4]), "f"(F_ptr[5]), "f"(F_ptr[6]), "f"(F_ptr[7]) : "memory");
   F_ptr[(tx % 4)] = d_ptr[(tx % 4)];
   asm volatile("{\n\t.reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %1, 0;\n\t@tx_pg mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n\t}" :: "r"(tx_smem_addr((bar_ptr + 0))), "r"((unsigned)((tx == 0))) : "memory");
+  st_ptr[0] = 0ULL;
   asm volatile("{\n\t.reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %3, 0;\n\t@tx_pg mbarrier.arrive.noComplete.release.cta.shared.b64 %0, [%1], %2;\n\t}" : "+l"(st_ptr[0]) : "r"(tx_smem_addr((bar_ptr + 0))), "n"(1U), "r"((unsigned)(1U)) : "memory");
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(ra_ptr[0]) : "r"(tx_smem_addr((bar_ptr + 0))), "n"(0U) : "memory");
   asm volatile("mbarrier.complete_tx.relaxed.cluster.shared::cluster.b64 [%0], %1;" :: "r"(ra_ptr[0]), "n"(0U) : "memory");

@@ -27,12 +27,15 @@ extern "C" __global__ void __launch_bounds__(128) ptx_chain_sm100_kernel(float* 
   }
   asm volatile("tcgen05.st.sync.aligned.32x32b.x4.b32 [%0], {%1, %2, %3, %4};" :: "r"(tx_tmem_addr((unsigned)(tmem_ptr[0]), (int)(((tx / 32) * 32)), (int)(0))), "f"(reg_ptr[0]), "f"(reg_ptr[1]), "f"(reg_ptr[2]), "f"(reg_ptr[3]) : "memory");
   asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");
+  for (int i_1 = 0; i_1 < 3; ++i_1) {
+    desc_ptr[i_1] = ((unsigned long long)W_ptr[i_1]);
+  }
   asm volatile("{\n\t.reg .pred tx_p0;\n\tsetp.ne.b32 tx_p0, %8, 0;\n\t.reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %9, 0;\n\t@tx_pg tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, {%4, %5, %6, %7}, tx_p0;\n\t}" :: "r"(tmem_ptr[0]), "l"(desc_ptr[0]), "l"(desc_ptr[1]), "r"(((unsigned int)desc_ptr[2])), "r"(0), "r"(0), "r"(0), "r"(0), "r"((unsigned)(false)), "r"((unsigned)((tx == 0))) : "memory");
   asm volatile("tcgen05.ld.sync.aligned.32x32b.x4.b32 {%0, %1, %2, %3}, [%4];" : "=f"(reg_ptr[3]), "=f"(reg_ptr[2]), "=f"(reg_ptr[1]), "=f"(reg_ptr[0]) : "r"(tx_tmem_addr((unsigned)(tmem_ptr[0]), (int)(((tx / 32) * 32)), (int)(0))) : "memory");
   asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory");
   asm volatile("{\n\t.reg .pred tx_pd;\n\tmbarrier.try_wait.parity.shared::cta.b64 tx_pd, [%1], %2;\n\tselp.u32 %0, 1, 0, tx_pd;\n\t}" : "=r"(ok_ptr[0]) : "r"(tx_smem_addr((&bar_ptr[0]))), "n"(1U) : "memory");
-  for (int i_1 = 0; i_1 < 4; ++i_1) {
-    A_ptr[((tx * 4) + i_1)] = reg_ptr[i_1];
+  for (int i_2 = 0; i_2 < 4; ++i_2) {
+    A_ptr[((tx * 4) + i_2)] = reg_ptr[i_2];
   }
   W_ptr[tx] = (ok_ptr[0] + tmem_ptr[0]);
   __syncthreads();
