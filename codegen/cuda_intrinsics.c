@@ -574,7 +574,9 @@ static int is_shared_ptr(cuda_cg *g, const tx_expr *a) {
   size_t ol = strlen(op);
   int addr = strcmp(op, "T.address_of") == 0 &&
              (a->ops[0]->kind == EXPR_LOAD || a->ops[0]->kind == EXPR_BUFFER);
-  int ptr_to = ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0 && a->ops[0]->kind == EXPR_BUFFER;
+  int ptr_to = ((ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0) ||
+                (ol >= 11 && strcmp(op + ol - 11, ".access_ptr") == 0)) &&
+               a->ops[0]->kind == EXPR_BUFFER;
   if (!addr && !ptr_to) return 0;
   const tx_buffer *b = a->ops[0]->u.buffer;
   const cuda_storage *s = b && b->data ? cuda_find_storage(g, b->data) : NULL;
@@ -851,6 +853,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   raw_groups gr = {0};
   uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST || dest == RAW_DEST_PRED ? 1 : 0;
   uint32_t addr_at = UINT32_MAX, tcg = tcgen05_ldst_regs(opcs);
+  uint32_t map_at = UINT32_MAX, mask_at = UINT32_MAX; /* cp.async.bulk.tensor operands */
   if (tcg && strncmp(opcs, "tcgen05.ld.", 11) == 0) {
     /* tcgen05.ld {r..}, [taddr]: the tensor memory address is an integer. */
     dest = RAW_DEST;
@@ -867,6 +870,15 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     uint32_t nmask = strstr(opcs, "cta_group::2") ? 8 : 4;
     if (cuda_npos(e) == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
     addr_at = 0;
+  } else if (strncmp(opcs, "cp.async.bulk.tensor.", 21) == 0 && opcs[21] >= '1' &&
+             opcs[21] <= '5' && opcs[22] == 'd') {
+    /* [dst], [map, {c0..cN-1}], [mbar] (global -> shared) or
+     * [map, {c0..cN-1}], [src] (shared -> global): the coordinates are a
+     * group inside the tensor map's brackets. */
+    uint32_t nc = strstr(opcs, ".tile::gather4") ? 5 : (uint32_t)(opcs[21] - '0');
+    map_at = strstr(opcs, ".global.shared::") ? 0 : 1;
+    gr = (raw_groups){1, {map_at + 1}, {nc}};
+    mask_at = strstr(opcs, ".multicast::cluster") ? map_at + nc + 2 : UINT32_MAX;
   } else if (strncmp(opcs, "tcgen05.cp.", 11) == 0) {
     addr_at = 0; /* tcgen05.cp [taddr], s-desc */
   } else if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
@@ -979,6 +991,12 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&ins, "\"r\"((unsigned)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
+    } else if (i == mask_at && tx_dtype_is_int(a->dtype)) {
+      /* The multicast CTA mask is a 16-bit operand. */
+      tx_sb_printf(&ops, "%%%u", k);
+      tx_sb_puts(&ins, "\"h\"((unsigned short)(");
+      cuda_emit_expr(g, a, &ins);
+      tx_sb_puts(&ins, "))");
     } else if (a->kind == EXPR_INT && !in_group) {
       /* Immediates stay immediates: some operands (shift counts, barrier
        * ids of some forms) must be constants. A {group} holds registers. */
@@ -989,7 +1007,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     } else if (a->dtype.code == DT_HANDLE) {
       /* Pointers are memory operands; shared ones as 32-bit shared addresses.
        * cvta/mapa/isspacep take the address as a plain 64-bit register. */
-      tx_sb_printf(&ops, reg_ptrs ? "%%%u" : "[%%%u]", k);
+      tx_sb_printf(&ops, reg_ptrs ? "%%%u" : i == map_at ? "[%%%u" : "[%%%u]", k);
       if (!reg_ptrs && (shared_only || (shared_space && is_shared_ptr(g, a)))) {
         cuda_smem_addr_in(g, a, &ins);
       } else {
@@ -1013,7 +1031,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       if (conv) tx_sb_putc(&ins, ')');
       tx_sb_putc(&ins, ')');
     }
-    if (closes) tx_sb_putc(&ops, '}');
+    if (closes) tx_sb_puts(&ops, map_at != UINT32_MAX ? "}]" : "}");
     k++;
   }
   if (guard) {
@@ -1348,6 +1366,24 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_puts(sb, " + ");
     cuda_emit_expr(g, idx, sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
+  if (strcmp(op, ".access_ptr") == 0 && n >= 1 && e->ops[0]->kind == EXPR_BUFFER) {
+    /* flatten-buffer rewrites access_ptr to ptr_to; what reaches here is a
+     * flat buffer without an element offset: its data plus offset=. */
+    const tx_buffer *b = e->ops[0]->u.buffer;
+    const tx_expr *off = cuda_kwarg(e, "offset");
+    if (!b || b->ndim != 1 || b->elem_offset || b->layout) {
+      cuda_unsupported(g, e, "a buffer that is not flat (run flatten-buffer)");
+      return;
+    }
+    tx_sb_puts(sb, "(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    if (off) {
+      tx_sb_puts(sb, " + ");
+      cuda_emit_expr(g, off, sb);
+    }
     tx_sb_putc(sb, ')');
     return;
   }

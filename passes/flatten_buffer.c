@@ -395,6 +395,43 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
 
 /* ---- the rewrite ------------------------------------------------------------------ */
 
+/* A.access_ptr(mask, offset=o): TVM's address of element o of A's flat
+ * storage (elem_offset included) -- the same pointer as the flat
+ * A.ptr_to([elem_offset + o]), which is what it becomes. */
+static const tx_expr *access_ptr(fb_state *st, tx_mutator *m, const tx_expr *e) {
+  tx_expr *r = (tx_expr *)tx_mutate_expr_children(m, e);
+  const tx_buffer *b = e->ops[0]->u.buffer, *f = b;
+  const tx_expr *off = NULL;
+  for (uint32_t i = e->u.call.kw.npos; i < r->nops; i++)
+    if (strcmp(e->u.call.kw.names[i - e->u.call.kw.npos], "offset") == 0) off = r->ops[i];
+  const tx_expr **zeros = calloc(b->ndim ? b->ndim : 1, sizeof *zeros);
+  if (!zeros) return st->oom = 1, e;
+  for (uint32_t i = 0; i < b->ndim; i++)
+    if (!(zeros[i] = tx_int(st->ir, TX_INT32, 0, e->span))) return free(zeros), m->failed = 1, e;
+  const tx_expr *a = b->ndim ? flat_index(st, b, zeros, b->ndim, &f, e->span)
+                             : tx_int(st->ir, TX_INT32, 0, e->span);
+  free(zeros);
+  if (!a) return st->oom = !st->error, e;
+  if (off && (off->kind != EXPR_INT || off->u.ival != 0)) {
+    if (!tx_dtype_eq(off->dtype, a->dtype))
+      off = tx_expr_new(st->ir, EXPR_CAST, a->dtype, &off, 1, e->span);
+    a = off ? tx_binary(st->ir, EXPR_ADD, a, off, e->span) : NULL;
+    if (!a) return m->failed = 1, e;
+  }
+  tx_expr *ref = tx_expr_new(st->ir, EXPR_BUFFER, e->ops[0]->dtype, NULL, 0, e->ops[0]->span);
+  tx_expr *nt = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, &a, 1, e->span);
+  const tx_expr *ops[2] = {ref, nt};
+  tx_expr *c = ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, ops, 2, e->span) : NULL;
+  if (!c) return m->failed = 1, e;
+  ref->u.buffer = f;
+  nt->u.is_list = 1;
+  c->u.call.op = tx_intern(st->ir->strings, ".ptr_to");
+  if (!c->u.call.op) return m->failed = 1, e;
+  c->u.call.kw.npos = 2;
+  c->u.call.kw.names = NULL;
+  return c;
+}
+
 static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
   fb_state *st = m->user;
   if (e->kind == EXPR_LOAD) {
@@ -439,6 +476,9 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
     ((const tx_expr **)c->ops)[1] = nt;
     return c;
   }
+  if (e->kind == EXPR_CALL && e->nops >= 1 && e->ops[0]->kind == EXPR_BUFFER &&
+      strcmp(e->u.call.op, ".access_ptr") == 0)
+    return access_ptr(st, m, e);
   return NULL;
 }
 
