@@ -744,6 +744,21 @@ static int mma_groups(const char *opc, raw_groups *gr) {
   return 1;
 }
 
+/* Accumulator registers of wgmma.mma_async.sync.aligned.m64nNkK.<d>...: each
+ * thread of the warpgroup holds 64*N/128 elements, f16 ones packed two per
+ * register; 0 for forms not handled here (.sp, unknown types). */
+static uint32_t wgmma_accumulators(const char *opc) {
+  unsigned n = 0, k = 0;
+  const char *p = strstr(opc, ".m64n");
+  if (!p || strstr(opc, ".sp.") || sscanf(p, ".m64n%uk%u", &n, &k) != 2 || n == 0 || n > 256)
+    return 0;
+  const char *d = strchr(p + 1, '.');
+  if (!d) return 0;
+  if (strncmp(d, ".f32.", 5) == 0 || strncmp(d, ".s32.", 5) == 0) return n / 2;
+  if (strncmp(d, ".f16.", 5) == 0) return n / 4;
+  return 0;
+}
+
 /* Registers of tcgen05.ld/st.sync.aligned.<shape>.xN: N times 1 (32x32b,
  * 16x64b), 2 (16x128b) or 4 (16x256b); 0 for other opcodes and shapes
  * (16x32bx2 takes an extra immediate, left to the helpers). */
@@ -854,6 +869,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST || dest == RAW_DEST_PRED ? 1 : 0;
   uint32_t addr_at = UINT32_MAX, tcg = tcgen05_ldst_regs(opcs);
   uint32_t map_at = UINT32_MAX, mask_at = UINT32_MAX; /* cp.async.bulk.tensor operands */
+  int accum = 0;                                      /* destinations also read ("+") */
   if (tcg && strncmp(opcs, "tcgen05.ld.", 11) == 0) {
     /* tcgen05.ld {r..}, [taddr]: the tensor memory address is an integer. */
     dest = RAW_DEST;
@@ -879,6 +895,19 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     map_at = strstr(opcs, ".global.shared::") ? 0 : 1;
     gr = (raw_groups){1, {map_at + 1}, {nc}};
     mask_at = strstr(opcs, ".multicast::cluster") ? map_at + nc + 2 : UINT32_MAX;
+  } else if (strncmp(opcs, "wgmma.mma_async.sync.aligned.m64n", 33) == 0 &&
+             wgmma_accumulators(opcs) && cuda_npos(e) > wgmma_accumulators(opcs)) {
+    /* wgmma d, a-desc | {a0..a3}, b-desc, scale-d, imm...: the {d} group is
+     * read and written ("+"), N/2 f32/s32 or N/4 packed f16 registers; A
+     * from registers (a 32-bit operand after d) is a group of 4. */
+    uint32_t nd = wgmma_accumulators(opcs);
+    dest = RAW_DEST;
+    ndest = nd;
+    accum = 1;
+    if (e->ops[nd]->dtype.bits == 32)
+      gr = (raw_groups){2, {0, nd}, {nd, 4}};
+    else
+      gr = (raw_groups){1, {0}, {nd}};
   } else if (strncmp(opcs, "tcgen05.cp.", 11) == 0) {
     addr_at = 0; /* tcgen05.cp [taddr], s-desc */
   } else if (dest == RAW_DEST_UNSUPPORTED && mma_groups(opcs, &gr)) {
@@ -970,7 +999,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     if (i < ndest) {
       if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
-      if (!raw_output(g, e, a, k, guard != NULL, &ops, &outs)) goto done;
+      if (!raw_output(g, e, a, k, guard != NULL || accum, &ops, &outs)) goto done;
       if (closes) tx_sb_putc(&ops, '}');
       k++;
       continue;

@@ -317,9 +317,10 @@ Test(errors, raw_ptx_destination_must_be_writable) {
 Test(errors, raw_ptx_register_group_destination) {
   expect_error("    T.ptx.ldmatrix.sync.aligned.m8n8.x1.shared.b16(A[0], A.ptr_to([0]))\n",
                "register group");
-  expect_error("    T.ptx[\"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16\"](A[0], A[1], A[2], "
-               "A[3], T.uint64(0), T.uint64(0), False, 1, 1, 0, 0)\n",
-               "accumulator");
+  expect_error(
+      "    T.ptx[\"wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16\"](A[0], A[1], A[2], "
+      "A[3], T.uint64(0), T.uint64(0), False, 1, 1, 0, 0)\n",
+      "accumulator");
 }
 
 Test(errors, raw_ptx_vector_operand_count) {

@@ -17,6 +17,8 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   unsigned int ra_ptr[1];
   unsigned long long pk_ptr[1];
   float lh_ptr[2];
+  float acc_ptr[4];
+  unsigned long long dsc_ptr[2];
   if (tx == 0) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(tx_smem_addr((bar_ptr + 0))), "n"(1U) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
@@ -46,4 +48,15 @@ extern "C" __global__ void __launch_bounds__(32) ptx_chain_kernel(unsigned int* 
   asm volatile("mov.b64 {%0, %1}, %2;" : "=f"(lh_ptr[0]), "=f"(lh_ptr[1]) : "l"(pk_ptr[0]) : "memory");
   asm volatile("cvta.to.shared.u64 %0, %1;" : "=l"(pk_ptr[0]) : "l"(sm_ptr) : "memory");
   F_ptr[(tx % 2)] = (lh_ptr[(tx % 2)] + ((float)pk_ptr[0]));
+  for (int i_1 = 0; i_1 < 4; ++i_1) {
+    acc_ptr[i_1] = F_ptr[i_1];
+  }
+  for (int i_2 = 0; i_2 < 2; ++i_2) {
+    dsc_ptr[i_2] = ((unsigned long long)A_ptr[i_2]);
+  }
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+  asm volatile("{\n\t.reg .pred tx_p0;\n\tsetp.ne.b32 tx_p0, %6, 0;\n\twgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, %4, %5, tx_p0, %7, %8, %9, %10;\n\t}" : "+f"(acc_ptr[0]), "+f"(acc_ptr[1]), "+f"(acc_ptr[2]), "+f"(acc_ptr[3]) : "l"(dsc_ptr[0]), "l"(dsc_ptr[1]), "r"((unsigned)(true)), "n"(1), "n"(1), "n"(0), "n"(0) : "memory");
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+  asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(0) : "memory");
+  F_ptr[(tx % 4)] = acc_ptr[(tx % 4)];
 }
