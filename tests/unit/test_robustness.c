@@ -35,7 +35,7 @@
 #include "tirx/tirx.h"
 
 /* Mutants per mutation kind per file; 7 kinds. Keeps the test within ~10 s. */
-#define PER_KIND 150
+#define PER_KIND 60
 #define N_KINDS 7
 #define N_MUTANTS (PER_KIND * N_KINDS)
 /* A mutant that takes longer than this (seconds) is reported as a hang. */
@@ -395,6 +395,7 @@ static const char *check_one(const char *rel, const mutant *m, const char *arch,
     tx_compile_request req;
     tx_compile_request_init(&req);
     req.emit = TX_EMIT_CUDA;
+    req.pipeline.verify_each = getenv("TIRX_ROBUST_VERIFY") != NULL;
     tx_target_from_arch(arch, &req.target);
     tx_compile_stats stats = {0};
     st = tx_compile_module(ctx, mod->mod, &req, &stats, &out);
