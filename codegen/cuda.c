@@ -40,7 +40,7 @@ static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t s
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span, fmt, ap);
+  tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span.line ? span : g->stmt_span, fmt, ap);
   va_end(ap);
   g->failed = 1;
 }
@@ -878,6 +878,13 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *val = s->nexprs ? s->exprs[0] : NULL;
   /* An unread binding of a pure value would only draw "unused variable". */
   if (val && !has_call(val) && !is_used(g, v)) return;
+  /* `t = T.launch_thread(...)`, or `t = T.Cast(dt, T.launch_thread(...))`
+   * for an id of another dtype (T.thread_id(..., dtype="uint32")). */
+  const tx_expr *cast = NULL;
+  if (val && val->kind == EXPR_CAST && val->nops == 1 && is_call(val->ops[0], "T.launch_thread")) {
+    cast = val;
+    val = val->ops[0];
+  }
   if (is_call(val, "T.launch_thread")) {
     if (!is_used(g, v)) return;
     const tx_expr *tag = val->nops ? val->ops[0] : NULL;
@@ -888,7 +895,11 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     }
     const char *name = bind_name(g, v, NULL);
     mark_nonneg(g, v);
-    cuda_line(g, s->span, "%s %s = %s;", cuda_ctype(g, v->dtype, s->span), name, c);
+    const char *t = cuda_ctype(g, v->dtype, s->span);
+    if (cast)
+      cuda_line(g, s->span, "%s %s = (%s)%s;", t, name, t, c);
+    else
+      cuda_line(g, s->span, "%s %s = %s;", t, name, c);
     return;
   }
   if (v->dtype.code == DT_HANDLE) {
@@ -987,8 +998,17 @@ static void emit_store(cuda_cg *g, const tx_stmt *s) {
   tx_sb_free(&sb);
 }
 
+static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s);
+
 static void emit_stmt(cuda_cg *g, const tx_stmt *s) {
   if (!s) return;
+  tirx_span outer = g->stmt_span;
+  if (s->span.line) g->stmt_span = s->span;
+  emit_stmt_kind(g, s);
+  g->stmt_span = outer;
+}
+
+static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
   tx_stmt_kind k = (tx_stmt_kind)s->kind;
   switch (k) {
   case STMT_SEQ:
@@ -1093,7 +1113,11 @@ typedef struct dyn_collect {
 
 static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
   dyn_collect *d = v->user;
-  if (s->kind == STMT_ALLOC && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0) {
+  /* An allocation, or a T.decl_buffer without data= (it owns its storage,
+   * emitted like an allocation). */
+  int owns =
+      s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer));
+  if (owns && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0) {
     if (d->n == d->cap) {
       uint32_t cap = d->cap ? 2 * d->cap : 8;
       const tx_buffer **p = realloc(d->bufs, cap * sizeof *p);

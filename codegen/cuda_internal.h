@@ -218,6 +218,9 @@ typedef struct cuda_cg {
   tx_line_map *map;
   int indent;
   int failed; /* a located error was reported */
+  /* The innermost located statement being emitted: errors on expressions
+   * that passes made (no span of their own) are reported there. */
+  tirx_span stmt_span;
   int nomem;
   unsigned features;
   uint8_t helpers[TX_CUDA_HELPER_COUNT];

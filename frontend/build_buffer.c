@@ -372,8 +372,17 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
     for (uint32_t i = 0; ok && i < npos; i++) {
       int64_t axis;
       ok = bld_const_int(args[i], &axis) && axis >= 0 && axis < (int64_t)src->ndim;
-      if (!ok)
+      if (!ok) {
         BLD_ERROR(b, call, "%s.permute axes must be constants below %u", src->name, src->ndim);
+        break;
+      }
+      /* A repeated axis is no permutation (and later passes rely on one). */
+      for (uint32_t j = 0; ok && j < i; j++) {
+        int64_t prev;
+        ok = !(bld_const_int(args[j], &prev) && prev == axis);
+      }
+      if (!ok)
+        BLD_ERROR(b, call, "%s.permute repeats axis %lld", src->name, (long long)axis);
       else
         dims[i] = src->shape[axis];
     }

@@ -796,6 +796,10 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
           BLD_ERROR(b, call, "%s.%s got an unexpected keyword argument '%s'", buf->name, method,
                     name);
       }
+      /* The index list of vload/vstore/ptr_to addresses one element. */
+      if (ok && strcmp(method, "access_ptr") != 0 && npos >= 1 &&
+          ((const tx_expr *)ops.items[1])->kind == EXPR_TUPLE)
+        ok = check_index_count(b, call, buf, ((const tx_expr *)ops.items[1])->nops);
       tx_dtype t = buf->dtype;
       if (strcmp(method, "vstore") == 0) t = TX_VOID;
       if (strcmp(method, "ptr_to") == 0 || strcmp(method, "access_ptr") == 0) t = TX_HANDLE;

@@ -123,14 +123,19 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
       coord[ke--] = idx[ie--];
       continue;
     }
-    if (!tx_lc_const(shape[ie], &se) || !tx_lc_const(l->shard[ke].extent, &ee)) {
+    /* Only positive extents split or merge (a 0 or negative one, an input
+     * error reported elsewhere, would divide by zero here). */
+    if (!tx_lc_const(shape[ie], &se) || !tx_lc_const(l->shard[ke].extent, &ee) || se <= 0 ||
+        ee <= 0) {
       ok = 0;
       break;
     }
+    int64_t next;
     if (se > ee) { /* split dimension ie over iterators ke, ke-1, ... */
       int64_t prod = 1, k = ke;
-      while (k >= 0 && prod < se && tx_lc_const(l->shard[k].extent, &ee) && se % (prod * ee) == 0)
-        prod *= ee, k--;
+      while (k >= 0 && prod < se && tx_lc_const(l->shard[k].extent, &ee) && ee > 0 &&
+             !__builtin_mul_overflow(prod, ee, &next) && se % next == 0)
+        prod = next, k--;
       if (prod != se) {
         ok = 0;
         break;
@@ -146,8 +151,9 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
       ie--;
     } else { /* merge dimensions ie, ie-1, ... into iterator ke */
       int64_t prod = 1, i = ie;
-      while (i >= 0 && prod < ee && tx_lc_const(shape[i], &se) && ee % (prod * se) == 0)
-        prod *= se, i--;
+      while (i >= 0 && prod < ee && tx_lc_const(shape[i], &se) && se > 0 &&
+             !__builtin_mul_overflow(prod, se, &next) && ee % next == 0)
+        prod = next, i--;
       if (prod != ee) {
         ok = 0;
         break;
@@ -332,6 +338,13 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
     for (uint32_t i = 0; i < src->ndim; i++)
       if (!sidx[i]) {
         free(sidx);
+        /* The frontend only makes permute views of whole permutations. */
+        if (strcmp(method, ".permute") == 0 && !st->oom) {
+          tx_internal_error(st->pc->diags, PASS, "%s is not a permutation of %s",
+                            b->name ? b->name : "?", src->name ? src->name : "?");
+          st->error = 1;
+          return NULL;
+        }
         return st->oom = 1, NULL;
       }
     const tx_expr *r = address(st, src, sidx, src->ndim, flat, span, depth + 1);

@@ -174,8 +174,9 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
     for (uint32_t i = 0; i < s->nvars; i++)
       pv_add(&u->bound, s->vars[i]);
   if (s->kind == STMT_STORE) use_buffer(u, s->buffer);
-  if (s->kind == STMT_ALLOC && s->buffer && s->buffer->scope &&
-      strcmp(s->buffer->scope, "shared.dyn") == 0)
+  /* An allocation, or a T.decl_buffer without data= (codegen allocates it). */
+  if ((s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer))) &&
+      s->buffer && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0)
     pv_add(&u->dyn_allocs, s->buffer);
   return 1;
 }

@@ -266,6 +266,26 @@ static int run_scale(env *e) {
   return check_scaled(e, a, b, N, 2.0f);
 }
 
+/* owned_ids: each CTA of 128 threads reverses its 128 floats through a
+ * shared.dyn buffer that T.decl_buffer owns (so the launch must ask for its
+ * 512 dynamic bytes); the thread id is uint32. */
+static int run_owned_ids(env *e) {
+  enum { N = 256 };
+  float a[N], b[N];
+  fill_floats(a, N, 13);
+  int r;
+  if ((r = expect_params(e, 2))) return r;
+  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
+  if (!da || !db) return CHILD_FAIL;
+  tirx_arg args[] = {T_(da), T_(db)};
+  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  for (int i = 0; i < N; i++) {
+    float want = a[(i / 128) * 128 + 127 - i % 128];
+    if (b[i] != want) return fail(e, "B[%d] = %g, want %g", i, b[i], want);
+  }
+  return CHILD_PASS;
+}
+
 static int run_scale_dyn(env *e) {
   enum { N = 1000 };
   static float a[N], b[N];
@@ -850,6 +870,7 @@ static const gcase CASES[] = {
     {"vectorized_elementwise", "vectorized_elementwise", "vec_axpy", 0, run_vec_axpy},
     {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy},
     {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile},
+    {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids},
     {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},
     {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load},
     {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors},
