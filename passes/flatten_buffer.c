@@ -681,17 +681,7 @@ tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const t
                            ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
                            : TIRX_OK;
   *out = in;
-  if (status == TIRX_OK && changed) {
-    tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
-    const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs)
-      status = TIRX_ERR_NOMEM;
-    else {
-      *mod = *in;
-      mod->funcs = fs;
-      *out = mod;
-    }
-  }
+  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
   free(funcs);
   free((void *)st.orig);
   free((void *)st.flat);

@@ -316,6 +316,17 @@ static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
   return 1;
 }
 
+tirx_status tx_lc_replace_funcs(tx_ir *ir, const tx_module *in, const tx_func *const *funcs,
+                                const tx_module **out) {
+  tx_module *mod = tx_arena_alloc(ir->arena, sizeof *mod);
+  const tx_func *const *fs = mod ? TX_DUP(ir, tx_func, funcs, in->nfuncs) : NULL;
+  if (!mod || !fs) return TIRX_ERR_NOMEM;
+  *mod = *in;
+  mod->funcs = fs;
+  *out = mod;
+  return TIRX_OK;
+}
+
 typedef struct census {
   tx_visitor v;
   unsigned bits;

@@ -68,6 +68,12 @@ int tx_lc_names_has(tx_lc_names *n, const char *name);
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
 void tx_lc_names_free(tx_lc_names *n);
 
+/* A pass's result when some of in's functions were rewritten: a copy of in
+ * whose functions are funcs[0..in->nfuncs), stored in *out. TIRX_OK, or
+ * TIRX_ERR_NOMEM (then *out is untouched). */
+tirx_status tx_lc_replace_funcs(tx_ir *ir, const tx_module *in, const tx_func *const *funcs,
+                                const tx_module **out);
+
 /* What kinds of values a module's expressions (buffer definitions' fields
  * included) hold, for passes that return their input untouched when what
  * they rewrite does not occur. One walk answers every question; within a

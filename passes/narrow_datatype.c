@@ -385,17 +385,7 @@ tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const 
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
-  if (status == TIRX_OK && changed) {
-    tx_module *mod = tx_arena_alloc(pc->ir->arena, sizeof *mod);
-    const tx_func *const *fs = mod ? TX_DUP(pc->ir, tx_func, funcs, in->nfuncs) : NULL;
-    if (!mod || !fs)
-      status = TIRX_ERR_NOMEM;
-    else {
-      *mod = *in;
-      mod->funcs = fs;
-      *out = mod;
-    }
-  }
+  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
   free(funcs);
   free((void *)st.from);
   free((void *)st.to);
