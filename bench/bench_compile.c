@@ -34,27 +34,10 @@
 #include "ir/strbuf.h"
 #include "tirx/tirx.h"
 
-#define MAX_ITERS 1000
+#include "bench/bench_stats.h"
+
+#define MAX_ITERS BENCH_MAX_SAMPLES
 #define MAX_FILES 64
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorts a copy). */
-static double median(const double *v, int n) {
-  double tmp[MAX_ITERS];
-  memcpy(tmp, v, (size_t)n * sizeof *v);
-  qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
-  return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
 
 /* "dir/name.tirx" -> "name" into out. */
 static void stem_of(const char *path, char *out, size_t cap) {
@@ -92,13 +75,13 @@ static int compile_once(const opts *o, const char *path, const char *text, size_
   req.cuda_path = o->cuda_path;
   tx_compile_stats stats = {0};
   tirx_module *mod = NULL;
-  double t0 = now_ms();
+  double t0 = tx_now_ms();
   tirx_status st = tirx_parse_string(ctx, path, text, len, &mod);
-  double t1 = now_ms();
+  double t1 = tx_now_ms();
   double t2 = t1;
   if (st == TIRX_OK) {
     st = tx_compile_module(ctx, mod->mod, &req, &stats, out);
-    t2 = now_ms();
+    t2 = tx_now_ms();
   }
   if (st != TIRX_OK) {
     fprintf(stderr, "bench_compile: %s: %s\n", path, tirx_status_name(st));
@@ -144,7 +127,7 @@ static int write_cuda(const opts *o, const char *path, const char *stem, const c
   do {                                                                                             \
     for (int i = 0; i < o->iters; i++)                                                             \
       v[i] = s[i].field;                                                                           \
-    m->field = median(v, o->iters);                                                                \
+    m->field = bench_median(v, o->iters);                                                          \
   } while (0)
 
 static int bench_file(const opts *o, const char *path, sample *m, sample *cold, size_t *lines) {
@@ -195,7 +178,7 @@ static int bench_file(const opts *o, const char *path, sample *m, sample *cold, 
   if (st == TIRX_OK) {
     for (int i = 0; i < o->iters; i++)
       v[i] = s[i].own;
-    m->own_hot = median(v, o->iters);
+    m->own_hot = bench_median(v, o->iters);
   }
   if (st == TIRX_OK && o->cuda_dir) {
     char stem[256];

@@ -26,26 +26,9 @@
 #include "ir/strbuf.h"
 #include "tirx/tirx.h"
 
-#define MAX_ITERS 1000
+#include "bench/bench_stats.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of v[0..n) (sorts a copy). */
-static double median(const double *v, int n) {
-  double tmp[MAX_ITERS];
-  memcpy(tmp, v, (size_t)n * sizeof *v);
-  qsort(tmp, (size_t)n, sizeof *tmp, cmp_double);
-  return n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
-}
+#define MAX_ITERS BENCH_MAX_SAMPLES
 
 static double min_of(const double *v, int n) {
   double m = v[0];
@@ -116,9 +99,9 @@ int main(int argc, char **argv) {
     tirx_ctx *ctx = NULL;
     if (tirx_ctx_create(&ctx) != TIRX_OK) return 4;
     tirx_module *mod = NULL;
-    double t0 = now_ms();
+    double t0 = tx_now_ms();
     tirx_status st = tirx_parse_string(ctx, path, text, len, &mod);
-    double t1 = now_ms();
+    double t1 = tx_now_ms();
     if (st != TIRX_OK) {
       fprintf(stderr, "bench_parse: parse failed (%s):\n", tirx_status_name(st));
       tirx_diag_render_file(ctx, stderr);
@@ -126,15 +109,15 @@ int main(int argc, char **argv) {
     }
     size_t needed = 0;
     st = tirx_module_print(mod, out, cap, &needed);
-    double t2 = now_ms();
+    double t2 = tx_now_ms();
     if (st == TIRX_ERR_TRUNCATED) { /* grow, and time this iteration's print again */
       free(out);
       cap = needed + 1;
       out = malloc(cap);
       if (!out) return 4;
-      t1 = now_ms();
+      t1 = tx_now_ms();
       st = tirx_module_print(mod, out, cap, &needed);
-      t2 = now_ms();
+      t2 = tx_now_ms();
     }
     if (st != TIRX_OK) {
       fprintf(stderr, "bench_parse: print failed (%s)\n", tirx_status_name(st));
@@ -146,9 +129,9 @@ int main(int argc, char **argv) {
     nfuncs = tirx_module_func_count(mod);
     t_lex[it] = ctx->last.parse_ms;
     t_build[it] = ctx->last.build_ms;
-    double t3 = now_ms();
+    double t3 = tx_now_ms();
     tirx_ctx_destroy(ctx);
-    double t4 = now_ms();
+    double t4 = tx_now_ms();
     t_parse[it] = t1 - t0;
     t_print[it] = t2 - t1;
     t_destroy[it] = t4 - t3;
@@ -156,9 +139,9 @@ int main(int argc, char **argv) {
   }
   long rss_peak = peak_rss_kib();
 
-  double m_parse = median(t_parse, iters), m_lex = median(t_lex, iters),
-         m_build = median(t_build, iters), m_print = median(t_print, iters),
-         m_destroy = median(t_destroy, iters), m_total = median(t_total, iters);
+  double m_parse = bench_median(t_parse, iters), m_lex = bench_median(t_lex, iters),
+         m_build = bench_median(t_build, iters), m_print = bench_median(t_print, iters),
+         m_destroy = bench_median(t_destroy, iters), m_total = bench_median(t_total, iters);
 
   printf("tirx-c %s: %s, %zu bytes, %zu lines, %zu functions, %d iterations\n", tirx_version(),
          path, len, lines, nfuncs, iters);

@@ -27,22 +27,14 @@
 #include "runtime/rt_internal.h"
 #include "tirx/tirx.h"
 
+#include "bench/bench_stats.h"
+
 enum { BATCH = 256, BATCHES = 40 };
 
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static const char SCALE_DYN[] = "n = T.int32()\n\n"
@@ -105,7 +97,7 @@ static int measure_launch(bench *bm) {
       raw[b] = (t3 - t2) / BATCH;
     }
   }
-  double ma = median(api, BATCHES), mr = median(raw, BATCHES);
+  double ma = bench_median(api, BATCHES), mr = bench_median(raw, BATCHES);
   printf("launch: tirx_function_call %.3f us, raw cuLaunchKernelEx %.3f us, extra %.3f us "
          "(medians of %d batches of %d)\n",
          ma, mr, ma - mr, BATCHES, BATCH);
@@ -211,7 +203,8 @@ static int measure_compile(bench *bm, const char *path, const char *cache_dir, i
     }
   }
   /* The first warm run filled the cache; report the hits only. */
-  double mc = median(cold, reps), mw = median(warm + 1, reps - 1), mn = median(nv, reps);
+  double mc = bench_median(cold, reps), mw = bench_median(warm + 1, reps - 1),
+         mn = bench_median(nv, reps);
   printf("compile %-24s cold %8.3f ms  NVRTC alone %8.3f ms  cold/NVRTC %.2fx  warm (cache hit) "
          "%6.3f ms\n",
          base, mc, mn, mc / mn, mw);
