@@ -253,16 +253,24 @@ static int check_scaled(env *e, const float *a, const float *b, int n, float k) 
   return CHILD_PASS;
 }
 
+/* The most common case shape: f(A, B) with two float tensor parameters
+ * (extent n, or 0 for the declared shape), A from the host, B copied back. */
+static int run_a_to_b(env *e, const float *a, float *b, int64_t n) {
+  int r;
+  if ((r = expect_params(e, 2))) return r;
+  DLTensor *da = param_tensor(e, 0, n, a), *db = param_tensor(e, 1, n, NULL);
+  if (!da || !db) return CHILD_FAIL;
+  tirx_arg args[] = {T_(da), T_(db)};
+  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  return CHILD_PASS;
+}
+
 static int run_scale(env *e) {
   enum { N = 256 };
   float a[N], b[N];
   fill_floats(a, N, 7);
-  int r;
-  if ((r = expect_params(e, 2))) return r;
-  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
-  if (!da || !db) return CHILD_FAIL;
-  tirx_arg args[] = {T_(da), T_(db)};
-  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
   return check_scaled(e, a, b, N, 2.0f);
 }
 
@@ -273,12 +281,8 @@ static int run_owned_ids(env *e) {
   enum { N = 256 };
   float a[N], b[N];
   fill_floats(a, N, 13);
-  int r;
-  if ((r = expect_params(e, 2))) return r;
-  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
-  if (!da || !db) return CHILD_FAIL;
-  tirx_arg args[] = {T_(da), T_(db)};
-  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
   for (int i = 0; i < N; i++) {
     float want = a[(i / 128) * 128 + 127 - i % 128];
     if (b[i] != want) return fail(e, "B[%d] = %g, want %g", i, b[i], want);
@@ -323,12 +327,8 @@ static int run_smem_demo(env *e) {
   enum { N = 128 };
   float a[N], b[N];
   fill_floats(a, N, 17);
-  int r;
-  if ((r = expect_params(e, 2))) return r;
-  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
-  if (!da || !db) return CHILD_FAIL;
-  tirx_arg args[] = {T_(da), T_(db)};
-  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
   for (int i = 0; i < N; i++)
     if (b[i] != a[N - 1 - i] * 2.0f)
       return fail(e, "B[%d] = %g, want %g", i, b[i], a[N - 1 - i] * 2.0f);
@@ -547,12 +547,8 @@ static int run_func_call(env *e) {
   enum { N = 256 };
   float a[N], b[N];
   fill_floats(a, N, 37);
-  int r;
-  if ((r = expect_params(e, 2))) return r;
-  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
-  if (!da || !db) return CHILD_FAIL;
-  tirx_arg args[] = {T_(da), T_(db)};
-  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
   for (int i = 0; i < N; i++) {
     float want = a[i] > 0.f ? a[i] : 0.f;
     if (f2u(b[i]) != f2u(want))
@@ -619,12 +615,8 @@ static int run_legacy(env *e) {
   enum { N = 1024 };
   static float a[N], b[N];
   fill_floats(a, N, 24);
-  int r;
-  if ((r = expect_params(e, 2))) return r;
-  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL);
-  if (!da || !db) return CHILD_FAIL;
-  tirx_arg args[] = {T_(da), T_(db)};
-  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
   for (int i = 0; i < N; i++)
     if (b[i] != a[i] + 1.0f) return fail(e, "B[%d] = %g, want %g", i, b[i], a[i] + 1.0f);
   return CHILD_PASS;
