@@ -539,6 +539,20 @@ static void emit_minmax(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   emit_fn2(g, fn, e->ops[0], e->ops[1], sb);
 }
 
+void cuda_emit_select(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  if (e->dtype.lanes != 1) {
+    cuda_emit_vector_op(g, e, sb);
+    return;
+  }
+  tx_sb_putc(sb, '(');
+  cuda_emit_expr(g, e->ops[0], sb);
+  tx_sb_puts(sb, " ? ");
+  cuda_emit_expr(g, e->ops[1], sb);
+  tx_sb_puts(sb, " : ");
+  cuda_emit_expr(g, e->ops[2], sb);
+  tx_sb_putc(sb, ')');
+}
+
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!e) {
     tx_sb_puts(sb, "/*missing*/0");
@@ -622,17 +636,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_putc(sb, ')');
     return;
   case EXPR_SELECT:
-    if (e->dtype.lanes != 1) {
-      cuda_emit_vector_op(g, e, sb);
-      return;
-    }
-    tx_sb_putc(sb, '(');
-    cuda_emit_expr(g, e->ops[0], sb);
-    tx_sb_puts(sb, " ? ");
-    cuda_emit_expr(g, e->ops[1], sb);
-    tx_sb_puts(sb, " : ");
-    cuda_emit_expr(g, e->ops[2], sb);
-    tx_sb_putc(sb, ')');
+    cuda_emit_select(g, e, sb);
     return;
   case EXPR_CAST:
     if (e->dtype.lanes != 1) {

@@ -244,6 +244,9 @@ typedef struct cuda_cg {
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* `(c ? a : b)` from ops 0..2 of a Select or T.if_then_else (lane-wise for
+ * vectors). */
+void cuda_emit_select(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 /* A pointer expression to the start of a variable's storage (A.data). */
 const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data);
 /* A call expression (errors name the op when it is not supported). */

@@ -1226,18 +1226,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (strcmp(op, "T.if_then_else") == 0) {
-    if (!cuda_nargs_ok(g, e, 3, 3)) return;
-    if (e->dtype.lanes != 1) {
-      cuda_emit_vector_op(g, e, sb);
-      return;
-    }
-    tx_sb_putc(sb, '(');
-    cuda_emit_expr(g, e->ops[0], sb);
-    tx_sb_puts(sb, " ? ");
-    cuda_emit_expr(g, e->ops[1], sb);
-    tx_sb_puts(sb, " : ");
-    cuda_emit_expr(g, e->ops[2], sb);
-    tx_sb_putc(sb, ')');
+    if (cuda_nargs_ok(g, e, 3, 3)) cuda_emit_select(g, e, sb);
     return;
   }
   if (strcmp(op, "T.likely") == 0 || strcmp(op, "T.tvm_thread_invariant") == 0) {
