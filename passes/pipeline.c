@@ -86,6 +86,39 @@ static tirx_status timed_verify(tx_pass_ctx *pc, tx_pipeline_options *o, const t
   return st;
 }
 
+/* The passes in order, from in to *cur (the last module made, even on
+ * failure). */
+static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module **cur) {
+  for (int i = 0; i < TX_PASS_COUNT; i++) {
+    tx_pass_id id = (tx_pass_id)i;
+    if (!pass_enabled(pc, opts, id)) continue;
+    const char *name = PASSES[id].name;
+    const tx_module *next = NULL;
+    size_t errors_before = tx_diag_errors(pc->diags);
+    double t0 = tx_now_ms();
+    tirx_status st = PASSES[id].fn(pc, *cur, &next);
+    opts->timings_ms[id] = tx_now_ms() - t0;
+    if (st == TIRX_OK && !next) {
+      tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
+      st = TIRX_ERR_INTERNAL;
+    }
+    /* An input error must say what is wrong; a silent one is the pass's bug. */
+    if (st == TIRX_ERR_INPUT && tx_diag_errors(pc->diags) == errors_before) {
+      tx_internal_error(pc->diags, name, "the pass failed without reporting an error");
+      st = TIRX_ERR_INTERNAL;
+    }
+    if (st != TIRX_OK) return st;
+    *cur = next;
+    if (opts->print_out && (opts->print_after_all || opts->print_after[id])) {
+      tx_sb_printf(opts->print_out, "# after %s\n", name);
+      tx_print_module(*cur, opts->print_out);
+      if (opts->print_out->failed) return TIRX_ERR_NOMEM;
+    }
+    if (opts->verify_each && (st = timed_verify(pc, opts, *cur, name)) != TIRX_OK) return st;
+  }
+  return TIRX_OK;
+}
+
 tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module *in,
                             const tx_module **out) {
   *out = NULL;
@@ -97,44 +130,9 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   const tx_module *cur = in;
   /* Within one run modules stay alive, so a module's address names it. */
   pc->memo = (tx_pass_memo){.on = 1};
-  for (int i = 0; i < TX_PASS_COUNT; i++) {
-    tx_pass_id id = (tx_pass_id)i;
-    if (!pass_enabled(pc, opts, id)) continue;
-    const char *name = PASSES[id].name;
-    const tx_module *next = NULL;
-    size_t errors_before = tx_diag_errors(pc->diags);
-    double t0 = tx_now_ms();
-    st = PASSES[id].fn(pc, cur, &next);
-    opts->timings_ms[id] = tx_now_ms() - t0;
-    if (st == TIRX_OK && !next) {
-      tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
-      st = TIRX_ERR_INTERNAL;
-    }
-    /* An input error must say what is wrong; a silent one is the pass's bug. */
-    if (st == TIRX_ERR_INPUT && tx_diag_errors(pc->diags) == errors_before) {
-      tx_internal_error(pc->diags, name, "the pass failed without reporting an error");
-      st = TIRX_ERR_INTERNAL;
-    }
-    if (st != TIRX_OK) {
-      pc->memo = (tx_pass_memo){0};
-      return st;
-    }
-    cur = next;
-    if (opts->print_out && (opts->print_after_all || opts->print_after[id])) {
-      tx_sb_printf(opts->print_out, "# after %s\n", name);
-      tx_print_module(cur, opts->print_out);
-      if (opts->print_out->failed) {
-        pc->memo = (tx_pass_memo){0};
-        return TIRX_ERR_NOMEM;
-      }
-    }
-    if (opts->verify_each && (st = timed_verify(pc, opts, cur, name)) != TIRX_OK) {
-      pc->memo = (tx_pass_memo){0};
-      return st;
-    }
-  }
+  st = run_passes(pc, opts, &cur);
   pc->memo = (tx_pass_memo){0};
-  st = reject_tile_ops(pc, cur);
+  if (st == TIRX_OK) st = reject_tile_ops(pc, cur);
   if (st != TIRX_OK) return st;
   *out = cur;
   return TIRX_OK;
