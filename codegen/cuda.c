@@ -59,13 +59,18 @@ static const char *const RESERVED[] = {
     "printf",
 };
 
+/* The reserved words, interned into g's strings so that a name check is a
+ * pointer lookup. */
+static void intern_reserved(cuda_cg *g) {
+  for (size_t i = 0; i < sizeof RESERVED / sizeof *RESERVED; i++) {
+    const char *s = tx_intern(g->ir.strings, RESERVED[i]);
+    if (!s || !tx_ptrset_add(&g->reserved, s)) g->nomem = 1;
+  }
+}
+
 /* `s` is interned, so taken names compare by pointer. */
 static int name_taken(const cuda_cg *g, const char *s) {
-  for (uint32_t i = 0; i < g->ntaken; i++)
-    if (g->taken[i] == s) return 1;
-  for (size_t i = 0; i < sizeof RESERVED / sizeof *RESERVED; i++)
-    if (RESERVED[i][0] == s[0] && strcmp(RESERVED[i], s) == 0) return 1;
-  return 0;
+  return tx_ptrmap_has(&g->taken, s) || tx_ptrmap_has(&g->reserved, s);
 }
 
 /* A valid, unused C identifier derived from `base` (+ `suffix`). */
@@ -87,12 +92,10 @@ static const char *unique_name(cuda_cg *g, const char *base, const char *suffix)
     snprintf(buf + len, sizeof buf - len, "_%d", k);
     s = tx_intern(g->ir.strings, buf);
   }
-  g->taken = grow(g, g->taken, &g->captaken, g->ntaken, sizeof *g->taken);
-  if (!s || !g->taken) {
+  if (!s || !tx_ptrset_add(&g->taken, s)) {
     g->nomem = 1;
     return "_";
   }
-  g->taken[g->ntaken++] = s;
   return s;
 }
 
@@ -102,32 +105,29 @@ const char *cuda_unique_name(cuda_cg *g, const char *base) {
 
 static const char *bind_name(cuda_cg *g, const tx_expr *v, const char *suffix) {
   const char *c = unique_name(g, v->u.var.name, suffix);
-  g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
-  if (!g->names) return c;
-  g->names[g->nnames++] = (cuda_name){v, c};
+  if (!tx_ptrmap_put(&g->names, v, (void *)c)) g->nomem = 1;
   return c;
 }
 
 static const char *lookup_name(const cuda_cg *g, const tx_expr *v) {
-  for (uint32_t i = g->nnames; i-- > 0;)
-    if (g->names[i].key == v) return g->names[i].cname;
-  return NULL;
+  return tx_ptrmap_get(&g->names, v);
 }
 
 static void add_storage(cuda_cg *g, cuda_storage s) {
+  if (tx_ptrmap_has(&g->stor_of, s.data)) return;
   g->stor = grow(g, g->stor, &g->capstor, g->nstor, sizeof *g->stor);
-  if (g->stor) g->stor[g->nstor++] = s;
+  if (!g->stor) return;
+  g->stor[g->nstor++] = s;
+  if (!tx_ptrmap_put(&g->stor_of, s.data, (void *)(uintptr_t)g->nstor)) g->nomem = 1;
 }
 
 const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data) {
-  for (uint32_t i = 0; i < g->nstor; i++)
-    if (g->stor[i].data == data) return &g->stor[i];
-  return NULL;
+  uintptr_t k = (uintptr_t)tx_ptrmap_get(&g->stor_of, data);
+  return k ? &g->stor[k - 1] : NULL;
 }
 
 static void mark_nonneg(cuda_cg *g, const tx_expr *v) {
-  g->nonneg = grow(g, g->nonneg, &g->capnonneg, g->nnonneg, sizeof *g->nonneg);
-  if (g->nonneg) g->nonneg[g->nnonneg++] = v;
+  if (!tx_ptrset_add(&g->nonneg, v)) g->nomem = 1;
 }
 
 /* Is e >= 0 for certain? Thread and block ids, loops counting up from a
@@ -140,9 +140,7 @@ static int nonneg(const cuda_cg *g, const tx_expr *e) {
   case EXPR_INT:
     return e->u.ival >= 0;
   case EXPR_VAR:
-    for (uint32_t i = 0; i < g->nnonneg; i++)
-      if (g->nonneg[i] == e) return 1;
-    return 0;
+    return tx_ptrmap_has(&g->nonneg, e);
   case EXPR_ADD:
   case EXPR_MUL:
   case EXPR_DIV:
@@ -614,7 +612,9 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e->ops[0], sb);
-    tx_sb_printf(sb, " %s ", cuda_infix(k));
+    tx_sb_putc(sb, ' ');
+    tx_sb_puts(sb, cuda_infix(k));
+    tx_sb_putc(sb, ' ');
     cuda_emit_expr(g, e->ops[1], sb);
     tx_sb_putc(sb, ')');
     return;
@@ -680,9 +680,10 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       g->nomem = 1;
       return;
     }
-    g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
-    if (!g->names) return;
-    g->names[g->nnames++] = (cuda_name){e->u.binder, paren};
+    if (!tx_ptrmap_put(&g->names, e->u.binder, paren)) {
+      g->nomem = 1;
+      return;
+    }
     cuda_emit_expr(g, e->ops[1], sb);
     return;
   }
@@ -1139,7 +1140,12 @@ static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
 }
 
 static void reset_kernel(cuda_cg *g) {
-  g->nnames = g->ntaken = g->nstor = g->nnonneg = g->nused = 0;
+  tx_ptrmap_clear(&g->names);
+  tx_ptrmap_clear(&g->taken);
+  tx_ptrmap_clear(&g->stor_of);
+  tx_ptrmap_clear(&g->nonneg);
+  tx_ptrmap_clear(&g->used);
+  g->nstor = 0;
 }
 
 /* Variables read in the body (binding occurrences excluded): an unread
@@ -1157,21 +1163,16 @@ static int collect_used_stmt(tx_visitor *v, const tx_stmt *s) {
 static int collect_used_expr(tx_visitor *v, const tx_expr *e) {
   cuda_cg *g = v->user;
   if (e->kind != EXPR_VAR) return 1;
-  for (uint32_t i = 0; i < g->nused; i++)
-    if (g->used[i] == e) return 1;
-  g->used = grow(g, g->used, &g->capused, g->nused, sizeof *g->used);
-  if (!g->used) {
+  if (!tx_ptrset_add(&g->used, e)) {
+    g->nomem = 1;
     v->stop = 1;
     return 0;
   }
-  g->used[g->nused++] = e;
   return 1;
 }
 
 static int is_used(const cuda_cg *g, const tx_expr *v) {
-  for (uint32_t i = 0; i < g->nused; i++)
-    if (g->used[i] == v) return 1;
-  return 0;
+  return tx_ptrmap_has(&g->used, v);
 }
 
 static void emit_kernel(cuda_cg *g, const tx_func *f) {
@@ -1220,13 +1221,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
       const char *name = unique_name(g, p->u.var.name, NULL);
       char addr[160];
       snprintf(addr, sizeof addr, "((void*)&%s)", name);
-      g->names = grow(g, g->names, &g->capnames, g->nnames, sizeof *g->names);
       const char *a = tx_arena_strndup(g->ir.arena, addr, strlen(addr));
-      if (!g->names || !a) {
-        g->nomem = 1;
-      } else {
-        g->names[g->nnames++] = (cuda_name){p, a};
-      }
+      if (!a || !tx_ptrmap_put(&g->names, p, (void *)a)) g->nomem = 1;
       tx_sb_printf(&head, "const __grid_constant__ tx_tensormap %s", name);
     } else if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
@@ -1318,6 +1314,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_line_map bmap = {0};
   g.out = &body;
   g.map = &bmap;
+  intern_reserved(&g);
   for (uint32_t i = 0; i < lowered->nfuncs; i++) {
     const tx_func *f = lowered->funcs[i];
     if (!is_kernel(f)) continue;
@@ -1386,11 +1383,13 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_sb_free(&body);
   tx_line_map_free(&bmap);
   free(g.sources);
-  free(g.names);
-  free(g.taken);
+  tx_ptrmap_free(&g.reserved);
+  tx_ptrmap_free(&g.names);
+  tx_ptrmap_free(&g.taken);
+  tx_ptrmap_free(&g.stor_of);
   free(g.stor);
-  free(g.nonneg);
-  free(g.used);
+  tx_ptrmap_free(&g.nonneg);
+  tx_ptrmap_free(&g.used);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);
   return st;

@@ -16,6 +16,7 @@
 #include "codegen/codegen.h"
 #include "ir/diag.h"
 #include "ir/ir.h"
+#include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 
 /* ---- types (cuda_types.c) ------------------------------------------------ */
@@ -205,11 +206,6 @@ typedef struct cuda_storage {
   int is_shared; /* shared or shared.dyn: raw PTX passes its address as 32 bits */
 } cuda_storage;
 
-typedef struct cuda_name {
-  const void *key; /* a variable */
-  const char *cname;
-} cuda_name;
-
 typedef struct cuda_cg {
   tx_diag_sink *diags;
   tx_ir ir; /* scratch arena for names */
@@ -229,16 +225,14 @@ typedef struct cuda_cg {
   const tx_expr **sources;
   uint32_t nsources, capsources;
   /* per kernel */
-  cuda_name *names;
-  uint32_t nnames, capnames;
-  const char **taken;
-  uint32_t ntaken, captaken;
+  tx_ptrmap reserved; /* interned C/CUDA words no name may take (per module) */
+  tx_ptrmap names;    /* variable -> its C name (the latest binding wins) */
+  tx_ptrmap taken;    /* interned C names in use */
   cuda_storage *stor;
   uint32_t nstor, capstor;
-  const void **nonneg; /* variables known to be >= 0 (thread ids, loop vars from 0) */
-  uint32_t nnonneg, capnonneg;
-  const void **used; /* variables read somewhere in the kernel body */
-  uint32_t nused, capused;
+  tx_ptrmap stor_of; /* data variable -> index + 1 in stor (the first added wins) */
+  tx_ptrmap nonneg;  /* variables known to be >= 0 (thread ids, loop vars from 0) */
+  tx_ptrmap used;    /* variables read somewhere in the kernel body */
 } cuda_cg;
 
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)

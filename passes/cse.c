@@ -541,8 +541,7 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.internal; i++) {
     const tx_func *f = in->funcs[i];
-    tx_lc_names_free(&st.names);
-    tx_lc_names_collect(&st.names, f);
+    tx_lc_names_collect(&st.names, pc, f);
     st.next = 0;
     tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = cse_stmt};
     funcs[i] = tx_mutate_func(&m, f);
@@ -560,6 +559,7 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
       }
     }
     if (m.failed || st.names.failed) st.oom = 1;
+    if (!st.oom && !st.internal) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != f;
   }
   tirx_status status = st.internal ? TIRX_ERR_INTERNAL : st.oom ? TIRX_ERR_NOMEM : TIRX_OK;

@@ -576,8 +576,7 @@ static int stmt_uses(const tx_stmt *s, const tx_buffer *b) {
 
 static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   st->nmap = 0;
-  tx_lc_names_free(&st->names);
-  tx_lc_names_collect(&st->names, f);
+  tx_lc_names_collect(&st->names, st->pc, f);
   const tx_stmt *body = f->body;
   /* Where the parameter declarations go: after the device entry when the
    * host part does not touch the buffer. */
@@ -674,6 +673,7 @@ tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const t
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
     funcs[i] = flatten_func(&st, in->funcs[i]);
+    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM

@@ -212,31 +212,9 @@ const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s) {
 
 /* ---- names ------------------------------------------------------------------- */
 
-/* Names are interned, so the set hashes and compares pointers. Linear
- * search made collecting quadratic: an unrolled function has thousands. */
-static size_t name_slot(const char *name, size_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull;
-  return (size_t)(h >> 32) & (cap - 1);
+static void names_add(tx_lc_names *n, const char *name) {
+  if (name && !n->failed && !tx_ptrset_add(&n->set, name)) n->failed = 1;
 }
-
-static int names_grow(tx_lc_names *n) {
-  uint32_t cap = n->cap ? n->cap * 2 : 64;
-  const char **slots = calloc(cap, sizeof *slots);
-  if (!slots) return 0;
-  for (uint32_t i = 0; i < n->cap; i++) {
-    if (!n->items[i]) continue;
-    size_t j = name_slot(n->items[i], cap);
-    while (slots[j])
-      j = (j + 1) & (cap - 1);
-    slots[j] = n->items[i];
-  }
-  free(n->items);
-  n->items = slots;
-  n->cap = cap;
-  return 1;
-}
-
-static void names_add(tx_lc_names *n, const char *name);
 
 static int collect_expr(tx_visitor *v, const tx_expr *e) {
   if (e->kind == EXPR_VAR) names_add(v->user, e->u.var.name);
@@ -258,28 +236,26 @@ static void names_flush(tx_lc_names *n) {
 
 int tx_lc_names_has(tx_lc_names *n, const char *name) {
   names_flush(n);
-  if (!n->cap) return 0;
-  for (size_t j = name_slot(name, n->cap); n->items[j]; j = (j + 1) & (n->cap - 1))
-    if (n->items[j] == name) return 1;
-  return 0;
+  return tx_ptrmap_has(&n->set, name);
 }
 
-static void names_add(tx_lc_names *n, const char *name) {
-  if (!name || n->failed || tx_lc_names_has(n, name)) return;
-  if (2 * (n->len + 1) > n->cap && !names_grow(n)) {
-    n->failed = 1;
+void tx_lc_names_collect(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *f) {
+  tx_lc_names_free(n);
+  if (pc && pc->memo.on && pc->memo.names_of == f) {
+    n->set = pc->memo.names;
+    pc->memo.names = (tx_ptrmap){0};
+    pc->memo.names_of = NULL;
     return;
   }
-  size_t j = name_slot(name, n->cap);
-  while (n->items[j])
-    j = (j + 1) & (n->cap - 1);
-  n->items[j] = name;
-  n->len++;
+  n->pending = f;
 }
 
-void tx_lc_names_collect(tx_lc_names *n, const tx_func *f) {
-  names_flush(n); /* a second function adds to the set */
-  n->pending = f;
+void tx_lc_names_keep(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *result) {
+  if (!pc || !pc->memo.on || n->pending || n->failed || !n->set.len || !result) return;
+  tx_ptrmap_free(&pc->memo.names);
+  pc->memo.names = n->set;
+  pc->memo.names_of = result;
+  n->set = (tx_ptrmap){0};
 }
 
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
@@ -298,7 +274,7 @@ const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
 }
 
 void tx_lc_names_free(tx_lc_names *n) {
-  free(n->items);
+  tx_ptrmap_free(&n->set);
   *n = (tx_lc_names){0};
 }
 

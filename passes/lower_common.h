@@ -51,21 +51,32 @@ const tx_stmt *tx_lc_seq(tx_ir *ir, const tx_stmt *const *items, uint32_t n, tir
 const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s);
 
 /* Deterministic fresh names: every variable and buffer name used in `f`,
- * as a set of interned pointers (items is a hash table: no order). The walk
- * over `f` happens at the first query: most runs of a pass need no fresh
- * name, and the IR is immutable, so a late walk sees the same names. */
+ * as a set of interned pointers (no order is ever observed). The walk over
+ * `f` happens at the first query: most runs of a pass need no fresh name,
+ * and the IR is immutable, so a late walk sees the same names.
+ *
+ * Within a pipeline run a pass hands its set on (tx_lc_names_keep) keyed by
+ * the function it produced; the next pass given that same function starts
+ * from it instead of walking again. The handed-on set may also hold names
+ * the pass removed: a superset only makes fresh names skip a few more. A
+ * pass that keeps its set must make every new variable or buffer name
+ * through tx_lc_fresh_name. */
 typedef struct tx_lc_names {
-  const char **items;
-  uint32_t len, cap;
+  tx_ptrmap set;
   const tx_func *pending; /* collected at the first query */
   int failed;
 } tx_lc_names;
-void tx_lc_names_collect(tx_lc_names *n, const tx_func *f);
+/* Start over with the names of f (taking the run's handed-on set for f). */
+void tx_lc_names_collect(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *f);
 /* Is the interned `name` in the set? */
 int tx_lc_names_has(tx_lc_names *n, const char *name);
 /* `base` if unused, else base_1, base_2, ...; the result is interned and
  * recorded as used. NULL on OOM. */
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
+/* Hand the set on for `result`, the function this pass made from the one
+ * collected (nothing happens outside a pipeline run or if it was never
+ * needed). The set is empty afterwards. */
+void tx_lc_names_keep(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *result);
 void tx_lc_names_free(tx_lc_names *n);
 
 /* A pass's result when some of in's functions were rewritten: a copy of in

@@ -645,8 +645,7 @@ static const tx_func *lower_func(lt_state *st, const tx_func *f) {
   st->nlaunch = 0;
   st->nentry = 0;
   memset(st->first, 0, sizeof st->first);
-  tx_lc_names_free(&st->names);
-  tx_lc_names_collect(&st->names, f);
+  tx_lc_names_collect(&st->names, st->pc, f);
   tx_visitor v = {.user = st, .pre_stmt = collect_pre_stmt};
   tx_visit_stmt(&v, f->body);
   if (st->error || st->oom) return f;
@@ -671,6 +670,7 @@ tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_mo
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
     funcs[i] = lower_func(&st, in->funcs[i]);
+    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM

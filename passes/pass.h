@@ -12,6 +12,7 @@
 
 #include "ir/diag.h"
 #include "ir/ir.h"
+#include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 
 /* What the pipeline is compiling for. */
@@ -28,6 +29,8 @@ typedef struct tx_pass_memo {
   int on;
   const tx_module *census_of; /* the module census describes, or NULL */
   unsigned census;            /* TX_LC_HAS_* bits */
+  const tx_func *names_of;    /* the function `names` was handed on for, or NULL */
+  tx_ptrmap names;            /* tx_lc_names_keep's set */
 } tx_pass_memo;
 
 typedef struct tx_pass_ctx {

@@ -86,6 +86,34 @@ static tirx_status timed_verify(tx_pass_ctx *pc, tx_pipeline_options *o, const t
   return st;
 }
 
+/* Does the pass only make values of types its input already has (scalar
+ * int64 and narrow floats are what the census tracks)? Then the census of
+ * its input still holds for its output, a superset at worst (a loop of no
+ * iterations unrolls to nothing), and a pass that skips work on the census
+ * does the same work either way. unroll-loop copies and folds what is there;
+ * cse binds existing expressions to variables of their types. Carrying the
+ * census over them replaces a walk of the unrolled body by one of the loop. */
+static int keeps_census(tx_pass_id id) {
+  switch (id) {
+  case PASS_UNROLL_LOOP:
+  case PASS_CSE:
+    return 1;
+  case PASS_LOWER_TIRX:
+  case PASS_UNIFY_THREAD_BINDING:
+  case PASS_FLATTEN_BUFFER:
+  case PASS_SIMPLIFY:
+  case PASS_VECTORIZE_LOOP:
+  case PASS_LEGALIZE_BF16_FP8:
+  case PASS_NARROW_DATATYPE:
+  case PASS_VERIFY_MEMORY:
+  case PASS_SPLIT_HOST_DEVICE:
+  case PASS_MAKE_PACKED_API:
+  case TX_PASS_COUNT:
+    return 0;
+  }
+  return 0;
+}
+
 /* The passes in order, from in to *cur (the last module made, even on
  * failure). */
 static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module **cur) {
@@ -96,7 +124,9 @@ static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const 
     const tx_module *next = NULL;
     size_t errors_before = tx_diag_errors(pc->diags);
     double t0 = tx_now_ms();
+    if (keeps_census(id)) tx_lc_census(pc, *cur);
     tirx_status st = PASSES[id].fn(pc, *cur, &next);
+    if (st == TIRX_OK && keeps_census(id) && pc->memo.census_of == *cur) pc->memo.census_of = next;
     opts->timings_ms[id] = tx_now_ms() - t0;
     if (st == TIRX_OK && !next) {
       tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
@@ -131,6 +161,7 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   /* Within one run modules stay alive, so a module's address names it. */
   pc->memo = (tx_pass_memo){.on = 1};
   st = run_passes(pc, opts, &cur);
+  tx_ptrmap_free(&pc->memo.names);
   pc->memo = (tx_pass_memo){0};
   if (st == TIRX_OK) st = reject_tile_ops(pc, cur);
   if (st != TIRX_OK) return st;

@@ -476,8 +476,7 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   tx_visit_stmt(&v, f->body);
   if (st->error || st->oom || st->nsites == 0) return f;
   /* Names are needed only for fresh variables, i.e. when there is work. */
-  tx_lc_names_free(&st->names);
-  tx_lc_names_collect(&st->names, f);
+  tx_lc_names_collect(&st->names, st->pc, f);
   if (!st->entry) {
     /* One kernel per function: all launches must sit under one outermost one. */
     const site *first = NULL;
@@ -541,7 +540,9 @@ tirx_status tx_pass_unify_thread_binding(tx_pass_ctx *pc, const tx_module *in,
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
+    tx_lc_names_free(&st.names); /* collected only when the function has work */
     funcs[i] = unify_func(&st, in->funcs[i]);
+    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM

@@ -356,11 +356,11 @@ tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_m
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    tx_lc_names_free(&st.names);
-    tx_lc_names_collect(&st.names, in->funcs[i]);
+    tx_lc_names_collect(&st.names, pc, in->funcs[i]);
     tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = un_stmt};
     funcs[i] = tx_mutate_func(&m, in->funcs[i]);
     if (m.failed || st.names.failed) st.oom = 1;
+    if (!st.oom) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;

@@ -20,6 +20,7 @@
 #include "ir/equal.h"
 #include "ir/intern.h"
 #include "ir/ir.h"
+#include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 #include "ir/visit.h"
 
@@ -228,6 +229,46 @@ Test(intern, growth_over_10k_strings) {
     cr_assert_eq(tx_intern(ir.strings, buf), first[i], "lost %s after growth", buf);
     cr_assert_str_eq(first[i], buf);
   }
+}
+
+/* ---- Pointer map ------------------------------------------------------- */
+
+Test(ptrmap, put_get_overwrite_through_growth) {
+  enum { N = 5000 };
+  static int keys[N];
+  tx_ptrmap m = {0};
+  cr_expect_null(tx_ptrmap_get(&m, &keys[0]), "an empty map has nothing");
+  for (int i = 0; i < N; i++)
+    cr_assert(tx_ptrmap_put(&m, &keys[i], &keys[(i + 1) % N]));
+  cr_expect_eq(m.len, N);
+  for (int i = 0; i < N; i++)
+    cr_assert_eq(tx_ptrmap_get(&m, &keys[i]), &keys[(i + 1) % N], "lost key %d", i);
+  /* A second put replaces the value and adds no key. */
+  cr_assert(tx_ptrmap_put(&m, &keys[7], &keys[0]));
+  cr_expect_eq(tx_ptrmap_get(&m, &keys[7]), &keys[0]);
+  cr_expect_eq(m.len, N);
+  int other = 0;
+  cr_expect_not(tx_ptrmap_has(&m, &other));
+  tx_ptrmap_free(&m);
+  cr_expect_eq(m.cap, 0);
+}
+
+Test(ptrmap, set_clear_and_reuse) {
+  int a = 0, b = 0;
+  tx_ptrmap s = {0};
+  cr_assert(tx_ptrset_add(&s, &a));
+  cr_assert(tx_ptrset_add(&s, &a));
+  cr_expect_eq(s.len, 1);
+  cr_expect(tx_ptrmap_has(&s, &a));
+  cr_expect_not(tx_ptrmap_has(&s, &b));
+  uint32_t cap = s.cap;
+  tx_ptrmap_clear(&s);
+  cr_expect_eq(s.len, 0);
+  cr_expect_eq(s.cap, cap, "clearing keeps the table");
+  cr_expect_not(tx_ptrmap_has(&s, &a));
+  cr_assert(tx_ptrset_add(&s, &b));
+  cr_expect(tx_ptrmap_has(&s, &b));
+  tx_ptrmap_free(&s);
 }
 
 /* ---- Dtypes -------------------------------------------------------------- */
