@@ -7,7 +7,10 @@
  * function's top-level sequence (or the body of a with-form entry). Its
  * parameters are computed from what that part reads and does not define:
  * buffer storage first, then scalars, in an order that depends only on the
- * function's declarations, so output is deterministic.
+ * function's declarations, so output is deterministic. The declarations of
+ * the buffers the kernel uses (shape, strides, elem_offset, ...) count as
+ * reads, as in TVM: the kernel declares them, so a shape variable that no
+ * index reads is still a parameter and the output passes the verifier.
  *
  * Device parameters: a buffer parameter is a fresh VAR_PARAM handle with the
  * buffer's dtype as pointee (params[i]) and the buffer itself in
