@@ -7,7 +7,10 @@
  * function's top-level sequence (or the body of a with-form entry). Its
  * parameters are computed from what that part reads and does not define:
  * buffer storage first, then scalars, in an order that depends only on the
- * function's declarations, so output is deterministic.
+ * function's declarations, so output is deterministic. The declarations of
+ * the buffers the kernel uses (shape, strides, elem_offset, ...) count as
+ * reads, as in TVM: the kernel declares them, so a shape variable that no
+ * index reads is still a parameter and the output passes the verifier.
  *
  * Device parameters: a buffer parameter is a fresh VAR_PARAM handle with the
  * buffer's dtype as pointee (params[i]) and the buffer itself in
@@ -106,15 +109,31 @@ typedef struct usage {
   ptrvec data_vars;  /* data variables of used buffers ... */
   ptrvec data_bufs;  /* ... and the first buffer seen with each */
   ptrvec dyn_allocs; /* shared.dyn allocations, in order */
+  ptrvec declared;   /* buffers whose declaration has been walked */
 } usage;
 
-static void use_buffer(usage *u, const tx_buffer *b) {
-  if (!b || !b->data || b->data->kind != EXPR_VAR) return;
-  pv_add(&u->used, b->data);
-  if (!pv_has(&u->data_vars, b->data)) {
-    pv_push(&u->data_vars, b->data);
-    pv_push(&u->data_bufs, b);
+/* A buffer's declaration (shape, strides, elem_offset, layout, ...) reads
+ * variables too: the device function declares every buffer it uses, so what
+ * that declaration mentions must be defined there. As TVM's use/def analysis
+ * (VarUseDefAnalyzer::VisitBuffer) does, those reads count as uses, which
+ * makes a shape variable that no index reads a kernel parameter. Each buffer
+ * is walked once. */
+static void use_declaration(tx_visitor *v, usage *u, const tx_buffer *b) {
+  if (!b || pv_has(&u->declared, b)) return;
+  pv_push(&u->declared, b);
+  tx_visit_buffer_fields(v, b);
+}
+
+static void use_buffer(tx_visitor *v, usage *u, const tx_buffer *b) {
+  if (!b) return;
+  if (b->data && b->data->kind == EXPR_VAR) {
+    pv_add(&u->used, b->data);
+    if (!pv_has(&u->data_vars, b->data)) {
+      pv_push(&u->data_vars, b->data);
+      pv_push(&u->data_bufs, b);
+    }
   }
+  use_declaration(v, u, b);
 }
 
 static int usage_pre_expr(tx_visitor *v, const tx_expr *e) {
@@ -129,7 +148,7 @@ static int usage_pre_expr(tx_visitor *v, const tx_expr *e) {
   case EXPR_LOAD:
   case EXPR_BUFFER:
   case EXPR_REGION:
-    use_buffer(u, e->u.buffer);
+    use_buffer(v, u, e->u.buffer);
     break;
   case EXPR_INT:
   case EXPR_FLOAT:
@@ -173,7 +192,7 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   if (tx_stmt_binds_vars((tx_stmt_kind)s->kind))
     for (uint32_t i = 0; i < s->nvars; i++)
       pv_add(&u->bound, s->vars[i]);
-  if (s->kind == STMT_STORE) use_buffer(u, s->buffer);
+  if (s->kind == STMT_STORE) use_buffer(v, u, s->buffer);
   /* An allocation, or a T.decl_buffer without data= (codegen allocates it). */
   if ((s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer))) &&
       s->buffer && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0)
@@ -185,16 +204,19 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
  * variable; a view's data variable is a use of the storage it views. */
 static int usage_on_buffer(tx_visitor *v, const tx_buffer *b) {
   usage *u = v->user;
-  if (tx_cuda_buffer_owns_storage(b))
+  if (tx_cuda_buffer_owns_storage(b)) {
     pv_add(&u->bound, b->data);
-  else
-    use_buffer(u, b);
-  return 1;
+    /* The walk (visit_buffer_defs) covers the declaration. */
+    pv_add(&u->declared, b);
+    return 1;
+  }
+  use_buffer(v, u, b);
+  return 0; /* use_buffer walked the declaration */
 }
 
 static int usage_failed(const usage *u) {
   return u->used.failed || u->bound.failed || u->data_vars.failed || u->data_bufs.failed ||
-         u->dyn_allocs.failed;
+         u->dyn_allocs.failed || u->declared.failed;
 }
 
 static void usage_free(usage *u) {
@@ -203,6 +225,7 @@ static void usage_free(usage *u) {
   pv_free(&u->data_vars);
   pv_free(&u->data_bufs);
   pv_free(&u->dyn_allocs);
+  pv_free(&u->declared);
 }
 
 /* ---- splitting ------------------------------------------------------------ */
@@ -339,6 +362,14 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   v.visit_buffer_defs = 1;
   for (uint32_t i = 0; i < sp->ndev; i++)
     tx_visit_stmt(&v, sp->dev[i]);
+  /* A parameter buffer reached only through its data variable (a flat alias
+   * `decl_buffer(..., data=A.data)`) is still declared in the kernel's
+   * signature: its declaration counts as well. */
+  for (uint32_t i = 0; i < f->nparams; i++) {
+    const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
+    if (b && b->data && pv_has(&u.used, b->data) && !pv_has(&u.bound, b->data))
+      use_declaration(&v, &u, b);
+  }
   tirx_status st = TIRX_ERR_NOMEM;
   ptrvec bufs = {0}, args = {0};
   if (usage_failed(&u)) goto done;

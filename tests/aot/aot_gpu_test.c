@@ -5,7 +5,7 @@
  * the driver API.
  *
  * Built and run by tests/aot/run_aot_test.sh, which generates scale.c,
- * scale_dyn.c, block_sum.c, cluster.c and tma_tile.c from
+ * scale_dyn.c, block_sum.c, cluster.c, tma_tile.c and unread_shape.c from
  * tests/golden/lowering first.
  *
  *   on a GPU:          every launcher runs; results are checked against CPU
@@ -34,6 +34,7 @@
 #include "scale.h"
 #include "scale_dyn.h"
 #include "tma_tile.h"
+#include "unread_shape.h"
 
 #ifdef AOT_FAKE
 #include "fake/fake_cuda.h"
@@ -279,6 +280,40 @@ static void test_scale_dyn(void) {
   cu.MemFree(b);
 }
 
+/* unread_shape: the kernel reads A only at A[tx % 4]; m, which only A's
+ * declared shape mentions, is still a kernel parameter (after both data
+ * pointers), and the launcher passes the m it binds from A's shape. */
+static void test_unread_shape(void) {
+  enum { M = 7, N = 32 };
+  float ha[M], hb[N];
+  for (int i = 0; i < M; i++)
+    ha[i] = (float)i * 1.25f - 3.0f;
+  CUdeviceptr a = dalloc(sizeof ha), b = dalloc(sizeof hb);
+  h2d(a, ha, sizeof ha);
+  int64_t sa[1] = {M}, sb[1] = {N};
+  DLTensor A = tensor(a, sa, 1, kDLFloat, 32), B = tensor(b, sb, 1, kDLFloat, 32);
+  char err[256] = "";
+#ifdef AOT_FAKE
+  fake_cuda_state *s = fake();
+  s->capture_size[2] = sizeof(int32_t);
+  memset(s->captured[2], 0, sizeof s->captured[2]);
+#endif
+  int rc = unread_shape(&A, &B, NULL, err, sizeof err);
+  CHECK(rc == TIRX_AOT_OK, "rc %d: %s", rc, err);
+#ifdef AOT_FAKE
+  int32_t m = 0;
+  memcpy(&m, s->captured[2], sizeof m);
+  s->capture_size[2] = 0;
+  CHECK(m == M, "kernel parameter m = %d, expected %d", m, M);
+#else
+  d2h(hb, b, sizeof hb);
+  for (int i = 0; i < N; i++)
+    CHECK(hb[i] == ha[i % 4] * 2.0f, "B[%d] = %g, expected %g", i, hb[i], ha[i % 4] * 2.0f);
+#endif
+  cu.MemFree(a);
+  cu.MemFree(b);
+}
+
 static void test_block_sum(void) {
   enum { N = 256 };
   float ha[N], out = 0.0f;
@@ -497,6 +532,7 @@ int main(void) {
   test_scale();
   test_scale_errors();
   test_scale_dyn();
+  test_unread_shape();
   test_block_sum();
   test_cluster();
   test_tma_tile();
@@ -506,6 +542,7 @@ int main(void) {
   block_sum_shutdown();
   cluster_shutdown();
   tma_tile_shutdown();
+  unread_shape_shutdown();
 #ifdef AOT_FAKE
   fake_cuda_state *s = fake();
   /* Every module loaded was unloaded; every context reference the

@@ -307,6 +307,29 @@ static int run_scale_dyn(env *e) {
   return check_scaled(e, a, b, N, 2.0f);
 }
 
+/* unread_shape: the kernel reads A only at A[tx % 4], so only A's declared
+ * shape (m,) mentions m; it is still a kernel parameter, and the launcher
+ * passes the m it binds from A's shape (here 7). B[i] = A[i % 4] * 2. */
+static int run_unread_shape(env *e) {
+  enum { M = 7, N = 32 };
+  float a[M], b[N];
+  fill_floats(a, M, 19);
+  int r;
+  if ((r = expect_params(e, 2))) return r;
+  tirx_param_info pi;
+  if (tirx_executable_param(e->exe, e->func, 0, &pi) != TIRX_OK || pi.shape[0] != -1 ||
+      !pi.dim_names[0] || strcmp(pi.dim_names[0], "m") != 0)
+    return fail(e, "unread_shape: parameter A should have the symbolic dim 'm'");
+  DLTensor *da = param_tensor(e, 0, M, a), *db = param_tensor(e, 1, 0, NULL);
+  if (!da || !db) return CHILD_FAIL;
+  tirx_arg args[] = {T_(da), T_(db)};
+  if ((r = call_sync(e, args, 2)) || (r = to_host(e, b, db))) return r;
+  for (int i = 0; i < N; i++)
+    if (f2u(b[i]) != f2u(a[i % 4] * 2.0f))
+      return fail(e, "B[%d] = %g, want %g", i, b[i], a[i % 4] * 2.0f);
+  return CHILD_PASS;
+}
+
 static int run_scal(env *e) {
   enum { N = 256 };
   float a[N], b[N];
@@ -863,6 +886,7 @@ static const gcase CASES[] = {
     {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy},
     {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile},
     {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids},
+    {"unread_shape", "unread_shape", "unread_shape", 0, run_unread_shape},
     {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},
     {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load},
     {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors},

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "fake/fake_cuda.h"
+#include "ir/context.h"
+#include "passes/compile.h"
 #include "runtime/cache.h"
 #include "tirx/tirx.h"
 
@@ -655,4 +657,62 @@ Test(rtapi_tensormap, map_launched_before_encoding) {
   tirx_loaded_free(lm);
   tirx_runtime_close(rt);
   tirx_executable_free(exe);
+}
+
+/* ---- a shape variable no access reads (split-host-device) -------------------------- */
+
+/* The kernel reads A only at A[tx % 4], so only A's declared shape (m,)
+ * mentions m; split-host-device still makes m a kernel parameter (docs/
+ * lowering.md), and the launcher must pass the m it binds from A's shape. */
+static const char UNREAD[] =
+    "m = T.int32()\n\n" HDR "def unread(A: T.Buffer((m,), \"float32\"), B: T.Buffer((32,), "
+    "\"float32\")):\n"
+    "    T.device_entry()\n"
+    "    bx = T.cta_id([1])\n"
+    "    tx = T.thread_id([32])\n"
+    "    B[tx] = A[tx % 4] * T.float32(2.0)\n";
+
+/* The lowered kernel's signature, so that a kernel without m fails here
+ * rather than when the fake driver reads a third parameter that is not there. */
+static void expect_kernel_signature(const char *src, const char *want) {
+  tirx_ctx *ctx = NULL;
+  cr_assert_eq(tirx_ctx_create(&ctx), TIRX_OK);
+  tirx_module *m = NULL;
+  cr_assert_eq(tirx_parse_string(ctx, "t.tirx", src, strlen(src), &m), TIRX_OK);
+  tx_compile_request req;
+  tx_compile_request_init(&req);
+  req.emit = TX_EMIT_LOWERED;
+  req.pipeline.verify_each = 1;
+  tx_strbuf out = {0};
+  cr_assert_eq(tx_compile_module(ctx, m->mod, &req, NULL, &out), TIRX_OK);
+  cr_assert_not_null(strstr(tx_sb_cstr(&out), want), "no '%s' in:\n%s", want, tx_sb_cstr(&out));
+  tx_sb_free(&out);
+  tirx_ctx_destroy(ctx);
+}
+
+Test(rtapi_launch, unread_shape_variable_reaches_the_kernel) {
+  expect_kernel_signature(UNREAD, "def unread_kernel(A: T.Buffer((m,)), B: T.Buffer((32,)), "
+                                  "m: T.int32):");
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, UNREAD, "unread", 1);
+  fake_cuda_state *s = f.fake;
+  s->capture_size[0] = s->capture_size[1] = sizeof(void *);
+  s->capture_size[2] = 4;
+  memset(s->captured, 0, sizeof s->captured);
+  static int64_t shape_a[1] = {7}, shape_b[1] = {32};
+  DLTensor a = tensor(BUF_A, shape_a, 1, F32), b = tensor(BUF_B, shape_b, 1, F32);
+  tirx_arg args[2] = {{TIRX_ARG_TENSOR, {.tensor = &a}}, {TIRX_ARG_TENSOR, {.tensor = &b}}};
+  tirx_error err = {0};
+  int launches = s->launches;
+  cr_assert_eq(tirx_function_call(f.fn, args, 2, NULL, &err), TIRX_OK, "%s", err.message);
+  cr_expect_eq(s->launches, launches + 1);
+  void *p0 = NULL, *p1 = NULL;
+  int32_t m = 0;
+  memcpy(&p0, s->captured[0], sizeof p0);
+  memcpy(&p1, s->captured[1], sizeof p1);
+  memcpy(&m, s->captured[2], sizeof m);
+  cr_expect_eq(p0, (void *)BUF_A, "A's data first");
+  cr_expect_eq(p1, (void *)BUF_B, "then B's");
+  cr_expect_eq(m, 7, "then m, bound from A's shape[0]");
+  tma_teardown(&f);
 }
