@@ -258,23 +258,35 @@ void tx_lc_names_keep(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *result) {
   n->set = (tx_ptrmap){0};
 }
 
+/* The set only grows, so once base_k was found taken it stays taken: the
+ * search for base resumes where the last one ended (the eighth copy of an
+ * unrolled variable would otherwise try base_1 ... base_7 first). */
 const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
   names_flush(n);
-  const char *cand = tx_intern(ir->strings, base);
-  tx_strbuf sb = {0};
-  for (int k = 1; cand && k < 100000; k++) {
-    if (!tx_lc_names_has(n, cand)) break;
-    sb.len = 0;
-    tx_sb_printf(&sb, "%s_%d", base, k);
-    cand = tx_sb_cstr(&sb) ? tx_intern(ir->strings, tx_sb_cstr(&sb)) : NULL;
+  const char *key = tx_intern(ir->strings, base);
+  if (!key) return NULL;
+  uintptr_t k = (uintptr_t)tx_ptrmap_get(&n->next_suffix, key); /* 0: try base itself */
+  const char *cand = key;
+  if (k || tx_lc_names_has(n, key)) {
+    tx_strbuf sb = {0};
+    for (k = k ? k : 1; k < 100000; k++) {
+      sb.len = 0;
+      tx_sb_printf(&sb, "%s_%d", base, (int)k);
+      cand = tx_sb_cstr(&sb) ? tx_intern(ir->strings, tx_sb_cstr(&sb)) : NULL;
+      if (!cand || !tx_lc_names_has(n, cand)) break;
+    }
+    tx_sb_free(&sb);
+    if (k >= 100000) return NULL; /* no free name: reported as out of memory */
   }
-  tx_sb_free(&sb);
-  if (cand) names_add(n, cand);
+  if (!cand) return NULL;
+  names_add(n, cand);
+  if (!tx_ptrmap_put(&n->next_suffix, key, (void *)(k + 1))) n->failed = 1;
   return n->failed ? NULL : cand;
 }
 
 void tx_lc_names_free(tx_lc_names *n) {
   tx_ptrmap_free(&n->set);
+  tx_ptrmap_free(&n->next_suffix);
   *n = (tx_lc_names){0};
 }
 

@@ -63,6 +63,7 @@ const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s);
  * through tx_lc_fresh_name. */
 typedef struct tx_lc_names {
   tx_ptrmap set;
+  tx_ptrmap next_suffix;  /* interned base -> the k its last fresh name tried */
   const tx_func *pending; /* collected at the first query */
   int failed;
 } tx_lc_names;
