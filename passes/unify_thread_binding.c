@@ -279,8 +279,8 @@ static void check_grid_cluster(ut_state *st) {
     tirx_span span = at ? at->s->span : st->entry ? st->entry->span : NOSPAN;
     tx_error(st->pc->diags, span,
              "inconsistent launch extents: the grid has %lld CTAs along %c, not a multiple of "
-             "the cluster's %lld (%s)",
-             (long long)g, 'x' + d, (long long)c, TAGS[CLUSTER_TAG0 + d]);
+             "the cluster's %lld",
+             (long long)g, 'x' + d, (long long)c);
     st->error = 1;
     return;
   }
