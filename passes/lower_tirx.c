@@ -8,7 +8,9 @@
  *  - every device entry is the flat STMT_DEVICE_ENTRY carrying
  *    grid=(gx, gy, gz), block=(tx, ty, tz) [, cluster=, preferred_cluster=,
  *    min_blocks_per_sm=, max_registers=, dyn_shared_bytes=] as int32 tuples
- *    (the last three are lifted from the T.attr launch hints), followed by
+ *    (the last three are lifted from the T.attr launch hints; keywords the
+ *    entry already had are kept, scope ids fill in the dimensions they
+ *    determine, and a conflicting constant is a located error), followed by
  *    the bindings of every scope id (T.launch_thread for cta/thread ids,
  *    arithmetic on threadIdx.x for warp/lane/warpgroup ids, T.cuda cluster
  *    intrinsics for cluster ids); no STMT_SCOPE_ID is left;
