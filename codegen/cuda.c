@@ -859,6 +859,25 @@ static const char *launch_tag_expr(const char *tag) {
   return NULL;
 }
 
+/* TVM's clusterCtaIdx.{x,y,z}: the CTA's coordinate in its cluster, read
+ * from %cluster_ctaid; for x in a cluster that is (n, 1, 1) TVM reads
+ * %cluster_ctarank, the same value. The call text is built in `sb`; NULL
+ * for another tag. */
+static const char *cluster_tag_expr(cuda_cg *g, const char *tag, tx_strbuf *sb) {
+  static const char prefix[] = "clusterCtaIdx.";
+  size_t n = sizeof prefix - 1;
+  if (strncmp(tag, prefix, n) != 0 || tag[n] < 'x' || tag[n] > 'z' || tag[n + 1]) return NULL;
+  char reg[32];
+  if (tag[n] == 'x' && g->cluster_x_is_rank)
+    snprintf(reg, sizeof reg, "%%cluster_ctarank");
+  else
+    snprintf(reg, sizeof reg, "%%cluster_ctaid.%c", tag[n]);
+  if (!cuda_emit_sreg(g, reg, sb)) return NULL;
+  const char *r = tx_sb_cstr(sb);
+  if (!r) g->nomem = 1;
+  return r;
+}
+
 static int is_used(const cuda_cg *g, const tx_expr *v);
 
 static int is_call(const tx_expr *e, const char *op) {
@@ -894,8 +913,13 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     if (!is_used(g, v)) return;
     const tx_expr *tag = val->nops ? val->ops[0] : NULL;
     const char *c = tag && tag->kind == EXPR_STRING ? launch_tag_expr(tag->u.str.data) : NULL;
+    tx_strbuf sreg = {0};
+    if (!c && tag && tag->kind == EXPR_STRING) c = cluster_tag_expr(g, tag->u.str.data, &sreg);
     if (!c) {
-      cuda_error(g, val->span, "T.launch_thread needs a tag threadIdx.{x,y,z} or blockIdx.{x,y,z}");
+      tx_sb_free(&sreg);
+      cuda_error(g, val->span,
+                 "T.launch_thread needs a tag threadIdx.{x,y,z}, blockIdx.{x,y,z} or "
+                 "clusterCtaIdx.{x,y,z}");
       return;
     }
     const char *name = bind_name(g, v, NULL);
@@ -905,6 +929,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
       cuda_line(g, s->span, "%s %s = (%s)%s;", t, name, t, c);
     else
       cuda_line(g, s->span, "%s %s = %s;", t, name, c);
+    tx_sb_free(&sreg);
     return;
   }
   if (v->dtype.code == DT_HANDLE) {
@@ -1193,6 +1218,13 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   } else {
     threads = -1;
   }
+  /* The cluster shape, as split-host-device recorded it: (n, 1, 1) or
+   * none makes %cluster_ctarank the x coordinate. */
+  const tx_expr *cl = attr(f, "tirx.cluster");
+  g->cluster_x_is_rank = 1;
+  if (cl && cl->kind == EXPR_TUPLE)
+    for (uint32_t i = 1; i < cl->nops; i++)
+      if (cl->ops[i]->kind != EXPR_INT || cl->ops[i]->u.ival != 1) g->cluster_x_is_rank = 0;
   const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
   tx_strbuf head = {0};
   tx_sb_puts(&head, "extern \"C\" __global__ void ");

@@ -221,6 +221,9 @@ typedef struct cuda_cg {
   unsigned features;
   uint8_t helpers[TX_CUDA_HELPER_COUNT];
   uint8_t sregs[16]; /* special registers read through helpers (cuda_intrinsics.c) */
+  /* The kernel's cluster is (n, 1, 1) or none, so %cluster_ctarank is the
+   * x coordinate (TVM reads clusterCtaIdx.x from it then). */
+  int cluster_x_is_rank;
   /* T.cuda.func_call source code, once per distinct text, in first-use order */
   const tx_expr **sources;
   uint32_t nsources, capsources;
@@ -245,6 +248,10 @@ void cuda_emit_select(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data);
 /* A call expression (errors name the op when it is not supported). */
 void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* A call of the helper reading special register `reg` ("%cluster_ctaid.x",
+ * one of cuda_intrinsics.c's table), noted for the preamble; 0 when `reg`
+ * is not in the table. */
+int cuda_emit_sreg(cuda_cg *g, const char *reg, tx_strbuf *sb);
 /* The helper functions used so far, for the preamble. */
 void cuda_emit_helpers(const cuda_cg *g, tx_strbuf *sb);
 void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);

@@ -140,7 +140,7 @@ static void sreg_fn_name(const char *reg, tx_strbuf *sb) {
     tx_sb_putc(sb, *p == '.' ? '_' : *p);
 }
 
-static int emit_sreg(cuda_cg *g, const char *reg, tx_strbuf *sb) {
+int cuda_emit_sreg(cuda_cg *g, const char *reg, tx_strbuf *sb) {
   for (size_t i = 0; i < sizeof SREGS / sizeof *SREGS; i++)
     if (strcmp(SREGS[i], reg) == 0) {
       g->sregs[i] = 1;
@@ -1421,11 +1421,11 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                        : strcmp(op, "T.cuda.cluster_id") == 0   ? "%clusterid"
                                                                 : "%cluster_nctaid";
     snprintf(reg, sizeof reg, "%s.%c", base, dim_arg(g, e));
-    emit_sreg(g, reg, sb);
+    cuda_emit_sreg(g, reg, sb);
     return;
   }
   if (strcmp(op, "T.cuda.lane_id") == 0) {
-    emit_sreg(g, "%laneid", sb);
+    cuda_emit_sreg(g, "%laneid", sb);
     return;
   }
   if (strcmp(op, "T.cuda.cvta_generic_to_shared") == 0) {

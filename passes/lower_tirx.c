@@ -8,7 +8,9 @@
  *  - every device entry is the flat STMT_DEVICE_ENTRY carrying
  *    grid=(gx, gy, gz), block=(tx, ty, tz) [, cluster=, preferred_cluster=,
  *    min_blocks_per_sm=, max_registers=, dyn_shared_bytes=] as int32 tuples
- *    (the last three are lifted from the T.attr launch hints), followed by
+ *    (the last three are lifted from the T.attr launch hints; keywords the
+ *    entry already had are kept, scope ids fill in the dimensions they
+ *    determine, and a conflicting constant is a located error), followed by
  *    the bindings of every scope id (T.launch_thread for cta/thread ids,
  *    arithmetic on threadIdx.x for warp/lane/warpgroup ids, T.cuda cluster
  *    intrinsics for cluster ids); no STMT_SCOPE_ID is left;
@@ -65,8 +67,10 @@ typedef struct lt_state {
   /* the launch statements that follow the device entry */
   const tx_stmt **launch;
   uint32_t nlaunch, caplaunch;
-  const tx_expr *entry_kwargs[8];
-  const char *entry_names[8];
+  /* the function's T.device_entry (its keywords are kept) */
+  const tx_stmt *entry;
+  const tx_expr *entry_kwargs[16];
+  const char *entry_names[16];
   uint32_t nentry;
   /* scalar sugar: variable -> its buffer */
   const tx_expr **svars;
@@ -106,6 +110,7 @@ static const tx_expr *as_int32(lt_state *st, const tx_expr *e) {
 
 static int collect_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   lt_state *st = v->user;
+  if (s->kind == STMT_DEVICE_ENTRY && !st->entry) st->entry = s;
   if (s->kind != STMT_SCOPE_ID) return 1;
   id_kind k = id_kind_of(s->name);
   if (k == ID_COUNT) {
@@ -154,7 +159,7 @@ static void add_entry_kw(lt_state *st, const char *name, const tx_expr *value) {
       st->entry_kwargs[i] = value;
       return;
     }
-  if (st->nentry < 8 && value) {
+  if (st->nentry < 16 && value) {
     st->entry_names[st->nentry] = intern(st, name);
     st->entry_kwargs[st->nentry++] = value;
   }
@@ -292,6 +297,56 @@ static void deferred_error(lt_state *st, const scope_def *d, const char *what) {
   st->error = 1;
 }
 
+/* The launch keywords the user wrote on T.device_entry(grid=, block=,
+ * cluster=, ...) are kept: scope ids only fill in what they determine. */
+static int is_dims_kw(const char *k) {
+  return strcmp(k, "grid") == 0 || strcmp(k, "block") == 0 || strcmp(k, "cluster") == 0 ||
+         strcmp(k, "preferred_cluster") == 0;
+}
+
+/* The user's `kw=` of the device entry as three int32 extents (missing
+ * ones NULL); 0 when the entry does not give it. */
+static int user_dims(lt_state *st, const char *kw, const tx_expr *out[3]) {
+  out[0] = out[1] = out[2] = NULL;
+  const tx_stmt *e = st->entry;
+  if (!e) return 0;
+  const tx_expr *v = tx_kwarg(&e->kw, e->exprs, e->nexprs, intern(st, kw));
+  if (!v) return 0;
+  const tx_expr *const *items = v->kind == EXPR_TUPLE ? v->ops : &v;
+  uint32_t n = v->kind == EXPR_TUPLE ? v->nops : 1;
+  for (uint32_t i = 0; i < n && i < 3; i++)
+    out[i] = as_int32(st, items[i]);
+  return 1;
+}
+
+/* dims[] derived from scope ids (NULL: not determined) merged with the
+ * entry's own `kw=`: a dimension the scope ids leave open keeps the user's
+ * value, a user 1 (the padding of a shorter tuple) yields, and two
+ * different constants are a located error at `at`. Adds the keyword when
+ * either side gives it, or `always`. */
+static void merge_dims(lt_state *st, const char *kw, const tx_expr *dims[3], const scope_def *at,
+                       int always) {
+  const tx_expr *user[3];
+  int have_user = user_dims(st, kw, user);
+  int derived = dims[0] || dims[1] || dims[2];
+  if (!have_user && !derived && !always) return;
+  const tx_expr *out[3];
+  for (int i = 0; i < 3; i++) {
+    int64_t u, d;
+    out[i] = dims[i] ? dims[i] : user[i];
+    if (!dims[i] || !user[i] || !tx_lc_const(user[i], &u) || u == 1 || !tx_lc_const(dims[i], &d) ||
+        u == d)
+      continue;
+    tx_error(st->pc->diags, at ? at->s->span : st->entry->span,
+             "inconsistent launch extents: T.device_entry(%s=...) launches %lld along %c but "
+             "T.%s implies %lld",
+             kw, (long long)u, 'x' + i, at ? id_names[at->kind] : "?", (long long)d);
+    st->error = 1;
+    return;
+  }
+  add_entry_kw(st, kw, tuple3(st, out));
+}
+
 /* Compute the launch and the bindings of every scope id. */
 static void build_launch(lt_state *st) {
   const tx_expr *grid[3] = {0}, *block[3] = {0}, *cluster[3] = {0};
@@ -351,9 +406,23 @@ static void build_launch(lt_state *st) {
         return;
       }
   }
-  add_entry_kw(st, "grid", tuple3(st, grid));
-  add_entry_kw(st, "block", tuple3(st, block));
-  if (have_cluster) add_entry_kw(st, "cluster", tuple3(st, cluster));
+  const scope_def *grid_at = cta && cta->n ? cta : ncl;
+  const scope_def *block_at = thr && thr->n ? thr : NULL;
+  for (uint32_t i = 0; i < st->ndefs && !block_at; i++)
+    if (st->defs[i].kind != ID_CTA && st->defs[i].kind != ID_CLUSTER &&
+        st->defs[i].kind != ID_CTA_IN_CLUSTER && st->defs[i].kind != ID_CTA_IN_PAIR)
+      block_at = &st->defs[i];
+  merge_dims(st, "grid", grid, grid_at, 1);
+  merge_dims(st, "block", block, block_at, 1);
+  if (!have_cluster) cluster[0] = cluster[1] = cluster[2] = NULL;
+  merge_dims(st, "cluster", cluster, incl ? incl : pair ? pair : ncl, 0);
+  if (st->error) return;
+  const tx_expr *none[3] = {0};
+  merge_dims(st, "preferred_cluster", none, NULL, 0);
+  for (uint32_t i = 0; st->entry && i + st->entry->kw.npos < st->entry->nexprs; i++) {
+    const char *k = st->entry->kw.names[i];
+    if (!is_dims_kw(k)) add_entry_kw(st, k, st->entry->exprs[st->entry->kw.npos + i]);
+  }
   if (incl) {
     const tx_expr *pref =
         tx_kwarg(&incl->s->kw, incl->s->exprs, incl->s->nexprs, intern(st, "preferred"));
@@ -644,6 +713,7 @@ static const tx_func *lower_func(lt_state *st, const tx_func *f) {
   st->ndefs = 0;
   st->nlaunch = 0;
   st->nentry = 0;
+  st->entry = NULL;
   memset(st->first, 0, sizeof st->first);
   tx_lc_names_collect(&st->names, st->pc, f);
   tx_visitor v = {.user = st, .pre_stmt = collect_pre_stmt};

@@ -51,8 +51,8 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx,                                             \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
   X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding,               \
-    "one T.launch_thread per tag after the device entry; with-forms, thread_binding loops "        \
-    "dissolve")                                                                                    \
+    "one T.launch_thread per tag (blockIdx, threadIdx, clusterCtaIdx) after the device entry; "    \
+    "with-forms, thread_binding loops dissolve")                                                   \
   X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer,                                 \
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \

@@ -3,10 +3,13 @@
  * launch tag per kernel, right after the device entry.
  *
  * After lower-tirx a kernel can still bind one tag (blockIdx.x, ...,
- * threadIdx.z) several times: flat `t = T.launch_thread("threadIdx.x", n)`
- * bindings written by the user, the with-form
- * `with T.launch_thread("threadIdx.x", n) as t:`, and thread-binding loops
- * `for t in T.thread_binding(b, e, thread="threadIdx.x")`.
+ * threadIdx.z, clusterCtaIdx.x/y/z) several times: flat
+ * `t = T.launch_thread("threadIdx.x", n)` bindings written by the user, the
+ * with-form `with T.launch_thread("threadIdx.x", n) as t:`, and
+ * thread-binding loops `for t in T.thread_binding(b, e, thread="threadIdx.x")`.
+ * TVM's clusterCtaIdx tags bind the CTA's coordinate inside its thread block
+ * cluster; their extents are the cluster shape, while blockIdx extents keep
+ * counting CTAs (CUDA's gridDim), as in TVM's launch parameters.
  *
  * Requires: a module after lower-tirx (flat T.device_entry(grid=, block=)),
  * or TVM's legacy form with no device entry at all, where the outermost
@@ -18,9 +21,13 @@
  *    every other variable bound to the tag is replaced by the unified one
  *    (cast to its own dtype), with-forms and thread-binding loops become
  *    their bodies (a loop variable with a nonzero begin b becomes t + b);
- *  - the device entry's grid= / block= cover every tag used: a dimension the
- *    entry leaves at 1 takes the tag's extent; two different constant
- *    extents for one tag are a located error (so are unknown tags);
+ *  - the device entry's grid= / block= / cluster= cover every tag used
+ *    (blockIdx, threadIdx, clusterCtaIdx): a dimension the entry leaves at 1
+ *    takes the tag's extent, and an entry without cluster= gets one when a
+ *    clusterCtaIdx tag is bound; two different constant extents for one tag
+ *    are a located error (so are unknown tags, a clusterCtaIdx extent that is
+ *    not a positive constant, and a constant grid dimension that is not a
+ *    multiple of the constant cluster dimension);
  *  - a function with launches and no device entry gets one, flat, where its
  *    outermost launch was (that launch must be the only outermost one);
  *  - a function that needs none of this is returned unchanged.
@@ -38,9 +45,11 @@
 static const char PASS[] = "unify-thread-binding";
 static const tirx_span NOSPAN = {0};
 
-enum { NTAGS = 6 };
-static const char *const TAGS[NTAGS] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
-                                        "threadIdx.x", "threadIdx.y", "threadIdx.z"};
+/* Tags 0-2 size the grid, 3-5 the block, 6-8 the cluster. */
+enum { NTAGS = 9, CLUSTER_TAG0 = 6 };
+static const char *const TAGS[NTAGS] = {"blockIdx.x",      "blockIdx.y",      "blockIdx.z",
+                                        "threadIdx.x",     "threadIdx.y",     "threadIdx.z",
+                                        "clusterCtaIdx.x", "clusterCtaIdx.y", "clusterCtaIdx.z"};
 
 typedef enum site_kind { SITE_BIND, SITE_WITH, SITE_FOR } site_kind;
 
@@ -71,7 +80,8 @@ typedef struct ut_state {
   const tx_expr **from;
   const tx_expr **to;
   uint32_t nsubst, capsubst;
-  const tx_expr *grid[3], *block[3];
+  const tx_expr *grid[3], *block[3], *cluster[3];
+  int entry_cluster; /* the entry has cluster= */
   tx_lc_names names;
   int error, oom;
 } ut_state;
@@ -95,7 +105,8 @@ static int tag_index(ut_state *st, const tx_expr *tag, tirx_span span) {
           memcmp(tag->u.str.data, TAGS[i], tag->u.str.len) == 0)
         return i;
   tx_error(st->pc->diags, span,
-           "unsupported launch tag: expected blockIdx.x/y/z or threadIdx.x/y/z");
+           "unsupported launch tag: expected blockIdx.x/y/z, threadIdx.x/y/z or "
+           "clusterCtaIdx.x/y/z");
   st->error = 1;
   return -1;
 }
@@ -104,8 +115,8 @@ static int tag_index_name(ut_state *st, const char *name, tirx_span span) {
   for (int i = 0; name && i < NTAGS; i++)
     if (strcmp(name, TAGS[i]) == 0) return i;
   tx_error(st->pc->diags, span,
-           "unsupported thread binding '%s': expected blockIdx.x/y/z or "
-           "threadIdx.x/y/z",
+           "unsupported thread binding '%s': expected blockIdx.x/y/z, "
+           "threadIdx.x/y/z or clusterCtaIdx.x/y/z",
            name ? name : "?");
   st->error = 1;
   return -1;
@@ -215,27 +226,75 @@ static int is_lit(const tx_expr *e, int64_t v) {
   return tx_lc_const(e, &x) && x == v;
 }
 
-/* Read the entry's grid=/block= (missing dimensions are 1). */
-static void read_dims(ut_state *st, const tx_stmt *entry, const char *kw, const tx_expr *out[3]) {
+/* Read the entry's grid=/block=/cluster= (missing dimensions are 1); is
+ * the keyword there? */
+static int read_dims(ut_state *st, const tx_stmt *entry, const char *kw, const tx_expr *out[3]) {
   const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
   for (int i = 0; i < 3; i++)
     out[i] = one;
-  if (!entry || entry->kind != STMT_DEVICE_ENTRY) return;
+  if (!entry || entry->kind != STMT_DEVICE_ENTRY) return 0;
   const tx_expr *e =
       tx_kwarg(&entry->kw, entry->exprs, entry->nexprs, tx_intern(st->ir->strings, kw));
-  if (!e) return;
+  if (!e) return 0;
   const tx_expr *const *items = e->kind == EXPR_TUPLE ? e->ops : &e;
   uint32_t n = e->kind == EXPR_TUPLE ? e->nops : 1;
   for (uint32_t i = 0; i < n && i < 3; i++)
     out[i] = items[i];
+  return 1;
+}
+
+/* The first site binding tag t, or NULL. */
+static const site *first_site(const ut_state *st, int t) {
+  for (uint32_t i = 0; i < st->nsites; i++)
+    if (st->sites[i].tag == t) return &st->sites[i];
+  return NULL;
+}
+
+/* The cluster shape is a kernel attribute fixed at compile time (the
+ * runtime reads it from the kernel, docs/runtime.md), so a clusterCtaIdx
+ * extent must be a positive constant. */
+static int cluster_extent_ok(ut_state *st, const site *s) {
+  int64_t v;
+  if (tx_lc_const(s->extent, &v) && v > 0) return 1;
+  if (tx_lc_const(s->extent, &v))
+    tx_error(st->pc->diags, s->s->span, "%s must have a positive extent, not %lld", TAGS[s->tag],
+             (long long)v);
+  else
+    tx_error(st->pc->diags, s->s->span,
+             "%s needs a constant extent: the cluster shape is fixed when the kernel is compiled",
+             TAGS[s->tag]);
+  st->error = 1;
+  return 0;
+}
+
+/* CUDA launches whole clusters: each grid dimension (in CTAs) must be a
+ * multiple of the cluster's. Checked where both are constants. */
+static void check_grid_cluster(ut_state *st) {
+  for (int d = 0; d < 3; d++) {
+    int64_t g, c;
+    if (!tx_lc_const(st->grid[d], &g) || !tx_lc_const(st->cluster[d], &c) || c <= 0 || g % c == 0)
+      continue;
+    const site *at = first_site(st, CLUSTER_TAG0 + d);
+    if (!at) at = first_site(st, d);
+    tirx_span span = at ? at->s->span : st->entry ? st->entry->span : NOSPAN;
+    tx_error(st->pc->diags, span,
+             "inconsistent launch extents: the grid has %lld CTAs along %c, not a multiple of "
+             "the cluster's %lld",
+             (long long)g, 'x' + d, (long long)c);
+    st->error = 1;
+    return;
+  }
 }
 
 /* Decide each tag's extent and unified variable; report conflicts. */
 static void plan(ut_state *st) {
   read_dims(st, st->entry, "grid", st->grid);
   read_dims(st, st->entry, "block", st->block);
+  st->entry_cluster = read_dims(st, st->entry, "cluster", st->cluster);
   for (int t = 0; t < NTAGS; t++) {
-    const tx_expr **dim = t < 3 ? &st->grid[t] : &st->block[t - 3];
+    const tx_expr **dim = t < 3              ? &st->grid[t]
+                          : t < CLUSTER_TAG0 ? &st->block[t - 3]
+                                             : &st->cluster[t - CLUSTER_TAG0];
     const site *first = NULL;
     for (uint32_t i = 0; i < st->nsites; i++) {
       const site *s = &st->sites[i];
@@ -258,6 +317,7 @@ static void plan(ut_state *st) {
       }
     }
     if (!first) continue;
+    if (t >= CLUSTER_TAG0 && !cluster_extent_ok(st, first)) return;
     /* A dimension the entry leaves at 1 is the padding of a shorter tuple. */
     if (is_lit(*dim, 1)) {
       *dim = first->extent;
@@ -290,10 +350,19 @@ static void plan(ut_state *st) {
       if (!st->uvar[t]) st->oom = 1;
     }
   }
+  check_grid_cluster(st);
+}
+
+/* Does a clusterCtaIdx tag need the entry's cluster=? */
+static int needs_cluster(const ut_state *st) {
+  for (int t = CLUSTER_TAG0; t < NTAGS; t++)
+    if (st->used[t]) return 1;
+  return 0;
 }
 
 /* Nothing to do: every tag has one flat binding and the entry covers it. */
-static int unchanged(ut_state *st, const tx_expr *const grid0[3], const tx_expr *const block0[3]) {
+static int unchanged(ut_state *st, const tx_expr *const grid0[3], const tx_expr *const block0[3],
+                     const tx_expr *const cluster0[3]) {
   if (!st->entry) return st->nsites == 0;
   int count[NTAGS] = {0};
   for (uint32_t i = 0; i < st->nsites; i++) {
@@ -301,8 +370,9 @@ static int unchanged(ut_state *st, const tx_expr *const grid0[3], const tx_expr 
     if (++count[st->sites[i].tag] > 1) return 0;
   }
   for (int i = 0; i < 3; i++)
-    if (grid0[i] != st->grid[i] || block0[i] != st->block[i]) return 0;
-  return 1;
+    if (grid0[i] != st->grid[i] || block0[i] != st->block[i] || cluster0[i] != st->cluster[i])
+      return 0;
+  return st->entry_cluster || !needs_cluster(st);
 }
 
 static void subst(ut_state *st, const tx_expr *from, const tx_expr *to) {
@@ -343,26 +413,30 @@ static const tx_stmt *new_entry(ut_state *st, const tx_stmt *old, tirx_span span
   const char *names[16];
   uint32_t n = 0;
   const char *g = tx_intern(st->ir->strings, "grid"), *b = tx_intern(st->ir->strings, "block");
-  int have_g = 0, have_b = 0;
+  const char *c = tx_intern(st->ir->strings, "cluster");
+  int have_g = 0, have_b = 0, have_c = 0;
   if (old) {
     uint32_t npos = old->kw.npos;
-    for (uint32_t i = npos; i < old->nexprs && n < 14; i++) {
+    for (uint32_t i = npos; i < old->nexprs && n < 13; i++) {
       const char *k = old->kw.names[i - npos];
       names[n] = k;
       if (k == g)
         have_g = 1, ops[n++] = tuple3(st, st->grid);
       else if (k == b)
         have_b = 1, ops[n++] = tuple3(st, st->block);
+      else if (k == c)
+        have_c = 1, ops[n++] = tuple3(st, st->cluster);
       else
         ops[n++] = old->exprs[i];
     }
   }
-  /* grid and block lead, as lower-tirx writes them */
+  /* grid, block and cluster lead, as lower-tirx writes them */
   const tx_expr *ops2[16];
   const char *names2[16];
   uint32_t m = 0;
   if (!have_g) names2[m] = g, ops2[m++] = tuple3(st, st->grid);
   if (!have_b) names2[m] = b, ops2[m++] = tuple3(st, st->block);
+  if (!have_c && needs_cluster(st)) names2[m] = c, ops2[m++] = tuple3(st, st->cluster);
   for (uint32_t i = 0; i < n; i++)
     names2[m] = names[i], ops2[m++] = ops[i];
   for (uint32_t i = 0; i < m; i++)
@@ -474,7 +548,14 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   tx_visitor v = {
       .user = st, .pre_stmt = collect_pre, .post_stmt = collect_post, .pre_expr = tx_lc_skip_expr};
   tx_visit_stmt(&v, f->body);
-  if (st->error || st->oom || st->nsites == 0) return f;
+  if (st->error || st->oom) return f;
+  if (st->nsites == 0) {
+    /* No bindings to unify; the entry's own grid and cluster must agree. */
+    read_dims(st, st->entry, "grid", st->grid);
+    read_dims(st, st->entry, "cluster", st->cluster);
+    check_grid_cluster(st);
+    return f;
+  }
   /* Names are needed only for fresh variables, i.e. when there is work. */
   tx_lc_names_collect(&st->names, st->pc, f);
   if (!st->entry) {
@@ -501,17 +582,20 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
       first = x;
     }
   }
-  const tx_expr *grid0[3], *block0[3];
+  const tx_expr *grid0[3], *block0[3], *cluster0[3];
   plan(st);
   if (st->error || st->oom) return f;
   read_dims(st, st->entry, "grid", grid0);
   read_dims(st, st->entry, "block", block0);
+  read_dims(st, st->entry, "cluster", cluster0);
   /* same extents as before count as unchanged */
   for (int i = 0; i < 3; i++) {
     if (st->grid[i] != grid0[i] && same_extent(st->grid[i], grid0[i])) st->grid[i] = grid0[i];
     if (st->block[i] != block0[i] && same_extent(st->block[i], block0[i])) st->block[i] = block0[i];
+    if (st->cluster[i] != cluster0[i] && same_extent(st->cluster[i], cluster0[i]))
+      st->cluster[i] = cluster0[i];
   }
-  if (unchanged(st, grid0, block0)) return f;
+  if (unchanged(st, grid0, block0, cluster0)) return f;
   if (st->entry && st->entry->kind != STMT_DEVICE_ENTRY) {
     tx_internal_error(st->pc->diags, PASS, "T.attr device entry left by lower-tirx");
     st->error = 1;

@@ -2,7 +2,8 @@
  * test_api_gpu.c - the public API (<tirx/tirx.h> only) on a GPU: every doc
  * kernel of tests/golden/lowering through tirx_compile / tirx_runtime_load /
  * tirx_function_call against CPU references (tma_tile: tensor maps the
- * runtime encodes from the host part, sm_90+), one function called from two
+ * runtime encodes from the host part, sm_90+; tma_multicast: a cluster
+ * launch from the compiled cluster shape, sm_90+), one function called from two
  * threads on their own streams, a save/load round trip and argument-check
  * errors on the real launch path.
  *
@@ -700,6 +701,33 @@ static int run_tma_tile(env *e) {
   return expect_usage(e, bad, 4, want);
 }
 
+/* tma_multicast: TVM's clusterCtaIdx.x binding and a TMA multicast. The
+ * runtime launches the 8 CTAs in clusters of 4 from the cluster shape the
+ * compiler recorded (nothing here passes it); each CTA's 16 rows of B must
+ * be the whole of A, assembled from the four quarters its cluster's CTAs
+ * multicast, and R[b] its coordinate in the cluster, b % 4. */
+static int run_tma_multicast(env *e) {
+  enum { N = 16 * 16, CTAS = 8 };
+  static float a[N], b[CTAS * N];
+  int32_t rk[CTAS];
+  fill_floats(a, N, 47);
+  int r;
+  if ((r = expect_params(e, 3))) return r;
+  DLTensor *da = param_tensor(e, 0, 0, a), *db = param_tensor(e, 1, 0, NULL),
+           *dr = param_tensor(e, 2, 0, NULL);
+  if (!da || !db || !dr) return CHILD_FAIL;
+  tirx_arg args[] = {T_(da), T_(db), T_(dr)};
+  if ((r = call_sync(e, args, 3)) || (r = to_host(e, b, db)) || (r = to_host(e, rk, dr))) return r;
+  for (int c = 0; c < CTAS; c++) {
+    if (rk[c] != c % 4) return fail(e, "CTA %d: clusterCtaIdx.x = %d, want %d", c, rk[c], c % 4);
+    for (int i = 0; i < N; i++)
+      if (f2u(b[c * N + i]) != f2u(a[i]))
+        return fail(e, "CTA %d: B[%d][%d] = %g, want %g (the quarter cluster rank %d multicast)", c,
+                    c * 16 + i / 16, i % 16, b[c * N + i], a[i], i / 64);
+  }
+  return CHILD_PASS;
+}
+
 /* ---- beyond single kernels ---------------------------------------------------------- */
 
 /* Two threads, one tirx_function (scal), 1000 calls each on their own
@@ -885,6 +913,7 @@ static const gcase CASES[] = {
     {"vectorized_elementwise", "vectorized_elementwise", "vec_axpy", 0, run_vec_axpy},
     {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy},
     {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile},
+    {"tma_multicast", "tma_multicast", "tma_multicast", 90, run_tma_multicast},
     {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids},
     {"unread_shape", "unread_shape", "unread_shape", 0, run_unread_shape},
     {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},

@@ -132,7 +132,8 @@ static void run_golden(const char *name) {
   X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
-  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw)
+  X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
+  X(cluster_binding)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -294,6 +295,13 @@ Test(errors, unsupported_ptx_op_is_named) {
   /* A legacy helper no family table emits (fetch_register, the example
    * here before, is codegen/ptx_memory.c's now). */
   expect_error("    T.ptx_wait_barrier(0)\n", "T.ptx_wait_barrier");
+}
+
+Test(errors, launch_tag_is_checked) {
+  /* clusterCtaIdx.{x,y,z} are launch tags (TVM's cluster coordinates);
+   * another suffix is not. */
+  expect_error("    c = T.launch_thread(\"clusterCtaIdx.w\", 2)\n    A[c] = T.float32(1.0)\n",
+               "needs a tag threadIdx.{x,y,z}, blockIdx.{x,y,z} or clusterCtaIdx.{x,y,z}");
 }
 
 Test(errors, raw_ptx_keyword_is_named) {

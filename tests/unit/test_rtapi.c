@@ -2,7 +2,8 @@
  * test_rtapi.c - the public compile/load/run API on the CPU: argument
  * checks of every mismatch kind with their messages (host DLTensors with
  * fake device pointers against a fake driver; the checks run before any
- * launch), launches through the fake driver, save/load round trips and
+ * launch), launches through the fake driver (a cluster launch from TVM's
+ * clusterCtaIdx bindings among them), save/load round trips and
  * rejected files, the in-memory and disk caches, a cache hit in a second
  * process, and tensor maps: the host part's runtime.cuTensorMapEncodeTiled
  * executed at launch through the fake driver (its arguments recorded, the
@@ -715,4 +716,51 @@ Test(rtapi_launch, unread_shape_variable_reaches_the_kernel) {
   cr_expect_eq(p1, (void *)BUF_B, "then B's");
   cr_expect_eq(m, 7, "then m, bound from A's shape[0]");
   tma_teardown(&f);
+}
+
+/* ---- clusters through the public API (fake driver) ------------------------------- */
+
+/* TVM's clusterCtaIdx bindings: the cluster shape the compiler recorded
+ * reaches cuLaunchKernelEx as the cluster-dimension attribute, and the grid
+ * stays in CTAs (the blockIdx extents). */
+static const char CLUSTER_BIND[] =
+    HDR "def cb(A: T.Buffer((256,), \"int32\")):\n"
+        "    T.device_entry()\n"
+        "    for cx in T.thread_binding(2, thread=\"clusterCtaIdx.x\"):\n"
+        "        for cy in T.thread_binding(2, thread=\"clusterCtaIdx.y\"):\n"
+        "            for bx in T.thread_binding(4, thread=\"blockIdx.x\"):\n"
+        "                for by in T.thread_binding(2, thread=\"blockIdx.y\"):\n"
+        "                    for tx in T.thread_binding(32, thread=\"threadIdx.x\"):\n"
+        "                        A[(by * 4 + bx) * 32 + tx] = cx + cy * 2\n";
+
+Test(rtapi_launch, cluster_bindings_launch_clusters) {
+  tirx_executable *exe = compile_with_stand_in_ptx(CLUSTER_BIND);
+  tirx_error err = {0};
+  tirx_runtime *rt = NULL;
+  tirx_loaded *lm = NULL;
+  tirx_function *fn = NULL;
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_runtime_load(rt, exe, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "cb", &fn, &err), TIRX_OK, "%s", err.message);
+  fake_cuda_state *s = fake_state(FAKE_CUDA_PATH);
+  static int32_t out[256];
+  static int64_t shape[1] = {256};
+  DLTensor a = tensor(out, shape, 1, (DLDataType){kDLInt, 32, 1});
+  tirx_arg args[1] = {{TIRX_ARG_TENSOR, {.tensor = &a}}};
+  cr_assert_eq(tirx_function_call(fn, args, 1, NULL, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(s->launches, 1);
+  cr_expect(s->last_config.gridDimX == 4 && s->last_config.gridDimY == 2 &&
+                s->last_config.gridDimZ == 1,
+            "grid (%u, %u, %u), want (4, 2, 1) CTAs", s->last_config.gridDimX,
+            s->last_config.gridDimY, s->last_config.gridDimZ);
+  cr_expect_eq(s->last_config.blockDimX, 32);
+  cr_assert_eq(s->last_config.numAttrs, 1);
+  cr_assert_eq(s->last_attrs[0].id, TX_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+  cr_expect(s->last_attrs[0].value.clusterDim.x == 2 && s->last_attrs[0].value.clusterDim.y == 2 &&
+                s->last_attrs[0].value.clusterDim.z == 1,
+            "cluster (%u, %u, %u), want (2, 2, 1)", s->last_attrs[0].value.clusterDim.x,
+            s->last_attrs[0].value.clusterDim.y, s->last_attrs[0].value.clusterDim.z);
+  tirx_loaded_free(lm);
+  tirx_runtime_close(rt);
+  tirx_executable_free(exe);
 }
