@@ -222,17 +222,36 @@ const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
 
 /* ---- literals ---------------------------------------------------------------- */
 
-static void put_float_text(tx_strbuf *sb, double v, int is_f32) {
+static void put_float_text(cuda_cg *g, tx_strbuf *sb, double v, int is_f32) {
   /* Whole numbers below 1e9 print as %.9g would, without its cost. */
   if (!signbit(v) && v < 1e9 && v == (double)(int64_t)v) {
-    tx_sb_printf(sb, "%" PRId64 ".0%s", (int64_t)v, is_f32 ? "f" : "");
+    tx_sb_put_int(sb, (int64_t)v);
+    tx_sb_puts(sb, is_f32 ? ".0f" : ".0");
+    return;
+  }
+  /* Kernels repeat their constants (unrolled copies above all), and
+   * snprintf's %g costs a microsecond: remember the last texts made. */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  cuda_float_text *slot = &g->float_texts[(bits * 0x9e3779b97f4a7c15ull >> 60) % CUDA_FLOAT_CACHE];
+  if (slot->len && slot->bits == bits && slot->is_f32 == is_f32) {
+    tx_sb_putn(sb, slot->text, slot->len);
     return;
   }
   char buf[64];
-  snprintf(buf, sizeof buf, is_f32 ? "%.9g" : "%.17g", v);
-  tx_sb_puts(sb, buf);
-  if (!strpbrk(buf, ".e")) tx_sb_puts(sb, ".0");
-  if (is_f32) tx_sb_putc(sb, 'f');
+  int n = snprintf(buf, sizeof buf, is_f32 ? "%.9g" : "%.17g", v);
+  if (n < 0 || n > 40) n = 0; /* cannot happen for a finite double */
+  if (!strpbrk(buf, ".e")) {
+    memcpy(buf + n, ".0", 3);
+    n += 2;
+  }
+  if (is_f32) {
+    buf[n++] = 'f';
+    buf[n] = 0;
+  }
+  tx_sb_putn(sb, buf, (size_t)n);
+  *slot = (cuda_float_text){.bits = bits, .is_f32 = (uint8_t)is_f32, .len = (uint8_t)n};
+  memcpy(slot->text, buf, (size_t)n);
 }
 
 static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
@@ -263,10 +282,10 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(sb, v > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float((int)0xff800000u)");
   } else if (v < 0) {
     tx_sb_puts(sb, "(-");
-    put_float_text(sb, -v, !f64);
+    put_float_text(g, sb, -v, !f64);
     tx_sb_putc(sb, ')');
   } else {
-    put_float_text(sb, v, !f64);
+    put_float_text(g, sb, v, !f64);
   }
   if (wrap) tx_sb_putc(sb, ')');
 }
@@ -1141,6 +1160,13 @@ typedef struct dyn_collect {
   int nomem;
 } dyn_collect;
 
+/* Expressions hold no statements: a walk for statements skips them. */
+static int skip_expr(tx_visitor *v, const tx_expr *e) {
+  (void)v;
+  (void)e;
+  return 0;
+}
+
 static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
   dyn_collect *d = v->user;
   /* An allocation, or a T.decl_buffer without data= (it owns its storage,
@@ -1279,6 +1305,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   tx_visitor v = {0};
   v.user = &dc;
   v.pre_stmt = collect_dyn;
+  v.pre_expr = skip_expr;
   tx_visit_stmt(&v, f->body);
   if (dc.nomem) g->nomem = 1;
   if (dc.n) {

@@ -206,6 +206,14 @@ typedef struct cuda_storage {
   int is_shared; /* shared or shared.dyn: raw PTX passes its address as 32 bits */
 } cuda_storage;
 
+/* A float literal's text, remembered (cuda.c put_float_text). */
+enum { CUDA_FLOAT_CACHE = 16 };
+typedef struct cuda_float_text {
+  uint64_t bits; /* the double's bits */
+  uint8_t is_f32, len;
+  char text[46];
+} cuda_float_text;
+
 typedef struct cuda_cg {
   tx_diag_sink *diags;
   tx_ir ir; /* scratch arena for names */
@@ -236,6 +244,7 @@ typedef struct cuda_cg {
   tx_ptrmap stor_of; /* data variable -> index + 1 in stor (the first added wins) */
   tx_ptrmap nonneg;  /* variables known to be >= 0 (thread ids, loop vars from 0) */
   tx_ptrmap used;    /* variables read somewhere in the kernel body */
+  cuda_float_text float_texts[CUDA_FLOAT_CACHE];
 } cuda_cg;
 
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
