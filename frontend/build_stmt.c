@@ -554,6 +554,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
   /* `A_map = T.tvm_stack_alloca("tensormap", 1)` holds a tensor map even
    * without the annotation TVM's printer adds. */
   if (v) v->u.var.tensormap = (uint8_t)tx_tensormap_is_alloca(value, NULL);
+  bld_copy_pointer_type(b, v, value);
   return v ? bind_stmt(b, target, v, value, BIND_PLAIN, span) : NULL;
 }
 
@@ -608,11 +609,19 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
     return NULL;
   }
   int tensormap = type && bld_tensormap_type(b, type);
+  /* x: T.let[T.handle("uint64", "shared")] = ...: a typed pointer. */
+  tx_dtype pointee = TX_VOID;
+  int has_pointee = 0;
+  const char *scope = NULL;
+  int ptr = type && !tensormap ? bld_pointer_type(b, type, &pointee, &has_pointee, &scope) : 0;
+  if (ptr < 0) return NULL;
   if (tensormap) {
     /* TVM's older printer wrote `A_map: T.handle("tensormap") = ...` without
      * T.let: an immutable binding either way. */
     t = TX_HANDLE;
     style = BIND_LET_TYPED;
+  } else if (ptr) {
+    t = TX_HANDLE;
   } else if (type && !bld_dtype_attr(b, type, &t, 1)) {
     return NULL;
   }
@@ -641,6 +650,13 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   if (v)
     v->u.var.tensormap =
         tensormap || (t.code == DT_HANDLE && value && tx_tensormap_is_alloca(value, NULL));
+  if (v && ptr) {
+    v->u.var.pointee = pointee;
+    v->u.var.has_pointee = has_pointee;
+    v->u.var.scope = scope;
+  } else if (!type) {
+    bld_copy_pointer_type(b, v, value);
+  }
   return v ? bind_stmt(b, target, v, value, style, st->span) : NULL;
 }
 
