@@ -98,8 +98,9 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
   if (!q || strcmp(q, "T.handle") != 0) return 0;
   const tx_ast_list *args = &ast->u.call.args;
   if (args->len > 2) {
-    BLD_ERROR(b, ast, "T.handle takes at most a dtype and a storage scope: "
-                      "T.handle(\"float32\", \"shared\")");
+    BLD_ERROR(b, ast,
+              "T.handle takes at most a dtype and a storage scope: "
+              "T.handle(\"float32\", \"shared\")");
     return -1;
   }
   const tx_ast *dt = args->len > 0 ? args->items[0] : NULL;
@@ -107,10 +108,10 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
   for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
     const tx_ast *kw = ast->u.call.keywords.items[i];
     const char *k = kw->u.keyword.arg;
-    const tx_ast **slot = !k                                  ? NULL
-                          : strcmp(k, "dtype") == 0           ? &dt
-                          : strcmp(k, "storage_scope") == 0   ? &sc
-                                                              : NULL;
+    const tx_ast **slot = !k                                ? NULL
+                          : strcmp(k, "dtype") == 0         ? &dt
+                          : strcmp(k, "storage_scope") == 0 ? &sc
+                                                            : NULL;
     if (!slot || (slot == &dt && args->len > 0) || (slot == &sc && args->len > 1)) {
       BLD_ERROR(b, kw, "T.handle takes dtype and storage_scope, each once");
       return -1;
@@ -120,8 +121,9 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
   if (dt && dt->kind != AST_NONE) {
     if (!bld_dtype(b, dt, pointee)) return -1;
     if (pointee->code == DT_HANDLE) {
-      BLD_ERROR(b, dt, "a pointer to a pointer is not supported; use T.handle(\"void\") or "
-                       "T.handle(\"uint64\")");
+      BLD_ERROR(b, dt,
+                "a pointer to a pointer is not supported; use T.handle(\"void\") or "
+                "T.handle(\"uint64\")");
       return -1;
     }
     *has_pointee = pointee->code != DT_VOID;
@@ -214,8 +216,9 @@ static const tx_expr *build_reinterpret(builder *b, const tx_ast *call) {
     const char *k = kw->u.keyword.arg;
     if (k && strcmp(k, "span") == 0) continue;
     if (!k || (strcmp(k, "dtype") != 0 && strcmp(k, "ty") != 0) || type_ast) {
-      BLD_ERROR(b, kw, "T.reinterpret takes the target type once: as the first argument, dtype= "
-                       "or ty=");
+      BLD_ERROR(b, kw,
+                "T.reinterpret takes the target type once: as the first argument, dtype= "
+                "or ty=");
       return NULL;
     }
     type_ast = kw->u.keyword.value;
