@@ -1219,9 +1219,14 @@ static void reset_kernel(cuda_cg *g) {
   g->nstor = 0;
 }
 
+static int collect_used_expr(tx_visitor *v, const tx_expr *e);
+
 /* Variables read in the body (binding occurrences excluded): an unread
  * thread binding is not emitted, as in TVM, so kernels compile warning-free. */
 static int collect_used_stmt(tx_visitor *v, const tx_stmt *s) {
+  /* A buffer declared on a pointer variable reads it (data=ptr). */
+  if (s->kind == STMT_DECL && s->buffer && s->buffer->data && s->buffer->data->kind == EXPR_VAR)
+    collect_used_expr(v, s->buffer->data);
   if (!tx_stmt_binds_vars((tx_stmt_kind)s->kind)) return 1;
   /* Walk everything but vars[] (the bound names). */
   for (uint32_t i = 0; i < s->nexprs; i++)

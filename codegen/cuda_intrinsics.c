@@ -1201,6 +1201,14 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   cuda_unsupported(g, e, "this dtype");
 }
 
+/* Is `a` a pointer variable of no element type: T.reinterpret("handle", x)
+ * bound in device code, or an untyped T.handle parameter? */
+static int untyped_pointer(cuda_cg *g, const tx_expr *a) {
+  if (a->kind != EXPR_VAR || a->dtype.code != DT_HANDLE) return 0;
+  const cuda_storage *s = cuda_find_storage(g, a);
+  return s && s->elem.code == DT_VOID;
+}
+
 /* T.reinterpret to or from a pointer: the same 64 bits as a C cast, to the
  * target pointer type (T.handle("uint64", "shared") is unsigned long long*,
  * "handle" void*) or to a 64-bit integer. The frontend refuses other pairs;
@@ -1232,6 +1240,15 @@ static void emit_pointer_reinterpret(cuda_cg *g, const tx_expr *e, tx_strbuf *sb
 void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   uint32_t n = cuda_npos(e);
+  if ((strcmp(op, "T.cuda.atomic_add") == 0 || strcmp(op, "T.cuda.atomic_cas") == 0) && n >= 1 &&
+      untyped_pointer(g, e->ops[0])) {
+    /* atomicAdd/atomicCAS take T* for the value's T (TVM's helper is a
+     * template on it): a void* says nothing to deduce from. */
+    cuda_unsupported(g, e,
+                     "the address is an untyped pointer (void*); bind it with a pointer type "
+                     "such as T.handle(\"float32\")");
+    return;
+  }
   if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
   if (is_raw_ptx(op)) {
     emit_raw_ptx(g, e, sb);

@@ -120,12 +120,6 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
   }
   if (dt && dt->kind != AST_NONE) {
     if (!bld_dtype(b, dt, pointee)) return -1;
-    if (pointee->code == DT_HANDLE) {
-      BLD_ERROR(b, dt,
-                "a pointer to a pointer is not supported; use T.handle(\"void\") or "
-                "T.handle(\"uint64\")");
-      return -1;
-    }
     *has_pointee = pointee->code != DT_VOID;
   }
   if (sc && pointer_scope(b, sc, scope) < 0) return -1;
