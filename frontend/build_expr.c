@@ -88,12 +88,57 @@ static int pointer_scope(builder *b, const tx_ast *a, const char **scope) {
   return *scope ? 1 : (bld_oom(b), -1);
 }
 
+/* The callee of `call` is a bare or dotted name ending in `name`
+ * (`PointerType(...)`, `tvm.ir.PointerType(...)`) that no kernel symbol
+ * shadows: how TVM's printer writes IR type objects. */
+static int is_type_ctor(builder *b, const tx_ast *call, const char *name) {
+  const tx_ast *f = call->u.call.func;
+  if (f->kind == AST_NAME) return strcmp(f->u.name.id, name) == 0 && !bld_lookup(b, f->u.name.id);
+  return f->kind == AST_ATTR && strcmp(f->u.attr.attr, name) == 0 &&
+         !bld_qualified_name(b, f, NULL);
+}
+
+/* PointerType(PrimType("uint64"), "shared") (TVM's IR type object, as its
+ * printer writes a let variable's type): the same as T.handle("uint64",
+ * "shared"). */
+static int pointer_type_object(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_pointee,
+                               const char **scope) {
+  const tx_ast_list *args = &ast->u.call.args;
+  const tx_ast *elem = args->len > 0 ? args->items[0] : NULL;
+  const tx_ast *sc = args->len > 1 ? args->items[1] : NULL;
+  for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
+    const tx_ast *kw = ast->u.call.keywords.items[i];
+    const char *k = kw->u.keyword.arg;
+    if (k && strcmp(k, "storage_scope") == 0 && !sc)
+      sc = kw->u.keyword.value;
+    else if (k && strcmp(k, "element_type") == 0 && !elem)
+      elem = kw->u.keyword.value;
+    else {
+      BLD_ERROR(b, kw, "PointerType takes an element type and a storage scope");
+      return -1;
+    }
+  }
+  if (!elem || args->len > 2 || elem->kind != AST_CALL || !is_type_ctor(b, elem, "PrimType") ||
+      elem->u.call.args.len != 1 || elem->u.call.keywords.len) {
+    BLD_ERROR(b, elem ? elem : ast,
+              "PointerType needs its element type as PrimType(\"dtype\"); or write "
+              "T.handle(\"dtype\", \"scope\")");
+    return -1;
+  }
+  if (!bld_dtype(b, elem->u.call.args.items[0], pointee)) return -1;
+  *has_pointee = pointee->code != DT_VOID;
+  if (sc && pointer_scope(b, sc, scope) < 0) return -1;
+  return 1;
+}
+
 int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_pointee,
                      const char **scope) {
   *pointee = TX_VOID;
   *has_pointee = 0;
   *scope = NULL;
   if (!ast || ast->kind != AST_CALL) return 0;
+  if (is_type_ctor(b, ast, "PointerType"))
+    return pointer_type_object(b, ast, pointee, has_pointee, scope);
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
   if (!q || strcmp(q, "T.handle") != 0) return 0;
   const tx_ast_list *args = &ast->u.call.args;

@@ -608,6 +608,18 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
               "T.alloc_local((8,), \"float32\")");
     return NULL;
   }
+  /* T.let[T.Var(name="x", ty=TYPE)] (TVM's printer, also dtype=TYPE in
+   * older docs): the variable's type is TYPE; the name is the target's. */
+  if (type && type->kind == AST_CALL && type->u.call.args.len == 0) {
+    const char *vq = bld_qualified_name(b, type->u.call.func, NULL);
+    const tx_ast *ty = NULL;
+    for (size_t i = 0; vq && strcmp(vq, "T.Var") == 0 && i < type->u.call.keywords.len; i++) {
+      const tx_ast *kw = type->u.call.keywords.items[i];
+      const char *k = kw->u.keyword.arg;
+      if (k && (strcmp(k, "ty") == 0 || strcmp(k, "dtype") == 0)) ty = kw->u.keyword.value;
+    }
+    if (ty) type = ty;
+  }
   int tensormap = type && bld_tensormap_type(b, type);
   /* x: T.let[T.handle("uint64", "shared")] = ...: a typed pointer. */
   tx_dtype pointee = TX_VOID;
