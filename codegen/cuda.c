@@ -915,6 +915,53 @@ static int has_call(const tx_expr *e) {
   return vis.stop;
 }
 
+void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,
+                           tx_strbuf *sb) {
+  tx_sb_puts(sb, has_pointee && pointee.code != DT_VOID ? cuda_ctype(g, pointee, span) : "void");
+  tx_sb_putc(sb, '*');
+}
+
+/* `ptr: T.let = T.reinterpret(T.handle("uint64", "shared"), x)` in device
+ * code: a C pointer variable of the variable's pointer type (void* when it
+ * has none), registered as storage so that a buffer declared on it
+ * (T.decl_buffer(..., data=ptr)) indexes through it. The value is cast to
+ * that type unless it is a T.reinterpret to exactly that type already. The
+ * scope only says how raw PTX passes the address (shared: 32 bits); the
+ * pointer itself is a generic address, so loads and stores through it are
+ * right for any memory it points to (a mapa'd peer CTA's shared memory
+ * included). */
+static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, const tx_expr *val) {
+  const tx_var_info *vi = &v->u.var;
+  if (vi->tensormap) {
+    cuda_error(g, s->span,
+               "a tensor map ('%s') cannot be bound in device code; pass it to the kernel as a "
+               "T.TensorMap() parameter",
+               vi->name ? vi->name : "?");
+    return;
+  }
+  if (!val) {
+    cuda_error(g, s->span, "pointer variable '%s' needs a value", vi->name ? vi->name : "?");
+    return;
+  }
+  tx_strbuf ty = {0}, sb = {0};
+  cuda_put_pointer_type(g, vi->pointee, vi->has_pointee, s->span, &ty);
+  tx_dtype pointee;
+  int has;
+  const char *scope;
+  int same = val->kind == EXPR_CALL && tx_expr_pointer_type(val, &pointee, &has, &scope) &&
+             has == vi->has_pointee && (!has || tx_dtype_eq(pointee, vi->pointee));
+  const char *t = tx_sb_cstr(&ty);
+  if (!same) tx_sb_printf(&sb, "(%s)", t ? t : "void*");
+  cuda_emit_expr(g, val, &sb);
+  const char *name = bind_name(g, v, NULL);
+  add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
+                                vi->scope && strncmp(vi->scope, "shared", 6) == 0});
+  const char *txt = tx_sb_cstr(&sb);
+  cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
+  tx_sb_free(&ty);
+  tx_sb_free(&sb);
+}
+
 static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *v = s->nvars ? s->vars[0] : NULL;
   if (!v) return;
@@ -952,8 +999,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (v->dtype.code == DT_HANDLE) {
-    cuda_error(g, s->span, "binding a pointer variable ('%s') in device code is not supported",
-               v->u.var.name ? v->u.var.name : "?");
+    emit_pointer_bind(g, s, v, val);
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
@@ -1199,9 +1245,14 @@ static void reset_kernel(cuda_cg *g) {
   g->nstor = 0;
 }
 
+static int collect_used_expr(tx_visitor *v, const tx_expr *e);
+
 /* Variables read in the body (binding occurrences excluded): an unread
  * thread binding is not emitted, as in TVM, so kernels compile warning-free. */
 static int collect_used_stmt(tx_visitor *v, const tx_stmt *s) {
+  /* A buffer declared on a pointer variable reads it (data=ptr). */
+  if (s->kind == STMT_DECL && s->buffer && s->buffer->data && s->buffer->data->kind == EXPR_VAR)
+    collect_used_expr(v, s->buffer->data);
   if (!tx_stmt_binds_vars((tx_stmt_kind)s->kind)) return 1;
   /* Walk everything but vars[] (the bound names). */
   for (uint32_t i = 0; i < s->nexprs; i++)

@@ -269,6 +269,10 @@ void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
 const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span);
 /* A pointer to `b`'s elements typed as `elem`; 0 after an error. */
 int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb);
+/* The C type of a pointer to `pointee` ("unsigned long long*"; "void*"
+ * without one). */
+void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,
+                           tx_strbuf *sb);
 /* The C operator of a binary kind ("+", "<", "&&"), or NULL. */
 const char *cuda_infix(tx_expr_kind k);
 /* A fresh C name for this kernel, derived from `base`. */

@@ -1201,9 +1201,54 @@ static void emit_limit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   cuda_unsupported(g, e, "this dtype");
 }
 
+/* Is `a` a pointer variable of no element type: T.reinterpret("handle", x)
+ * bound in device code, or an untyped T.handle parameter? */
+static int untyped_pointer(cuda_cg *g, const tx_expr *a) {
+  if (a->kind != EXPR_VAR || a->dtype.code != DT_HANDLE) return 0;
+  const cuda_storage *s = cuda_find_storage(g, a);
+  return s && s->elem.code == DT_VOID;
+}
+
+/* T.reinterpret to or from a pointer: the same 64 bits as a C cast, to the
+ * target pointer type (T.handle("uint64", "shared") is unsigned long long*,
+ * "handle" void*) or to a 64-bit integer. The frontend refuses other pairs;
+ * this refuses them again for IR that passes built. */
+static void emit_pointer_reinterpret(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const tx_expr *x = e->ops[e->nops - 1];
+  tx_dtype to = e->dtype, from = x->dtype;
+  int int64_to = (to.code == DT_INT || to.code == DT_UINT) && to.bits == 64 && to.lanes == 1;
+  int int64_from =
+      (from.code == DT_INT || from.code == DT_UINT) && from.bits == 64 && from.lanes == 1;
+  tx_dtype pointee;
+  int has;
+  const char *scope;
+  if (to.code == DT_HANDLE && (from.code == DT_HANDLE || int64_from) && e->nops == 2 &&
+      tx_pointer_type_expr(e->ops[0], &pointee, &has, &scope)) {
+    tx_sb_puts(sb, "((");
+    cuda_put_pointer_type(g, pointee, has, e->span, sb);
+    tx_sb_putc(sb, ')');
+  } else if (from.code == DT_HANDLE && int64_to) {
+    tx_sb_printf(sb, "((%s)", cuda_ctype(g, to, e->span));
+  } else {
+    cuda_unsupported(g, e, "a pointer reinterprets only as another pointer or a 64-bit integer");
+    return;
+  }
+  cuda_emit_expr(g, x, sb);
+  tx_sb_putc(sb, ')');
+}
+
 void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   uint32_t n = cuda_npos(e);
+  if ((strcmp(op, "T.cuda.atomic_add") == 0 || strcmp(op, "T.cuda.atomic_cas") == 0) && n >= 1 &&
+      untyped_pointer(g, e->ops[0])) {
+    /* atomicAdd/atomicCAS take T* for the value's T (TVM's helper is a
+     * template on it): a void* says nothing to deduce from. */
+    cuda_unsupported(g, e,
+                     "the address is an untyped pointer (void*); bind it with a pointer type "
+                     "such as T.handle(\"float32\")");
+    return;
+  }
   if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
   if (is_raw_ptx(op)) {
     emit_raw_ptx(g, e, sb);
@@ -1289,6 +1334,10 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (strcmp(op, "T.reinterpret") == 0) {
     const tx_expr *x = e->ops[n - 1];
     tx_dtype to = e->dtype, from = x->dtype;
+    if (to.code == DT_HANDLE || from.code == DT_HANDLE) {
+      emit_pointer_reinterpret(g, e, sb);
+      return;
+    }
     const char *fn = NULL;
     if (to.code == DT_FLOAT && to.bits == 32 && from.code == DT_INT && from.bits == 32)
       fn = "__int_as_float";

@@ -198,6 +198,18 @@ static tx_buffer_form form_of(buffer_ctor ctor) {
   return BUF_DECL;
 }
 
+/* Can a buffer in `scope` live at `data`? Only a data variable with a
+ * storage scope says where it points (a typed pointer, an allocation's
+ * data); the storage ranks (the part before the first '.') must agree, so
+ * data=smem.data with scope="shared.dyn" is fine and a global pointer
+ * declared as shared is not. */
+static int same_storage_rank(const tx_expr *data, const char *scope) {
+  if (!data || data->kind != EXPR_VAR || !data->u.var.scope) return 1;
+  const char *ds = data->u.var.scope;
+  size_t a = strcspn(ds, "."), c = strcspn(scope, ".");
+  return a == c && strncmp(ds, scope, a) == 0;
+}
+
 tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const char *name,
                       tirx_span span) {
   tx_buffer *buf = tx_arena_alloc(b->ir->arena, sizeof *buf);
@@ -259,6 +271,11 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
   }
   if (ok && ctor == CTOR_DECL_SCALAR && !have_dtype) {
     BLD_ERROR(b, call, "T.decl_scalar needs a dtype");
+    ok = 0;
+  }
+  if (ok && buf->scope && !same_storage_rank(buf->data, buf->scope)) {
+    BLD_ERROR(b, call, "data= points to '%s' memory but the buffer is declared with scope='%s'",
+              buf->data->u.var.scope, buf->scope);
     ok = 0;
   }
   if (!buf->scope) buf->scope = default_scope(b, ctor);

@@ -57,6 +57,245 @@ int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out) {
   return bld_dtype_attr(b, ast, out, 1);
 }
 
+/* ---- pointer types ---------------------------------------------------------------- */
+
+/* Storage scopes a pointer may name: TVM's storage ranks, each optionally
+ * tagged ("shared.dyn", "local.fragment", "wmma.matrix_a"). */
+static int known_scope(const char *s) {
+  static const char *const bases[] = {"global", "shared",  "local", "warp",
+                                      "tmem",   "texture", "wmma",  "trn"};
+  for (size_t i = 0; i < sizeof bases / sizeof *bases; i++) {
+    size_t n = strlen(bases[i]);
+    if (strncmp(s, bases[i], n) == 0 && (s[n] == '\0' || (s[n] == '.' && s[n + 1] != '\0')))
+      return 1;
+  }
+  return 0;
+}
+
+static int pointer_scope(builder *b, const tx_ast *a, const char **scope) {
+  if (a->kind != AST_STR) {
+    BLD_ERROR(b, a, "the storage scope of T.handle must be a string such as \"shared\"");
+    return -1;
+  }
+  if (!known_scope(a->u.str.data)) {
+    BLD_ERROR(b, a,
+              "unknown storage scope '%s' for T.handle; expected \"global\", \"shared\", "
+              "\"shared.dyn\", \"local\", \"warp\" or \"tmem\"",
+              a->u.str.data);
+    return -1;
+  }
+  *scope = bld_intern(b, a->u.str.data);
+  return *scope ? 1 : (bld_oom(b), -1);
+}
+
+/* The callee of `call` is a bare or dotted name ending in `name`
+ * (`PointerType(...)`, `tvm.ir.PointerType(...)`) that no kernel symbol
+ * shadows: how TVM's printer writes IR type objects. */
+static int is_type_ctor(builder *b, const tx_ast *call, const char *name) {
+  const tx_ast *f = call->u.call.func;
+  if (f->kind == AST_NAME) return strcmp(f->u.name.id, name) == 0 && !bld_lookup(b, f->u.name.id);
+  return f->kind == AST_ATTR && strcmp(f->u.attr.attr, name) == 0 &&
+         !bld_qualified_name(b, f, NULL);
+}
+
+/* PointerType(PrimType("uint64"), "shared") (TVM's IR type object, as its
+ * printer writes a let variable's type): the same as T.handle("uint64",
+ * "shared"). */
+static int pointer_type_object(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_pointee,
+                               const char **scope) {
+  const tx_ast_list *args = &ast->u.call.args;
+  const tx_ast *elem = args->len > 0 ? args->items[0] : NULL;
+  const tx_ast *sc = args->len > 1 ? args->items[1] : NULL;
+  for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
+    const tx_ast *kw = ast->u.call.keywords.items[i];
+    const char *k = kw->u.keyword.arg;
+    if (k && strcmp(k, "storage_scope") == 0 && !sc)
+      sc = kw->u.keyword.value;
+    else if (k && strcmp(k, "element_type") == 0 && !elem)
+      elem = kw->u.keyword.value;
+    else {
+      BLD_ERROR(b, kw, "PointerType takes an element type and a storage scope");
+      return -1;
+    }
+  }
+  if (!elem || args->len > 2 || elem->kind != AST_CALL || !is_type_ctor(b, elem, "PrimType") ||
+      elem->u.call.args.len != 1 || elem->u.call.keywords.len) {
+    BLD_ERROR(b, elem ? elem : ast,
+              "PointerType needs its element type as PrimType(\"dtype\"); or write "
+              "T.handle(\"dtype\", \"scope\")");
+    return -1;
+  }
+  if (!bld_dtype(b, elem->u.call.args.items[0], pointee)) return -1;
+  *has_pointee = pointee->code != DT_VOID;
+  if (sc && pointer_scope(b, sc, scope) < 0) return -1;
+  return 1;
+}
+
+int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_pointee,
+                     const char **scope) {
+  *pointee = TX_VOID;
+  *has_pointee = 0;
+  *scope = NULL;
+  if (!ast || ast->kind != AST_CALL) return 0;
+  if (is_type_ctor(b, ast, "PointerType"))
+    return pointer_type_object(b, ast, pointee, has_pointee, scope);
+  const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
+  if (!q || strcmp(q, "T.handle") != 0) return 0;
+  const tx_ast_list *args = &ast->u.call.args;
+  if (args->len > 2) {
+    BLD_ERROR(b, ast,
+              "T.handle takes at most a dtype and a storage scope: "
+              "T.handle(\"float32\", \"shared\")");
+    return -1;
+  }
+  const tx_ast *dt = args->len > 0 ? args->items[0] : NULL;
+  const tx_ast *sc = args->len > 1 ? args->items[1] : NULL;
+  for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
+    const tx_ast *kw = ast->u.call.keywords.items[i];
+    const char *k = kw->u.keyword.arg;
+    const tx_ast **slot = !k                                ? NULL
+                          : strcmp(k, "dtype") == 0         ? &dt
+                          : strcmp(k, "storage_scope") == 0 ? &sc
+                                                            : NULL;
+    if (!slot || (slot == &dt && args->len > 0) || (slot == &sc && args->len > 1)) {
+      BLD_ERROR(b, kw, "T.handle takes dtype and storage_scope, each once");
+      return -1;
+    }
+    *slot = kw->u.keyword.value;
+  }
+  if (dt && dt->kind != AST_NONE) {
+    if (!bld_dtype(b, dt, pointee)) return -1;
+    *has_pointee = pointee->code != DT_VOID;
+  }
+  if (sc && pointer_scope(b, sc, scope) < 0) return -1;
+  return 1;
+}
+
+void bld_copy_pointer_type(builder *b, tx_expr *var, const tx_expr *value) {
+  tx_dtype pointee;
+  int has;
+  const char *scope;
+  if (!var || var->dtype.code != DT_HANDLE || var->u.var.tensormap ||
+      !tx_expr_pointer_type(value, &pointee, &has, &scope))
+    return;
+  var->u.var.pointee = pointee;
+  var->u.var.has_pointee = has;
+  var->u.var.scope = scope ? bld_intern(b, scope) : NULL;
+}
+
+/* The type operand of T.reinterpret: a dtype string or name, or a pointer
+ * type T.handle(...) kept as a call the printer writes back as TVM does.
+ * NULL after a located error. */
+static const tx_expr *reinterpret_type(builder *b, const tx_ast *a, tx_dtype *t) {
+  tx_dtype pointee;
+  int has;
+  const char *scope;
+  int ptr = bld_pointer_type(b, a, &pointee, &has, &scope);
+  if (ptr < 0) return NULL;
+  const tx_expr *e = NULL;
+  if (ptr > 0) {
+    *t = TX_HANDLE;
+    char buf[32];
+    const tx_expr *ops[2] = {NULL, NULL};
+    uint32_t n = 0;
+    if (has) {
+      const char *name = tx_dtype_str(pointee, buf);
+      ops[n++] = tx_string(b->ir, name, strlen(name), a->span);
+    }
+    if (scope) ops[n++] = tx_string(b->ir, scope, strlen(scope), a->span);
+    if ((n > 0 && !ops[0]) || (n > 1 && !ops[1])) return bld_oom(b), NULL;
+    tx_expr *c = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, ops, n, a->span);
+    const char **names = NULL;
+    if (c && scope && !has) {
+      /* No element type: the scope can only be given by keyword. */
+      names = tx_arena_alloc(b->ir->arena, sizeof *names);
+      if (names) names[0] = bld_intern(b, "storage_scope");
+    }
+    if (!c || (scope && !has && (!names || !names[0]))) return bld_oom(b), NULL;
+    c->u.call.op = bld_intern(b, "T.handle");
+    c->u.call.kw.npos = names ? 0 : n;
+    c->u.call.kw.names = names;
+    return c->u.call.op ? c : (bld_oom(b), NULL);
+  }
+  if (a->kind == AST_STR) {
+    if (!bld_dtype(b, a, t)) return NULL;
+    e = tx_string(b->ir, a->u.str.data, a->u.str.len, a->span);
+  } else {
+    if (!bld_dtype_attr(b, a, t, 0)) {
+      BLD_ERROR(b, a,
+                "T.reinterpret needs a target type: a dtype such as \"uint64\" or T.uint64, "
+                "\"handle\", or a pointer type T.handle(\"float32\", \"shared\")");
+      return NULL;
+    }
+    char buf[32];
+    const char *name = tx_dtype_str(*t, buf);
+    e = tx_string(b->ir, name, strlen(name), a->span);
+  }
+  if (!e) bld_oom(b);
+  return e;
+}
+
+/* Is `t` a type a pointer's 64 bits reinterpret as: a pointer or a scalar
+ * 64-bit integer. */
+static int pointer_sized(tx_dtype t) {
+  return t.lanes == 1 &&
+         (t.code == DT_HANDLE || ((t.code == DT_INT || t.code == DT_UINT) && t.bits == 64));
+}
+
+/* T.reinterpret(type, value) as TVM prints it, or T.reinterpret(value,
+ * dtype=type) / T.reinterpret(value, ty=type) (TVM's newer keyword
+ * spelling); the IR keeps (type, value). A pointer reinterprets only to and
+ * from another pointer or a 64-bit integer: anything else has no meaning on
+ * the device (a float, a 32-bit half of an address). */
+static const tx_expr *build_reinterpret(builder *b, const tx_ast *call) {
+  const tx_ast_list *args = &call->u.call.args;
+  const tx_ast *type_ast = NULL, *value_ast = NULL;
+  for (size_t i = 0; i < call->u.call.keywords.len; i++) {
+    const tx_ast *kw = call->u.call.keywords.items[i];
+    const char *k = kw->u.keyword.arg;
+    if (k && strcmp(k, "span") == 0) continue;
+    if (!k || (strcmp(k, "dtype") != 0 && strcmp(k, "ty") != 0) || type_ast) {
+      BLD_ERROR(b, kw,
+                "T.reinterpret takes the target type once: as the first argument, dtype= "
+                "or ty=");
+      return NULL;
+    }
+    type_ast = kw->u.keyword.value;
+  }
+  if (type_ast ? args->len != 1 : args->len != 2) {
+    BLD_ERROR(b, call,
+              "T.reinterpret takes a target type and a value: T.reinterpret(\"uint64\", x) or "
+              "T.reinterpret(x, ty=\"uint64\")");
+    return NULL;
+  }
+  if (!type_ast) type_ast = args->items[0];
+  value_ast = args->items[type_ast == args->items[0] ? 1 : 0];
+  tx_dtype t = TX_VOID;
+  const tx_expr *type = reinterpret_type(b, type_ast, &t);
+  const tx_expr *value = type ? bld_expr(b, value_ast) : NULL;
+  if (!value) return NULL;
+  if (value->dtype.code == DT_VOID) {
+    BLD_ERROR(b, value_ast, "this expression has no value to reinterpret");
+    return NULL;
+  }
+  if ((t.code == DT_HANDLE || value->dtype.code == DT_HANDLE) &&
+      !(pointer_sized(t) && pointer_sized(value->dtype))) {
+    char buf[32];
+    tx_dtype other = t.code == DT_HANDLE ? value->dtype : t;
+    BLD_ERROR(b, call,
+              "T.reinterpret between a pointer and %s: a pointer reinterprets only as another "
+              "pointer or a 64-bit integer (\"uint64\", \"int64\")",
+              tx_dtype_str(other, buf));
+    return NULL;
+  }
+  const tx_expr *ops[2] = {type, value};
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, ops, 2, call->span);
+  if (!e) return bld_oom(b), NULL;
+  e->u.call.op = bld_intern(b, "T.reinterpret");
+  e->u.call.kw.npos = 2;
+  return e->u.call.op ? e : (bld_oom(b), NULL);
+}
+
 /* ---- literals ------------------------------------------------------------------- */
 
 int bld_const_int(const tx_expr *e, int64_t *out) {
@@ -721,6 +960,7 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
   if (b->launch_entry &&
       (strcmp(q, "T.cuda.block_idx") == 0 || strcmp(q, "T.cuda.thread_idx") == 0))
     return bld_launch_index(b, call, q);
+  if (strcmp(q, "T.reinterpret") == 0 && !self) return build_reinterpret(b, call);
   const tx_intrinsic *in = tx_intrinsic_find(q);
   /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */
   static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};

@@ -122,6 +122,17 @@ int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report);
 /* A tensor-map annotation: T.TensorMap() or T.handle("tensormap") (TVM also
  * takes "TensorMap", "CUtensorMap" and "cuTensorMap"). 1 when it is one. */
 int bld_tensormap_type(builder *b, const tx_ast *ast);
+/* A pointer type T.handle(["dtype"[, "scope"]], dtype=..., storage_scope=...)
+ * (TVM's PointerType): *pointee is void and *has_pointee 0 without a dtype,
+ * *scope (interned) NULL without a scope. Returns 0 when `ast` is not a call
+ * of T.handle (nothing reported) and -1 after a located error. A tensor-map
+ * handle is not a pointer type here: check bld_tensormap_type first. */
+int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_pointee,
+                     const char **scope);
+/* Give a variable bound to handle `value` the pointer type the value has
+ * (TVM's Bind takes the value's type): T.reinterpret(T.handle("uint64",
+ * "shared"), x) makes a uint64* in shared memory. */
+void bld_copy_pointer_type(builder *b, tx_expr *var, const tx_expr *value);
 /* Convert `e` to dtype `t` where a literal can be retyped; otherwise cast or error. */
 const tx_expr *bld_coerce(builder *b, const tx_expr *e, tx_dtype t, tirx_span span,
                           const char *what);

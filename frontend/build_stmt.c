@@ -554,6 +554,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
   /* `A_map = T.tvm_stack_alloca("tensormap", 1)` holds a tensor map even
    * without the annotation TVM's printer adds. */
   if (v) v->u.var.tensormap = (uint8_t)tx_tensormap_is_alloca(value, NULL);
+  bld_copy_pointer_type(b, v, value);
   return v ? bind_stmt(b, target, v, value, BIND_PLAIN, span) : NULL;
 }
 
@@ -607,12 +608,32 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
               "T.alloc_local((8,), \"float32\")");
     return NULL;
   }
+  /* T.let[T.Var(name="x", ty=TYPE)] (TVM's printer, also dtype=TYPE in
+   * older docs): the variable's type is TYPE; the name is the target's. */
+  if (type && type->kind == AST_CALL && type->u.call.args.len == 0) {
+    const char *vq = bld_qualified_name(b, type->u.call.func, NULL);
+    const tx_ast *ty = NULL;
+    for (size_t i = 0; vq && strcmp(vq, "T.Var") == 0 && i < type->u.call.keywords.len; i++) {
+      const tx_ast *kw = type->u.call.keywords.items[i];
+      const char *k = kw->u.keyword.arg;
+      if (k && (strcmp(k, "ty") == 0 || strcmp(k, "dtype") == 0)) ty = kw->u.keyword.value;
+    }
+    if (ty) type = ty;
+  }
   int tensormap = type && bld_tensormap_type(b, type);
+  /* x: T.let[T.handle("uint64", "shared")] = ...: a typed pointer. */
+  tx_dtype pointee = TX_VOID;
+  int has_pointee = 0;
+  const char *scope = NULL;
+  int ptr = type && !tensormap ? bld_pointer_type(b, type, &pointee, &has_pointee, &scope) : 0;
+  if (ptr < 0) return NULL;
   if (tensormap) {
     /* TVM's older printer wrote `A_map: T.handle("tensormap") = ...` without
      * T.let: an immutable binding either way. */
     t = TX_HANDLE;
     style = BIND_LET_TYPED;
+  } else if (ptr) {
+    t = TX_HANDLE;
   } else if (type && !bld_dtype_attr(b, type, &t, 1)) {
     return NULL;
   }
@@ -641,6 +662,13 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   if (v)
     v->u.var.tensormap =
         tensormap || (t.code == DT_HANDLE && value && tx_tensormap_is_alloca(value, NULL));
+  if (v && ptr) {
+    v->u.var.pointee = pointee;
+    v->u.var.has_pointee = has_pointee;
+    v->u.var.scope = scope;
+  } else if (!type) {
+    bld_copy_pointer_type(b, v, value);
+  }
   return v ? bind_stmt(b, target, v, value, style, st->span) : NULL;
 }
 

@@ -566,22 +566,14 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
     if (!var) return bld_oom(b), 0;
     if (ann->kind == AST_CALL) {
       /* T.handle("float32", "shared"): a typed pointer. */
-      const tx_ast_list *args = &ann->u.call.args;
-      if (dt.code != DT_HANDLE || args->len > 2 || ann->u.call.keywords.len) {
+      const char *scope = NULL;
+      int ptr = bld_pointer_type(b, ann, &var->u.var.pointee, &var->u.var.has_pointee, &scope);
+      if (ptr < 0) return 0;
+      if (ptr == 0) {
         BLD_ERROR(b, ann, "only T.handle takes arguments here: T.handle(\"dtype\"[, \"scope\"])");
         return 0;
       }
-      if (args->len >= 1) {
-        if (!bld_dtype(b, args->items[0], &var->u.var.pointee)) return 0;
-        var->u.var.has_pointee = 1;
-      }
-      if (args->len == 2) {
-        if (args->items[1]->kind != AST_STR) {
-          BLD_ERROR(b, args->items[1], "the storage scope of T.handle must be a string");
-          return 0;
-        }
-        var->u.var.scope = bld_intern(b, args->items[1]->u.str.data);
-      }
+      var->u.var.scope = scope;
     }
   }
   if (!var) return bld_oom(b), 0;

@@ -128,3 +128,47 @@ const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t
     if (kw->names[i - kw->npos] == name) return ops[i];
   return NULL;
 }
+
+int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee,
+                         const char **scope) {
+  *pointee = TX_VOID;
+  *has_pointee = 0;
+  *scope = NULL;
+  if (!t) return 0;
+  if (t->kind == EXPR_STRING) return t->u.str.len == 6 && memcmp(t->u.str.data, "handle", 6) == 0;
+  if (t->kind != EXPR_CALL || !t->u.call.op || strcmp(t->u.call.op, "T.handle") != 0) return 0;
+  uint32_t npos = t->u.call.kw.names ? t->u.call.kw.npos : t->nops;
+  for (uint32_t i = 0; i < t->nops; i++) {
+    const tx_expr *a = t->ops[i];
+    if (a->kind != EXPR_STRING) return 0;
+    const char *kw = i < npos ? NULL : t->u.call.kw.names[i - npos];
+    if ((kw && strcmp(kw, "dtype") == 0) || (!kw && i == 0)) {
+      if (!tx_dtype_parse(a->u.str.data, a->u.str.len, pointee)) return 0;
+      *has_pointee = pointee->code != DT_VOID;
+    } else if ((kw && strcmp(kw, "storage_scope") == 0) || (!kw && i == 1)) {
+      *scope = a->u.str.data;
+    } else {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int tx_expr_pointer_type(const tx_expr *e, tx_dtype *pointee, int *has_pointee,
+                         const char **scope) {
+  *pointee = TX_VOID;
+  *has_pointee = 0;
+  *scope = NULL;
+  if (!e || e->dtype.code != DT_HANDLE) return 0;
+  if (e->kind == EXPR_VAR) {
+    if (e->u.var.tensormap) return 0;
+    *has_pointee = e->u.var.has_pointee;
+    if (*has_pointee) *pointee = e->u.var.pointee;
+    *scope = e->u.var.scope;
+    return 1;
+  }
+  if (e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, "T.reinterpret") == 0 &&
+      e->nops == 2)
+    return tx_pointer_type_expr(e->ops[0], pointee, has_pointee, scope);
+  return 0;
+}

@@ -257,6 +257,16 @@ static inline int tx_expr_binds(tx_expr_kind k) {
   return k == EXPR_LET;
 }
 
+/* The pointer type (TVM's PointerType) that the IR records for a handle
+ * expression: a variable's T.handle("dtype", "scope"), or a T.reinterpret
+ * whose target is a type expression T.handle(...) (or "handle": void*).
+ * *pointee is void and *has_pointee 0 for an untyped pointer; *scope is
+ * NULL when none is given. Returns 0 when `e` is not such an expression. */
+int tx_expr_pointer_type(const tx_expr *e, tx_dtype *pointee, int *has_pointee, const char **scope);
+/* The same for a type expression: "handle" (a string) or a call T.handle(
+ * ["dtype"[, "scope"]], storage_scope=...) as the frontend builds it. */
+int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee, const char **scope);
+
 /* The keyword operand named `name` (interned) of a call or statement, or NULL. */
 const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,
                         const char *name);

@@ -133,7 +133,7 @@ static void run_golden(const char *name) {
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
-  X(cluster_binding)
+  X(cluster_binding) X(ptr_bind) X(mapa_ptr)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -598,4 +598,69 @@ Test(errors, maxnreg_with_min_blocks) {
   cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
   cr_expect(strstr(c.diags, "cannot both be set"), "%s", c.diags);
   cuda_compiled_free(&c);
+}
+
+/* ---- pointers bound in device code ------------------------------------------- */
+
+/* The CUDA of `body` after E's head; the caller frees it. */
+static char *e_text(const char *body) {
+  return cuda_text_of(&SM90, &E, body);
+}
+
+Test(pointers, bound_pointer_is_typed_storage) {
+  /* A typed pointer from a uint64 address; a buffer of another element type
+   * on an untyped one indexes through a cast; the value is cast only when
+   * it is not already the variable's type. */
+  char *cu = e_text("    addr: T.let = T.reinterpret(\"uint64\", A.ptr_to([tx]))\n"
+                    "    p: T.let[T.handle(\"float32\", \"global\")] = T.reinterpret("
+                    "T.handle(\"float32\", \"global\"), addr)\n"
+                    "    V = T.decl_buffer((1,), \"float32\", data=p)\n"
+                    "    q = T.reinterpret(\"handle\", addr)\n"
+                    "    W = T.decl_buffer((2,), \"int32\", data=q)\n"
+                    "    r = A.data\n"
+                    "    R = T.decl_buffer((8,), \"float32\", data=r)\n"
+                    "    V[0] = T.Cast(\"float32\", W[1]) + R[3]\n"
+                    "    A[tx] = T.reinterpret(\"float32\", T.Cast(\"int32\", "
+                    "T.reinterpret(\"int64\", q)))\n");
+  cr_expect(strstr(cu, "unsigned long long addr = ((unsigned long long)(A_ptr + tx));"), "%s", cu);
+  cr_expect(strstr(cu, "float* p = ((float*)addr);"), "%s", cu);
+  cr_expect(strstr(cu, "void* q = ((void*)addr);"), "%s", cu);
+  cr_expect(strstr(cu, "float* r = (float*)A_ptr;"), "%s", cu);
+  cr_expect(strstr(cu, "p[0] = (((float)((int*)q)[1]) + r[3]);"), "%s", cu);
+  cr_expect(strstr(cu, "((long long)q)"), "%s", cu);
+  free(cu);
+}
+
+Test(pointers, bound_pointer_passed_to_calls) {
+  /* A bound pointer is an operand like a buffer's data: mbarrier.init takes
+   * its 32-bit shared address. */
+  char *cu = e_text("    S = T.alloc_shared((32,), \"uint64\")\n"
+                    "    p = T.reinterpret(T.handle(\"uint64\", \"shared\"), "
+                    "T.reinterpret(\"uint64\", S.ptr_to([tx])))\n"
+                    "    T.ptx.mbarrier.init(p, 1)\n");
+  cr_expect(strstr(cu, "unsigned long long* p = ((unsigned long long*)((unsigned long long)(S_ptr "
+                       "+ tx)));"),
+            "%s", cu);
+  cr_expect(strstr(cu, "__cvta_generic_to_shared(p)") || strstr(cu, "tx_smem_addr(p)"), "%s", cu);
+  free(cu);
+}
+
+Test(errors, pointer_to_type_without_cuda_spelling) {
+  expect_error(
+      "    p = T.reinterpret(T.handle(\"float8_e4m3fnuz\"), "
+      "T.reinterpret(\"uint64\", A.ptr_to([0])))\n"
+      "    A[0] = T.reinterpret(\"float32\", T.Cast(\"int32\", T.reinterpret(\"uint64\", p)))\n",
+      "float8_e4m3fnuz has no CUDA spelling");
+}
+
+Test(errors, tensormap_bound_in_device_code) {
+  expect_error("    m: T.let[T.handle(\"tensormap\")] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+               "    T.ptx.prefetch_tensormap(m)\n",
+               "tensor map ('m') cannot be bound in device code");
+}
+
+Test(errors, atomic_through_untyped_pointer) {
+  expect_error("    p = T.reinterpret(\"handle\", T.reinterpret(\"uint64\", A.ptr_to([0])))\n"
+               "    T.cuda.atomic_add(p, T.float32(1))\n",
+               "untyped pointer");
 }
