@@ -553,25 +553,29 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
 
 /* ---- parameters ------------------------------------------------------------------ */
 
-typedef struct use_query {
-  const tx_buffer *b;
-} use_query;
+/* The buffers loaded, named or stored in a statement: one walk answers
+ * "does the body use parameter b" for every parameter. */
+typedef struct use_set {
+  tx_ptrmap bufs;
+  int oom;
+} use_set;
 
+static void note_use(tx_visitor *v, const tx_buffer *b) {
+  use_set *u = v->user;
+  if (b && !tx_ptrset_add(&u->bufs, b)) u->oom = v->stop = 1;
+}
 static int uses_pre_expr(tx_visitor *v, const tx_expr *e) {
-  const use_query *q = v->user;
-  if ((e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER) && e->u.buffer == q->b) v->stop = 1;
+  if (e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER) note_use(v, e->u.buffer);
   return 1;
 }
 static int uses_pre_stmt(tx_visitor *v, const tx_stmt *s) {
-  const use_query *q = v->user;
-  if (s->kind == STMT_STORE && s->buffer == q->b) v->stop = 1;
+  if (s->kind == STMT_STORE) note_use(v, s->buffer);
   return 1;
 }
-static int stmt_uses(const tx_stmt *s, const tx_buffer *b) {
-  use_query q = {b};
-  tx_visitor v = {.user = &q, .pre_expr = uses_pre_expr, .pre_stmt = uses_pre_stmt};
-  tx_visit_stmt(&v, s);
-  return v.stop;
+static void collect_uses(use_set *u, const tx_stmt *const *items, int64_t n) {
+  tx_visitor v = {.user = u, .pre_expr = uses_pre_expr, .pre_stmt = uses_pre_stmt};
+  for (int64_t i = 0; i < n && !v.stop; i++)
+    tx_visit_stmt(&v, items[i]);
 }
 
 static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
@@ -593,9 +597,19 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     st->oom = 1;
     return f;
   }
+  /* Which buffers the whole body, and the host part before the entry, use. */
+  use_set body_uses = {0}, host_uses = {0};
+  int any = 0;
+  for (uint32_t i = 0; f->param_bufs && i < f->nparams; i++)
+    any |= f->param_bufs[i] && needs_flatten(f->param_bufs[i]);
+  if (any && body) {
+    collect_uses(&body_uses, &body, 1);
+    if (entry > 0) collect_uses(&host_uses, body->stmts, entry);
+    if (body_uses.oom || host_uses.oom) st->oom = 1;
+  }
   for (uint32_t i = 0; i < f->nparams && !st->oom; i++) {
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
-    if (!b || !needs_flatten(b) || !stmt_uses(body, b)) continue;
+    if (!b || !needs_flatten(b) || !tx_ptrmap_has(&body_uses.bufs, b)) continue;
     tx_strbuf sb = {0};
     tx_sb_printf(&sb, "%s_flat", b->name ? b->name : "buf");
     const char *name =
@@ -609,14 +623,13 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
       break;
     }
     decl->buffer = flat;
-    int host_use = 0;
-    for (int64_t k = 0; k < entry && !host_use; k++)
-      host_use = stmt_uses(body->stmts[k], b);
-    if (entry >= 0 && !host_use)
+    if (entry >= 0 && !tx_ptrmap_has(&host_uses.bufs, b))
       after[nafter++] = decl;
     else
       top[ntop++] = decl;
   }
+  tx_ptrmap_free(&body_uses.bufs);
+  tx_ptrmap_free(&host_uses.bufs);
   const tx_func *r = f;
   if (!st->oom) {
     tx_mutator m = {.ir = st->ir, .user = st, .expr = fb_expr, .stmt = fb_stmt};
