@@ -270,7 +270,7 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)))
     wrap = cuda_ctype(g, t, e->span);
   g->features |= tx_cuda_type_features(t);
-  if (wrap) tx_sb_printf(sb, "%s(", wrap);
+  if (wrap) cuda_open_call(sb, wrap);
   if (isnan(v)) {
     tx_sb_puts(sb,
                f64 ? "__longlong_as_double(0x7ff8000000000000LL)" : "__int_as_float(0x7fc00000)");
@@ -470,7 +470,7 @@ const char *cuda_infix(tx_expr_kind k) {
 
 static void emit_fn2(cuda_cg *g, const char *fn, const tx_expr *a, const tx_expr *b,
                      tx_strbuf *sb) {
-  tx_sb_printf(sb, "%s(", fn);
+  cuda_open_call(sb, fn);
   cuda_emit_expr(g, a, sb);
   tx_sb_puts(sb, ", ");
   cuda_emit_expr(g, b, sb);
@@ -493,7 +493,7 @@ static void emit_floor(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       return;
     }
     if (is_div) {
-      tx_sb_printf(sb, "%s(", fl);
+      cuda_open_call(sb, fl);
       tx_sb_putc(sb, '(');
       cuda_emit_expr(g, a, sb);
       tx_sb_puts(sb, " / ");
@@ -1084,13 +1084,13 @@ static void emit_store(cuda_cg *g, const tx_stmt *s) {
     cuda_emit_vector_store(g, s, idx); /* a vector store or a scatter */
     return;
   }
-  tx_strbuf sb = {0};
-  emit_access(g, s->buffer, idx, s->span, &sb);
-  tx_sb_puts(&sb, " = ");
-  cuda_emit_expr(g, s->exprs[0], &sb);
-  const char *t = tx_sb_cstr(&sb);
-  cuda_line(g, s->span, "%s;", t ? t : "");
-  tx_sb_free(&sb);
+  /* Straight into the output, as expr_line does. */
+  put_indent(g);
+  emit_access(g, s->buffer, idx, s->span, g->out);
+  tx_sb_puts(g->out, " = ");
+  cuda_emit_expr(g, s->exprs[0], g->out);
+  tx_sb_putc(g->out, ';');
+  line_done(g, s->span);
 }
 
 static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s);

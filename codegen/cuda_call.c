@@ -48,7 +48,7 @@ void cuda_args_list(cuda_cg *g, const tx_expr *e, uint32_t from, uint32_t to, tx
 
 void cuda_call_fn(cuda_cg *g, const char *fn, const tx_expr *e, uint32_t from, uint32_t to,
                   tx_strbuf *sb) {
-  tx_sb_printf(sb, "%s(", fn);
+  cuda_open_call(sb, fn);
   cuda_args_list(g, e, from, to, sb);
   tx_sb_putc(sb, ')');
 }
@@ -77,7 +77,7 @@ void cuda_unsupported(cuda_cg *g, const tx_expr *e, const char *why) {
 static void put_operand(cuda_cg *g, tx_strbuf *sb, const char *cons, const char *conv,
                         const tx_expr *a) {
   tx_sb_printf(sb, "\"%s\"(", cons);
-  if (conv) tx_sb_printf(sb, "%s(", conv);
+  if (conv) cuda_open_call(sb, conv);
   cuda_emit_expr(g, a, sb);
   if (conv) tx_sb_putc(sb, ')');
   tx_sb_putc(sb, ')');

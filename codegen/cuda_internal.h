@@ -250,6 +250,11 @@ typedef struct cuda_cg {
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* `fn(`: the opening of a call (printf's "%s(" costs a format parse). */
+static inline void cuda_open_call(tx_strbuf *sb, const char *fn) {
+  tx_sb_puts(sb, fn);
+  tx_sb_putc(sb, '(');
+}
 /* `(c ? a : b)` from ops 0..2 of a Select or T.if_then_else (lane-wise for
  * vectors). */
 void cuda_emit_select(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);

@@ -197,7 +197,7 @@ static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
       cuda_error(g, e->span, "vector min/max of this type is not supported");
       return;
     }
-    tx_sb_printf(sb, "%s(", fn);
+    cuda_open_call(sb, fn);
     emit_lane(g, e->ops[0], i, sb);
     tx_sb_puts(sb, ", ");
     emit_lane(g, e->ops[1], i, sb);
@@ -312,7 +312,7 @@ static void emit_mask(cuda_cg *g, const tx_expr *c, int j, tx_strbuf *sb) {
                      : k == EXPR_LE ? "__hle2_mask"
                      : k == EXPR_GT ? "__hgt2_mask"
                                     : "__hge2_mask";
-    tx_sb_printf(sb, "%s(", fn);
+    cuda_open_call(sb, fn);
     emit_pair(g, c->ops[0], j, sb);
     tx_sb_puts(sb, ", ");
     emit_pair(g, c->ops[1], j, sb);
@@ -336,7 +336,7 @@ static void emit_halves(cuda_cg *g, const tx_expr *e, int bf, int j, tx_strbuf *
 
 static void emit_call_pairs(cuda_cg *g, const char *fn, const tx_expr *const *ops, int n, int j,
                             tx_strbuf *sb) {
-  tx_sb_printf(sb, "%s(", fn);
+  cuda_open_call(sb, fn);
   for (int i = 0; i < n; i++) {
     if (i) tx_sb_puts(sb, ", ");
     emit_pair(g, ops[i], j, sb);
@@ -541,7 +541,7 @@ void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                tx_expr_kind_name(k), tx_dtype_str(t, buf));
     return;
   }
-  tx_sb_printf(sb, "%s(", mk);
+  cuda_open_call(sb, mk);
   for (int i = 0; i < t.lanes; i++) {
     if (i) tx_sb_puts(sb, ", ");
     if (k == EXPR_RAMP) {

@@ -312,7 +312,7 @@ static int addr_in(cuda_cg *g, const tx_expr *e, const tx_expr *a, const char *s
                        : is_const                  ? "__cvta_generic_to_constant"
                                                    : NULL;
     tx_sb_puts(ins, "\"l\"(");
-    if (cvta) tx_sb_printf(ins, "%s(", cvta);
+    if (cvta) cuda_open_call(ins, cvta);
     put_expr(g, a, ins);
     if (cvta) tx_sb_putc(ins, ')');
     tx_sb_putc(ins, ')');
