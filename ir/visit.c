@@ -106,7 +106,9 @@ static void visit_buffer_def(tx_visitor *v, const tx_buffer *b) {
 }
 
 void tx_visit_expr(tx_visitor *v, const tx_expr *e) {
-  if (!e || v->stop) return;
+  /* Expressions hold no statements or buffer definitions: a walk without
+   * expression callbacks would see nothing below here. */
+  if (!e || v->stop || (!v->pre_expr && !v->post_expr)) return;
   if (v->pre_expr && !v->pre_expr(v, e)) return;
   if (e->kind == EXPR_LET) tx_visit_expr(v, e->u.binder);
   visit_exprs(v, e->ops, e->nops);
