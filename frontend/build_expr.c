@@ -17,8 +17,24 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth);
 /* ---- dtypes --------------------------------------------------------------------- */
 
 /* `T.float32` (or a shorthand T.f32 / T.i32) as a dtype. */
+/* A dtype packed into a map value; 0 stays "not remembered". */
+static void *pack_dtype(tx_dtype t) {
+  return (void *)(uintptr_t)(1 + ((uintptr_t)t.code | (uintptr_t)t.bits << 8 |
+                                  (uintptr_t)t.lanes << 16));
+}
+static tx_dtype unpack_dtype(void *p) {
+  uintptr_t v = (uintptr_t)p - 1;
+  return (tx_dtype){.code = (uint8_t)v, .bits = (uint8_t)(v >> 8), .lanes = (uint16_t)(v >> 16)};
+}
+
 int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
   const char *q = ast ? bld_qualified_name(b, ast, NULL) : NULL;
+  /* Each call site asks again (T.float32(...) everywhere): remember. */
+  void *known = q ? tx_ptrmap_get(&b->dtype_of, q) : NULL;
+  if (known) {
+    *out = unpack_dtype(known);
+    return 1;
+  }
   if (q && strncmp(q, "T.", 2) == 0 && !strchr(q + 2, '.')) {
     static const struct {
       const char *short_name, *full;
@@ -29,7 +45,10 @@ int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
     const char *name = q + 2;
     for (size_t i = 0; i < sizeof shorthands / sizeof *shorthands; i++)
       if (strcmp(name, shorthands[i].short_name) == 0) name = shorthands[i].full;
-    if (tx_dtype_parse(name, strlen(name), out)) return 1;
+    if (tx_dtype_parse(name, strlen(name), out)) {
+      if (!tx_ptrmap_put(&b->dtype_of, q, pack_dtype(*out))) bld_oom(b);
+      return 1;
+    }
   }
   if (report) BLD_ERROR(b, ast, "expected a data type such as \"float32\" or T.float32");
   return 0;

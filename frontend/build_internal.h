@@ -11,6 +11,7 @@
 #include "frontend/builder.h"
 #include "frontend/intrinsics.h"
 #include "ir/ir.h"
+#include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 
 /* What a name in scope stands for. */
@@ -69,6 +70,7 @@ typedef struct builder {
   ptr_vec symbolic;            /* symbolic vars of the current function */
   ptr_vec attr_keys, attr_values;
   tx_strbuf qualified; /* scratch for bld_qualified_name, reused across calls */
+  tx_ptrmap dtype_of;  /* interned "T.float32" -> its dtype + 1 (bld_dtype_attr's memo) */
 
   /* Frequently compared names, interned once. */
   struct {

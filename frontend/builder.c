@@ -935,6 +935,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   vec_free(&b.attr_keys);
   vec_free(&b.attr_values);
   tx_sb_free(&b.qualified);
+  tx_ptrmap_free(&b.dtype_of);
   free(b.syms);
   free(b.heads);
   if (b.oom) return TIRX_ERR_NOMEM;
