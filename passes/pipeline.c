@@ -114,6 +114,42 @@ static int keeps_census(tx_pass_id id) {
   return 0;
 }
 
+/* Does the pass make no variable or buffer name (it rewrites expressions,
+ * or copies a variable under its own name)? Then the fresh-name set handed
+ * on for a function of its input (tx_lc_names_keep) still holds for the
+ * function it made at the same position, and the next pass that needs
+ * fresh names does not walk the function again. */
+static int keeps_names(tx_pass_id id) {
+  switch (id) {
+  case PASS_SIMPLIFY:
+  case PASS_VECTORIZE_LOOP:
+    return 1;
+  case PASS_LOWER_TIRX:
+  case PASS_UNIFY_THREAD_BINDING:
+  case PASS_FLATTEN_BUFFER:
+  case PASS_UNROLL_LOOP:
+  case PASS_CSE:
+  case PASS_LEGALIZE_BF16_FP8:
+  case PASS_NARROW_DATATYPE:
+  case PASS_VERIFY_MEMORY:
+  case PASS_SPLIT_HOST_DEVICE:
+  case PASS_MAKE_PACKED_API:
+  case TX_PASS_COUNT:
+    return 0;
+  }
+  return 0;
+}
+
+/* After a pass that keeps names: the handed-on set follows its function. */
+static void carry_names(tx_pass_ctx *pc, const tx_module *in, const tx_module *out) {
+  if (!pc->memo.names_of || in->nfuncs != out->nfuncs) return;
+  for (uint32_t i = 0; i < in->nfuncs; i++)
+    if (in->funcs[i] == pc->memo.names_of) {
+      pc->memo.names_of = out->funcs[i];
+      return;
+    }
+}
+
 /* The passes in order, from in to *cur (the last module made, even on
  * failure). */
 static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx_module **cur) {
@@ -127,6 +163,7 @@ static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const 
     if (keeps_census(id)) tx_lc_census(pc, *cur);
     tirx_status st = PASSES[id].fn(pc, *cur, &next);
     if (st == TIRX_OK && keeps_census(id) && pc->memo.census_of == *cur) pc->memo.census_of = next;
+    if (st == TIRX_OK && next && keeps_names(id)) carry_names(pc, *cur, next);
     opts->timings_ms[id] = tx_now_ms() - t0;
     if (st == TIRX_OK && !next) {
       tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
