@@ -35,60 +35,31 @@
 typedef struct ptrvec {
   const void **items;
   uint32_t len, cap;
-  const void **set; /* open addressing, set_cap a power of two, at most half full */
-  uint32_t set_cap;
+  tx_ptrmap set;
   int failed;
 } ptrvec;
 
-static size_t pv_slot(const void *p, uint32_t cap) {
-  uint64_t h = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull;
-  return (size_t)(h >> 32) & (cap - 1);
-}
-
 static int pv_has(const ptrvec *v, const void *p) {
-  if (!v->set_cap) return 0;
-  for (size_t j = pv_slot(p, v->set_cap); v->set[j]; j = (j + 1) & (v->set_cap - 1))
-    if (v->set[j] == p) return 1;
-  return 0;
-}
-
-static void pv_set_insert(const void **set, uint32_t cap, const void *p) {
-  size_t j = pv_slot(p, cap);
-  while (set[j] && set[j] != p)
-    j = (j + 1) & (cap - 1);
-  set[j] = p;
-}
-
-/* Room for one more item in both the vector and the set. */
-static int pv_reserve(ptrvec *v) {
-  if (v->len == v->cap) {
-    uint32_t cap = v->cap ? v->cap * 2 : 16;
-    const void **items = realloc(v->items, cap * sizeof *items);
-    if (!items) return 0;
-    v->items = items;
-    v->cap = cap;
-  }
-  if (2 * (v->len + 1) > v->set_cap) {
-    uint32_t cap = v->set_cap ? v->set_cap * 2 : 32;
-    const void **set = calloc(cap, sizeof *set);
-    if (!set) return 0;
-    for (uint32_t i = 0; i < v->len; i++)
-      pv_set_insert(set, cap, v->items[i]);
-    free(v->set);
-    v->set = set;
-    v->set_cap = cap;
-  }
-  return 1;
+  return tx_ptrmap_has(&v->set, p);
 }
 
 static void pv_push(ptrvec *v, const void *p) {
   if (v->failed) return;
-  if (!pv_reserve(v)) {
+  if (v->len == v->cap) {
+    uint32_t cap = v->cap ? v->cap * 2 : 16;
+    const void **items = realloc(v->items, cap * sizeof *items);
+    if (!items) {
+      v->failed = 1;
+      return;
+    }
+    v->items = items;
+    v->cap = cap;
+  }
+  if (!tx_ptrset_add(&v->set, p)) {
     v->failed = 1;
     return;
   }
   v->items[v->len++] = p;
-  pv_set_insert(v->set, v->set_cap, p);
 }
 
 static void pv_add(ptrvec *v, const void *p) {
@@ -97,7 +68,7 @@ static void pv_add(ptrvec *v, const void *p) {
 
 static void pv_free(ptrvec *v) {
   free(v->items);
-  free(v->set);
+  tx_ptrmap_free(&v->set);
   *v = (ptrvec){0};
 }
 
