@@ -620,8 +620,18 @@ star_expr:
     '*' expr        { $$ = tx_p_starred(ps, $2, @$); }
   ;
 
+/* Python's layers (or_test > and_test > not_test > comparison > expr) are
+ * kept for the operands of the boolean operators, but `test` derives each
+ * layer's operator forms directly: a plain operand (by far the most common
+ * test) then costs one reduction expr -> test instead of a chain of six
+ * unit reductions. Same language and same trees: `(a or b) or c` still
+ * nests, since a parenthesized operand is an atom. */
 test:
-    or_test
+    expr
+  | expr comp_chain     { $$ = tx_p_compare(ps, $1, $2, @$); }
+  | NOT not_test        { $$ = tx_p_unop(ps, UNOP_NOT, $2, @$); }
+  | and_seq             { $$ = tx_p_boolop(ps, 1, $1, @$); }
+  | or_seq              { $$ = tx_p_boolop(ps, 0, $1, @$); }
   | or_test IF or_test ELSE test {
       $$ = NODE(AST_IFEXP, @$);
       $$->u.ifexp.body = $1;
