@@ -80,11 +80,13 @@ typedef struct tx_pstate {
   /* Lexer position and layout state. */
   const char *src; /* the caller's text (for messages that look ahead) */
   size_t src_len;
-  uint32_t line, col;
-  int at_bol;          /* no token yet on the current logical line */
-  int eof;             /* flex returned end of input */
-  int lex_done;        /* no more flex scanning (unterminated triple quote) */
-  int pending_dedents; /* DEDENTs still to hand out */
+  uint32_t line;
+  const char *line_start; /* where the current line starts in lexbuf */
+  uint32_t col;           /* see tx_lex_end_col */
+  int at_bol;             /* no token yet on the current logical line */
+  int eof;                /* flex returned end of input */
+  int lex_done;           /* no more flex scanning (unterminated triple quote) */
+  int pending_dedents;    /* DEDENTs still to hand out */
   tx_loc pending_loc;
   int suppress_indent_error; /* the previous statement was an error */
   int paren_depth;

@@ -645,6 +645,32 @@ Test(spans, parenthesized_and_multiline) {
   release(p);
 }
 
+/* Columns are byte offsets from the start of the line (lexer.l); only
+ * tokens that contain newlines move the line: strings, joins, blank lines. */
+Test(spans, tokens_after_tokens_that_span_lines) {
+  parsed *p = parse("x = \"\"\"a\nbc\"\"\" + y\nz = 'a\\\nbc' + w\nv = 1 + \\\n  u\n  \n# c\n"
+                    "t = (1 +\n  s)");
+  ok(p);
+  cr_assert_eq(p->stmts.len, 4);
+  const tx_ast *e = stmt(p, 0)->u.assign.value;
+  span_is(e, 1, 5, 2, 10);
+  span_is(e->u.binop.left, 1, 5, 2, 6);
+  span_is(e->u.binop.right, 2, 9, 2, 10);
+  e = stmt(p, 1)->u.assign.value;
+  span_is(e->u.binop.left, 3, 5, 4, 4);
+  span_is(e->u.binop.right, 4, 7, 4, 8);
+  e = stmt(p, 2)->u.assign.value;
+  span_is(e, 5, 5, 6, 4);
+  span_is(e->u.binop.right, 6, 3, 6, 4);
+  span_is(stmt(p, 3), 9, 1, 10, 5);
+  span_is(stmt(p, 3)->u.assign.value->u.binop.right, 10, 3, 10, 4);
+  release(p);
+  fails_with("x = 'ab\\\ncd\n", 1, 5, "unterminated string literal (detected at line 2)");
+  /* Layout tokens at the end of the input sit after the last byte. */
+  fails_with("if a:\n  # c\n\n", 4, 1, "expected an indented block after 'if' statement on line 1");
+  fails_with("if a:  ", 1, 8, "expected an indented block after 'if' statement on line 1");
+}
+
 Test(spans, compound_statement_ends_at_its_last_statement) {
   parsed *p = parse("for i in x:\n    a = 1\n\n    b = 2  # c\n\nz\n");
   ok(p);
