@@ -31,6 +31,12 @@
  * the lexer, which returns tx_pvalue values. */
 #ifdef TX_FAST_PARSER
 #define txpyf_lex txpy_lex
+/* The fast parse arms the lexer's fatal-error jump once, around the whole
+ * parse (parse_once), so a jump out of it abandons this parser's frame:
+ * its stack, when it outgrew the initial one, is allocated through ps so
+ * that the driver can free it then. */
+#define YYMALLOC(n) tx_p_stack_alloc(ps, (n))
+#define YYFREE(p) tx_p_stack_free(ps, (p))
 #endif
 int txpy_lex(tx_pvalue *lval, tx_loc *lloc, tx_pstate *ps);
 static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg);
