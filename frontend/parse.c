@@ -846,6 +846,18 @@ tx_ast *tx_p_concat_strings(tx_pstate *ps, tx_plist parts, tx_loc loc) {
 
 /* ---- the driver ---- */
 
+void *tx_p_stack_alloc(tx_pstate *ps, size_t size) {
+  for (int i = 0; i < 2; i++)
+    if (!ps->parser_stack[i]) return ps->parser_stack[i] = malloc(size);
+  return NULL; /* bison then reports memory exhaustion; never happens */
+}
+
+void tx_p_stack_free(tx_pstate *ps, void *p) {
+  for (int i = 0; i < 2; i++)
+    if (ps->parser_stack[i] == p) ps->parser_stack[i] = NULL;
+  free(p);
+}
+
 static tx_loc offset_loc(const char *text, size_t off) {
   uint32_t line = 1;
   size_t bol = 0;
@@ -857,18 +869,36 @@ static tx_loc offset_loc(const char *text, size_t off) {
   return (tx_loc){line, col, line, col + 1};
 }
 
+static void run_parser(tx_pstate *ps, int (*parse)(tx_pstate *)) {
+  int rc = parse(ps);
+  if (rc == 2 && !ps->nerrors)
+    tx_p_oom(ps); /* bison: memory exhausted */
+  else if (rc != 0 && !ps->nerrors && !ps->nomem)
+    ps->nerrors++; /* aborted */
+}
+
 /* One lex+parse of text with `parse`; everything the run allocated outside
- * the arena is released, so the state can be reset for another. */
-static void parse_once(tx_pstate *ps, const char *text, size_t len, int (*parse)(tx_pstate *)) {
+ * the arena is released, so the state can be reset for another. With
+ * `arm_once` (the fast parser, whose stacks live in ps->parser_stack), the
+ * lexer's fatal-error jump is armed here once instead of around every
+ * token (tx_next_token): setjmp per token cost ~3% of the frontend. */
+static void parse_once(tx_pstate *ps, const char *text, size_t len, int (*parse)(tx_pstate *),
+                       int arm_once) {
   if (tx_lexer_open(ps, text, len) != 0) {
     tx_p_oom(ps);
+  } else if (!arm_once) {
+    run_parser(ps, parse);
+  } else if (setjmp(ps->fatal)) {
+    /* flex failed (out of memory) inside the parse: its frames are gone. */
+    tx_p_oom(ps);
+    for (int i = 0; i < 2; i++)
+      free(ps->parser_stack[i]);
+    ps->parser_stack[0] = ps->parser_stack[1] = NULL;
   } else {
-    int rc = parse(ps);
-    if (rc == 2 && !ps->nerrors)
-      tx_p_oom(ps); /* bison: memory exhausted */
-    else if (rc != 0 && !ps->nerrors && !ps->nomem)
-      ps->nerrors++; /* aborted */
+    ps->fatal_armed = 1;
+    run_parser(ps, parse);
   }
+  ps->fatal_armed = 0;
   tx_lexer_close(ps);
   tx_p_free_cells(ps);
 #if defined(__GLIBC__)
@@ -903,10 +933,10 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
        * it, quietly, and only when that meets an error parse again with it,
        * to report (the first run's nodes stay in the arena, unused). */
       ps->quiet = 1;
-      parse_once(ps, text, len, txpyf_parse);
+      parse_once(ps, text, len, txpyf_parse, 1);
       if (ps->nerrors || ps->nomem) {
         *ps = (tx_pstate){.env = env, .file = file};
-        parse_once(ps, text, len, txpy_parse);
+        parse_once(ps, text, len, txpy_parse, 0);
       }
     }
   }

@@ -64,7 +64,9 @@ typedef struct tx_pstate {
   void *scanner;    /* yyscan_t of the flex scanner */
   char *lexbuf;     /* the text flex scans, with two NULs after it */
   void *flex_last_alloc;
-  jmp_buf fatal; /* where a flex fatal error (out of memory) lands */
+  jmp_buf fatal;         /* where a flex fatal error (out of memory) lands */
+  int fatal_armed;       /* fatal is armed for the whole parse (parse_once) */
+  void *parser_stack[2]; /* the fast parser's live stacks (tx_p_stack_alloc) */
 
   /* Outcome. */
   size_t nerrors;
@@ -80,11 +82,13 @@ typedef struct tx_pstate {
   /* Lexer position and layout state. */
   const char *src; /* the caller's text (for messages that look ahead) */
   size_t src_len;
-  uint32_t line, col;
-  int at_bol;          /* no token yet on the current logical line */
-  int eof;             /* flex returned end of input */
-  int lex_done;        /* no more flex scanning (unterminated triple quote) */
-  int pending_dedents; /* DEDENTs still to hand out */
+  uint32_t line;
+  const char *line_start; /* where the current line starts in lexbuf */
+  uint32_t col;           /* see tx_lex_end_col */
+  int at_bol;             /* no token yet on the current logical line */
+  int eof;                /* flex returned end of input */
+  int lex_done;           /* no more flex scanning (unterminated triple quote) */
+  int pending_dedents;    /* DEDENTs still to hand out */
   tx_loc pending_loc;
   int suppress_indent_error; /* the previous statement was an error */
   int paren_depth;
@@ -151,6 +155,10 @@ tx_plist tx_pl_cat(tx_plist a, tx_plist b);
  * finished at most once and not used afterwards. */
 tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list);
 void tx_p_free_cells(tx_pstate *ps);
+/* The fast parser's stack allocator (YYMALLOC/YYFREE): bison holds at most
+ * two stacks at once (the old one while it moves to a bigger one). */
+void *tx_p_stack_alloc(tx_pstate *ps, size_t size);
+void tx_p_stack_free(tx_pstate *ps, void *p);
 tx_pargs *tx_p_args_new(tx_pstate *ps);
 void tx_p_args_add(tx_pstate *ps, tx_pargs *args, tx_ast *arg);
 

@@ -31,6 +31,12 @@
  * the lexer, which returns tx_pvalue values. */
 #ifdef TX_FAST_PARSER
 #define txpyf_lex txpy_lex
+/* The fast parse arms the lexer's fatal-error jump once, around the whole
+ * parse (parse_once), so a jump out of it abandons this parser's frame:
+ * its stack, when it outgrew the initial one, is allocated through ps so
+ * that the driver can free it then. */
+#define YYMALLOC(n) tx_p_stack_alloc(ps, (n))
+#define YYFREE(p) tx_p_stack_free(ps, (p))
 #endif
 int txpy_lex(tx_pvalue *lval, tx_loc *lloc, tx_pstate *ps);
 static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg);
@@ -305,7 +311,7 @@ static tx_plist tx_p_one_stmt(tx_pstate *ps, tx_ast *stmt) {
 %type <node> funcdef classdef decorator with_item import_stmt from_mod dotted_as_name
 %type <node> import_name tlist targets test_se star_expr expr_se test or_test and_test
 %type <node> not_test comparison expr
-%type <node> primary atom lambdef subscripts subitem opt_test opt_step param lparam
+%type <node> lambdef subscripts subitem opt_test opt_step param lparam
 %type <node> ret_ann opt_ann arg
 %type <args> arglist args dict_items
 %type <num> comp_op dots
@@ -318,7 +324,13 @@ static tx_plist tx_p_one_stmt(tx_pstate *ps, tx_ast *stmt) {
 %left '+' '-'
 %left '*' '/' '%' FLOORDIV '@'
 %precedence UNARY
+/* The other character tokens, in the order of their first use in the rules
+ * before postfix precedence was declared below: the order fixes their
+ * symbol numbers, which order the "expecting ..." lists of syntax errors. */
+%token ';' ',' ':' '=' '.' '(' ')' '<' '>' '~' '[' ']' '{' '}'
 %right POW
+/* Attribute, call and subscript bind tighter than any operator. */
+%precedence '.' '(' '['
 
 %%
 
@@ -620,8 +632,18 @@ star_expr:
     '*' expr        { $$ = tx_p_starred(ps, $2, @$); }
   ;
 
+/* Python's layers (or_test > and_test > not_test > comparison > expr) are
+ * kept for the operands of the boolean operators, but `test` derives each
+ * layer's operator forms directly: a plain operand (by far the most common
+ * test) then costs one reduction expr -> test instead of a chain of six
+ * unit reductions. Same language and same trees: `(a or b) or c` still
+ * nests, since a parenthesized operand is one expr (a bracketed atom). */
 test:
-    or_test
+    expr
+  | expr comp_chain     { $$ = tx_p_compare(ps, $1, $2, @$); }
+  | NOT not_test        { $$ = tx_p_unop(ps, UNOP_NOT, $2, @$); }
+  | and_seq             { $$ = tx_p_boolop(ps, 1, $1, @$); }
+  | or_seq              { $$ = tx_p_boolop(ps, 0, $1, @$); }
   | or_test IF or_test ELSE test {
       $$ = NODE(AST_IFEXP, @$);
       $$->u.ifexp.body = $1;
@@ -714,11 +736,19 @@ comp_op:
   | IS NOT      { $$ = CMP_IS_NOT; }
   ;
 
-/* The arithmetic levels are one nonterminal with precedence declarations
- * (see the prologue of the grammar) instead of Python's eight layered rules:
- * same trees, half as many reductions per operand. */
+/* The arithmetic levels, the postfix forms (Python's `primary`) and the
+ * atoms are one nonterminal with precedence declarations (see the prologue
+ * of the grammar) instead of Python's ten layered rules: same trees, and a
+ * name or literal becomes an expr in one reduction. */
 expr:
-    primary
+    NAME            { $$ = tx_p_name(ps, $1, @$); }
+  | INT             { $$ = $1; }
+  | FLOAT           { $$ = $1; }
+  | strings         { $$ = tx_p_concat_strings(ps, $1, @$); }
+  | NONE            { $$ = tx_p_const(ps, AST_NONE, @$); }
+  | TRUE            { $$ = tx_p_const(ps, AST_TRUE, @$); }
+  | FALSE           { $$ = tx_p_const(ps, AST_FALSE, @$); }
+  | ELLIPSIS        { $$ = tx_p_const(ps, AST_ELLIPSIS, @$); }
   | expr '|' expr          { $$ = tx_p_binop(ps, BINOP_BITOR, $1, $3, @$); }
   | expr '^' expr          { $$ = tx_p_binop(ps, BINOP_BITXOR, $1, $3, @$); }
   | expr '&' expr          { $$ = tx_p_binop(ps, BINOP_BITAND, $1, $3, @$); }
@@ -737,21 +767,39 @@ expr:
     /* ** binds tighter than a unary operator on its left, looser on its
      * right, and groups to the right: -a**-b**c is -(a**(-(b**c))). */
   | expr POW expr          { $$ = tx_p_binop(ps, BINOP_POW, $1, $3, @$); }
-  ;
-
-primary:
-    atom
-  | primary '.' NAME {
+  | expr '.' NAME {
       $$ = NODE(AST_ATTR, @$);
       $$->u.attr.value = $1;
       $$->u.attr.attr = $3;
       SEAL($$);
     }
-  | primary '(' arglist ')'     { $$ = tx_p_call(ps, $1, $3, @$); }
-  | primary '[' subscripts ']' {
+  | expr '(' arglist ')'     { $$ = tx_p_call(ps, $1, $3, @$); }
+  | expr '[' subscripts ']' {
       $$ = NODE(AST_SUBSCRIPT, @$);
       $$->u.subscript.value = $1;
       $$->u.subscript.index = $3;
+      SEAL($$);
+    }
+  | '(' ')'         { $$ = tx_p_seq(ps, AST_TUPLE, EMPTY, @$); }
+  | '(' tseq ')'    {
+      /* (x) is x itself; the parentheses only group. */
+      $$ = $2.len == 1 ? tx_p_tuple_or_item(ps, $2, 0, @$) : tx_p_seq(ps, AST_TUPLE, $2, @$);
+    }
+  | '(' tseq ',' ')'    { $$ = tx_p_seq(ps, AST_TUPLE, $2, @$); }
+  | '[' ']'             { $$ = tx_p_seq(ps, AST_LIST, EMPTY, @$); }
+  | '[' tseq ']'        { $$ = tx_p_seq(ps, AST_LIST, $2, @$); }
+  | '[' tseq ',' ']'    { $$ = tx_p_seq(ps, AST_LIST, $2, @$); }
+  | '{' '}'             { $$ = NODE(AST_DICT, @$); SEAL($$); }
+  | '{' dict_items '}' {
+      $$ = NODE(AST_DICT, @$);
+      $$->u.dict.keys = FINISH($2->args);
+      $$->u.dict.values = FINISH($2->keywords);
+      SEAL($$);
+    }
+  | '{' dict_items ',' '}' {
+      $$ = NODE(AST_DICT, @$);
+      $$->u.dict.keys = FINISH($2->args);
+      $$->u.dict.values = FINISH($2->keywords);
       SEAL($$);
     }
   ;
@@ -805,39 +853,6 @@ opt_test:
 opt_step:
     %empty          { $$ = NULL; }
   | ':' opt_test    { $$ = $2; }
-  ;
-
-atom:
-    NAME            { $$ = tx_p_name(ps, $1, @$); }
-  | INT             { $$ = $1; }
-  | FLOAT           { $$ = $1; }
-  | strings         { $$ = tx_p_concat_strings(ps, $1, @$); }
-  | NONE            { $$ = tx_p_const(ps, AST_NONE, @$); }
-  | TRUE            { $$ = tx_p_const(ps, AST_TRUE, @$); }
-  | FALSE           { $$ = tx_p_const(ps, AST_FALSE, @$); }
-  | ELLIPSIS        { $$ = tx_p_const(ps, AST_ELLIPSIS, @$); }
-  | '(' ')'         { $$ = tx_p_seq(ps, AST_TUPLE, EMPTY, @$); }
-  | '(' tseq ')'    {
-      /* (x) is x itself; the parentheses only group. */
-      $$ = $2.len == 1 ? tx_p_tuple_or_item(ps, $2, 0, @$) : tx_p_seq(ps, AST_TUPLE, $2, @$);
-    }
-  | '(' tseq ',' ')'    { $$ = tx_p_seq(ps, AST_TUPLE, $2, @$); }
-  | '[' ']'             { $$ = tx_p_seq(ps, AST_LIST, EMPTY, @$); }
-  | '[' tseq ']'        { $$ = tx_p_seq(ps, AST_LIST, $2, @$); }
-  | '[' tseq ',' ']'    { $$ = tx_p_seq(ps, AST_LIST, $2, @$); }
-  | '{' '}'             { $$ = NODE(AST_DICT, @$); SEAL($$); }
-  | '{' dict_items '}' {
-      $$ = NODE(AST_DICT, @$);
-      $$->u.dict.keys = FINISH($2->args);
-      $$->u.dict.values = FINISH($2->keywords);
-      SEAL($$);
-    }
-  | '{' dict_items ',' '}' {
-      $$ = NODE(AST_DICT, @$);
-      $$->u.dict.keys = FINISH($2->args);
-      $$->u.dict.values = FINISH($2->keywords);
-      SEAL($$);
-    }
   ;
 
 /* keys in ->args, values in ->keywords; a NULL key is a **mapping. */

@@ -335,6 +335,61 @@ Test(precedence, boolean_operators) {
   release(p);
 }
 
+/* The boolean and comparison layers are derived directly from `test`
+ * (parser.y): chains stay flat, parenthesized operands stay nested, and
+ * `not` binds looser than a comparison but cannot be its operand. */
+Test(precedence, boolean_and_comparison_chains_keep_their_shape) {
+  parsed *p = parse("a and b and c\n(a and b) and c\na and (b and c)\na or (b or c)\n"
+                    "not a == b\n(not a) == b\na < (b < c)\nnot not a\n"
+                    "x = (a or b) if (c < d) else e and f\nf(a or b, c < d, k=not e)\n");
+  ok(p);
+  const tx_ast *e = expr(p, 0);
+  cr_assert_eq(e->kind, AST_BOOLOP);
+  cr_expect_eq(e->u.boolop.is_and, 1);
+  cr_expect_eq(e->u.boolop.values.len, 3);
+  span_is(e, 1, 1, 1, 14);
+  e = expr(p, 1);
+  cr_assert_eq(e->u.boolop.values.len, 2);
+  cr_expect_eq(e->u.boolop.values.items[0]->kind, AST_BOOLOP);
+  is_name(e->u.boolop.values.items[1], "c");
+  e = expr(p, 2);
+  cr_assert_eq(e->u.boolop.values.len, 2);
+  is_name(e->u.boolop.values.items[0], "a");
+  cr_expect_eq(e->u.boolop.values.items[1]->u.boolop.is_and, 1);
+  e = expr(p, 3);
+  cr_assert_eq(e->u.boolop.values.len, 2);
+  cr_expect_eq(e->u.boolop.values.items[1]->kind, AST_BOOLOP);
+  cr_expect_eq(e->u.boolop.values.items[1]->u.boolop.is_and, 0);
+  e = expr(p, 4); /* not (a == b) */
+  cr_assert_eq(e->kind, AST_UNARYOP);
+  cr_expect_eq(e->u.unop.op, UNOP_NOT);
+  cr_expect_eq(e->u.unop.operand->kind, AST_COMPARE);
+  e = expr(p, 5); /* (not a) == b */
+  cr_assert_eq(e->kind, AST_COMPARE);
+  cr_expect_eq(e->u.compare.left->kind, AST_UNARYOP);
+  e = expr(p, 6);
+  cr_assert_eq(e->kind, AST_COMPARE);
+  cr_expect_eq(e->u.compare.comparators.len, 1);
+  cr_expect_eq(e->u.compare.comparators.items[0]->kind, AST_COMPARE);
+  e = expr(p, 7);
+  cr_assert_eq(e->kind, AST_UNARYOP);
+  cr_expect_eq(e->u.unop.operand->kind, AST_UNARYOP);
+  e = stmt(p, 8)->u.assign.value;
+  cr_assert_eq(e->kind, AST_IFEXP);
+  cr_expect_eq(e->u.ifexp.body->kind, AST_BOOLOP);
+  cr_expect_eq(e->u.ifexp.test->kind, AST_COMPARE);
+  cr_expect_eq(e->u.ifexp.orelse->kind, AST_BOOLOP);
+  e = expr(p, 9);
+  cr_assert_eq(e->kind, AST_CALL);
+  cr_expect_eq(e->u.call.args.items[0]->kind, AST_BOOLOP);
+  cr_expect_eq(e->u.call.args.items[1]->kind, AST_COMPARE);
+  cr_expect_eq(e->u.call.keywords.items[0]->u.keyword.value->kind, AST_UNARYOP);
+  release(p);
+  fails_with("a == not b\n", 1, 6, "syntax error: unexpected 'not'");
+  fails_with("x = *a or b\n", 1, 8, "syntax error: unexpected 'or'");
+  fails_with("f(a or)\n", 1, 7, "syntax error: unexpected ')'");
+}
+
 Test(precedence, lambda) {
   parsed *p = parse("f = lambda x, y=1, *a, **k: x + y\ng = lambda: 0\n");
   ok(p);
@@ -588,6 +643,32 @@ Test(spans, parenthesized_and_multiline) {
   span_is(stmt(p, 0)->u.assign.value, 1, 6, 2, 7);  /* the parentheses only group */
   span_is(stmt(p, 1)->u.assign.value, 3, 5, 3, 11); /* a tuple includes them */
   release(p);
+}
+
+/* Columns are byte offsets from the start of the line (lexer.l); only
+ * tokens that contain newlines move the line: strings, joins, blank lines. */
+Test(spans, tokens_after_tokens_that_span_lines) {
+  parsed *p = parse("x = \"\"\"a\nbc\"\"\" + y\nz = 'a\\\nbc' + w\nv = 1 + \\\n  u\n  \n# c\n"
+                    "t = (1 +\n  s)");
+  ok(p);
+  cr_assert_eq(p->stmts.len, 4);
+  const tx_ast *e = stmt(p, 0)->u.assign.value;
+  span_is(e, 1, 5, 2, 10);
+  span_is(e->u.binop.left, 1, 5, 2, 6);
+  span_is(e->u.binop.right, 2, 9, 2, 10);
+  e = stmt(p, 1)->u.assign.value;
+  span_is(e->u.binop.left, 3, 5, 4, 4);
+  span_is(e->u.binop.right, 4, 7, 4, 8);
+  e = stmt(p, 2)->u.assign.value;
+  span_is(e, 5, 5, 6, 4);
+  span_is(e->u.binop.right, 6, 3, 6, 4);
+  span_is(stmt(p, 3), 9, 1, 10, 5);
+  span_is(stmt(p, 3)->u.assign.value->u.binop.right, 10, 3, 10, 4);
+  release(p);
+  fails_with("x = 'ab\\\ncd\n", 1, 5, "unterminated string literal (detected at line 2)");
+  /* Layout tokens at the end of the input sit after the last byte. */
+  fails_with("if a:\n  # c\n\n", 4, 1, "expected an indented block after 'if' statement on line 1");
+  fails_with("if a:  ", 1, 8, "expected an indented block after 'if' statement on line 1");
 }
 
 Test(spans, compound_statement_ends_at_its_last_statement) {
