@@ -1500,6 +1500,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   free(g.stor);
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
+  tx_ptrmap_free(&g.not_in_tables);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);
   return st;

@@ -245,6 +245,7 @@ typedef struct cuda_cg {
   tx_ptrmap nonneg;  /* variables known to be >= 0 (thread ids, loop vars from 0) */
   tx_ptrmap used;    /* variables read somewhere in the kernel body */
   cuda_float_text float_texts[CUDA_FLOAT_CACHE];
+  tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
 } cuda_cg;
 
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)

@@ -1249,7 +1249,12 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                      "such as T.handle(\"float32\")");
     return;
   }
-  if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
+  /* The three name tables are long strcmp chains; an op none of them knows
+   * is remembered (op strings are immutable, so the pointer names it). */
+  if (!tx_ptrmap_has(&g->not_in_tables, op)) {
+    if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
+    if (!tx_ptrset_add(&g->not_in_tables, op)) g->nomem = 1;
+  }
   if (is_raw_ptx(op)) {
     emit_raw_ptx(g, e, sb);
     return;
