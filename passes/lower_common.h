@@ -57,7 +57,7 @@ const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s);
  *
  * Within a pipeline run a pass hands its set on (tx_lc_names_keep) keyed by
  * the function it produced; the next pass given that same function (or the
- * function a name-keeping pass made from it, pipeline.c keeps_names) starts
+ * function a name-keeping pass made from it, pipeline.c pass_keeps) starts
  * from it instead of walking again. The handed-on set may also hold names
  * the pass removed: a superset only makes fresh names skip a few more. A
  * pass that keeps its set must make every new variable or buffer name
