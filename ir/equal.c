@@ -9,71 +9,10 @@
  */
 #include "ir/equal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
+#include "ir/ptrmap.h"
 #include "ir/visit.h"
-
-/* ---- A pointer -> value map (open addressing, malloc'ed) ----------------- */
-
-typedef struct {
-  const void *key;
-  uintptr_t val;
-} slot;
-
-typedef struct {
-  slot *slots;
-  size_t cap, count;
-} ptrmap;
-
-/* Only places a key in the table; never reaches a hash value. */
-static size_t ptr_slot(const void *p, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
-}
-
-static int map_get(const ptrmap *m, const void *key, uintptr_t *out) {
-  if (!m->cap) return 0;
-  for (size_t i = ptr_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->slots[i].key) return 0;
-    if (m->slots[i].key == key) {
-      *out = m->slots[i].val;
-      return 1;
-    }
-  }
-}
-
-static void map_insert(slot *slots, size_t cap, const void *key, uintptr_t val) {
-  size_t i = ptr_slot(key, cap);
-  while (slots[i].key && slots[i].key != key)
-    i = (i + 1) & (cap - 1);
-  slots[i] = (slot){key, val};
-}
-
-/* Returns 0 on out-of-memory. Keeps the load factor at most 1/2. */
-static int map_put(ptrmap *m, const void *key, uintptr_t val) {
-  if (2 * (m->count + 1) > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 64;
-    slot *slots = calloc(cap, sizeof *slots);
-    if (!slots) return 0;
-    for (size_t i = 0; i < m->cap; i++)
-      if (m->slots[i].key) map_insert(slots, cap, m->slots[i].key, m->slots[i].val);
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
-  }
-  map_insert(m->slots, m->cap, key, val);
-  m->count++;
-  return 1;
-}
-
-static void map_free(ptrmap *m) {
-  free(m->slots);
-  *m = (ptrmap){0};
-}
 
 /* ---- Shared helpers --------------------------------------------------------- */
 
@@ -95,7 +34,7 @@ static const tx_buffer *param_buf(const tx_func *f, uint32_t i) {
 /* ---- Equality --------------------------------------------------------------- */
 
 typedef struct {
-  ptrmap fwd, bwd; /* lhs -> rhs and rhs -> lhs, for variables and buffers */
+  tx_ptrmap fwd, bwd; /* lhs -> rhs and rhs -> lhs, for variables and buffers */
   int oom;
 } eqctx;
 
@@ -103,10 +42,10 @@ static int eq_expr(eqctx *c, const tx_expr *a, const tx_expr *b);
 
 /* Pair two definitions. A re-definition must repeat the existing pairing. */
 static int eq_bind(eqctx *c, const void *a, const void *b) {
-  uintptr_t x;
-  if (map_get(&c->fwd, a, &x)) return x == (uintptr_t)b;
-  if (map_get(&c->bwd, b, &x)) return 0;
-  if (!map_put(&c->fwd, a, (uintptr_t)b) || !map_put(&c->bwd, b, (uintptr_t)a)) {
+  const void *x = tx_ptrmap_get(&c->fwd, a);
+  if (x) return x == b;
+  if (tx_ptrmap_has(&c->bwd, b)) return 0;
+  if (!tx_ptrmap_put(&c->fwd, a, (void *)b) || !tx_ptrmap_put(&c->bwd, b, (void *)a)) {
     c->oom = 1;
     return 0;
   }
@@ -115,9 +54,9 @@ static int eq_bind(eqctx *c, const void *a, const void *b) {
 
 /* A use: bound ones follow the pairing, free ones must be the same object. */
 static int eq_use(eqctx *c, const void *a, const void *b) {
-  uintptr_t x;
-  if (map_get(&c->fwd, a, &x)) return x == (uintptr_t)b;
-  if (map_get(&c->bwd, b, &x)) return 0;
+  const void *x = tx_ptrmap_get(&c->fwd, a);
+  if (x) return x == b;
+  if (tx_ptrmap_has(&c->bwd, b)) return 0;
   return a == b;
 }
 
@@ -186,9 +125,9 @@ static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
  * then the pairing. A re-definition only checks the pairing. */
 static int eq_buffer_def(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
   if (!a || !b) return a == b;
-  uintptr_t x;
-  if (map_get(&c->fwd, a, &x)) return x == (uintptr_t)b;
-  if (map_get(&c->bwd, b, &x)) return 0;
+  const void *x = tx_ptrmap_get(&c->fwd, a);
+  if (x) return x == b;
+  if (tx_ptrmap_has(&c->bwd, b)) return 0;
   return eq_buffer_fields(c, a, b) && eq_bind(c, a, b);
 }
 
@@ -323,8 +262,8 @@ typedef int (*eq_fn)(eqctx *c, const void *a, const void *b);
 static int run_equal(eq_fn fn, const void *a, const void *b) {
   eqctx c = {0};
   int r = fn(&c, a, b);
-  map_free(&c.fwd);
-  map_free(&c.bwd);
+  tx_ptrmap_free(&c.fwd);
+  tx_ptrmap_free(&c.bwd);
   return r && !c.oom;
 }
 
@@ -359,7 +298,7 @@ int tx_module_equal(const tx_module *a, const tx_module *b) {
 
 /* Every hash step mirrors a comparison above, in the same order. */
 typedef struct {
-  ptrmap index; /* definition -> 1-based definition number */
+  tx_ptrmap index; /* definition -> 1-based definition number (never 0) */
   uintptr_t next;
   int oom;
   int coarse; /* after out-of-memory: all vars/buffers hash by dtype only */
@@ -389,10 +328,10 @@ static uint64_t mix_dtype(uint64_t h, tx_dtype t) {
 /* Number a definition on first sight; a re-definition keeps its number. */
 static uint64_t h_bind(hctx *c, uint64_t h, const void *p) {
   if (c->coarse) return mix(h, H_ANY);
-  uintptr_t idx;
-  if (!map_get(&c->index, p, &idx)) {
+  uintptr_t idx = (uintptr_t)tx_ptrmap_get(&c->index, p);
+  if (!idx) {
     idx = ++c->next;
-    if (!map_put(&c->index, p, idx)) c->oom = 1;
+    if (!tx_ptrmap_put(&c->index, p, (void *)idx)) c->oom = 1;
   }
   return mix(mix(h, H_BOUND), idx);
 }
@@ -400,8 +339,8 @@ static uint64_t h_bind(hctx *c, uint64_t h, const void *p) {
 /* A use: bound ones by number; free ones by what identifies them to a user. */
 static uint64_t h_use(hctx *c, uint64_t h, const void *p, const char *name, tx_dtype t) {
   if (c->coarse) return mix(h, H_ANY);
-  uintptr_t idx;
-  if (map_get(&c->index, p, &idx)) return mix(mix(h, H_BOUND), idx);
+  uintptr_t idx = (uintptr_t)tx_ptrmap_get(&c->index, p);
+  if (idx) return mix(mix(h, H_BOUND), idx);
   return mix_dtype(mix_str(mix(h, H_FREE), name), t);
 }
 
@@ -448,8 +387,8 @@ static uint64_t h_layout(hctx *c, uint64_t h, const tx_layout *l) {
 
 static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   if (!b) return mix(h, H_NULL);
-  uintptr_t idx;
-  if (!c->coarse && map_get(&c->index, b, &idx)) return mix(mix(h, H_BOUND), idx);
+  uintptr_t idx = c->coarse ? 0 : (uintptr_t)tx_ptrmap_get(&c->index, b);
+  if (idx) return mix(mix(h, H_BOUND), idx);
   h = mix(mix(mix(mix_dtype(h, b->dtype), b->ndim), b->nstrides), b->form);
   h = mix_str(mix(mix(h, (uint64_t)b->align), (uint64_t)b->offset_factor), b->scope);
   h = h_exprs(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b->strides, b->nstrides);
@@ -578,11 +517,11 @@ static uint64_t run_hash(hash_fn fn, const void *node) {
   hctx c = {0};
   uint64_t h = fn(&c, seed, node);
   if (c.oom) {
-    map_free(&c.index);
+    tx_ptrmap_free(&c.index);
     c = (hctx){.coarse = 1};
     h = fn(&c, seed, node);
   }
-  map_free(&c.index);
+  tx_ptrmap_free(&c.index);
   return mix(h, 0);
 }
 
