@@ -16,6 +16,7 @@
 
 #include "codegen/codegen.h"
 #include "ir/context.h"
+#include "ir/file.h"
 #include "ir/printer.h"
 #include "passes/compile.h"
 #include "runtime/api_internal.h"
@@ -137,24 +138,62 @@ static int is_packed(const tx_func *f) {
 /* The source map: "@src FUNC LINE COL FILE" lines in kernel_info say where
  * each packed function was written, so argument errors at run time carry the
  * span of the kernel's definition. */
+typedef struct tx_src_entry {
+  const char *name, *file;
+  size_t name_len, file_len;
+  uint32_t line, col;
+} tx_src_entry;
+
+/* Parses one "@src FUNC LINE COL FILE" line (without its newline) of
+ * line[0..n): 1 with the parts set, 0 for anything else. FILE is the rest
+ * of the line and may hold spaces; it is never empty. Bounded by n
+ * throughout: kernel_info comes from a file and may be damaged. */
+static int parse_src_line(const char *line, size_t n, tx_src_entry *e) {
+  const char *end = line + n, *p = line + 5;
+  if (n < 5 || memcmp(line, "@src ", 5) != 0) return 0;
+  const char *name = p;
+  while (p < end && *p != ' ')
+    p++;
+  e->name = name;
+  e->name_len = (size_t)(p - name);
+  unsigned long v[2];
+  for (int k = 0; k < 2; k++) {
+    if (p >= end || *p++ != ' ' || p >= end || *p < '0' || *p > '9') return 0;
+    v[k] = 0;
+    while (p < end && *p >= '0' && *p <= '9' && v[k] <= UINT32_MAX)
+      v[k] = v[k] * 10 + (unsigned long)(*p++ - '0');
+    if (v[k] > UINT32_MAX) return 0;
+  }
+  if (p >= end || *p++ != ' ' || p >= end || e->name_len == 0) return 0;
+  e->line = (uint32_t)v[0];
+  e->col = (uint32_t)v[1];
+  e->file = p;
+  e->file_len = (size_t)(end - p);
+  return 1;
+}
+
 static void read_source_map(tirx_executable *exe) {
-  for (const char *p = exe->kernel_info; p && *p;) {
-    const char *eol = strchr(p, '\n');
-    char name[256];
-    unsigned line = 0, col = 0;
-    int used = 0;
-    if (strncmp(p, "@src ", 5) == 0 && eol &&
-        sscanf(p + 5, "%255s %u %u %n", name, &line, &col, &used) == 3 && used > 0) {
-      const char *file = p + 5 + used;
+  const char *p = exe->kernel_info, *end = p ? p + exe->kernel_info_len : NULL;
+  while (p && p < end) {
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    size_t n = (size_t)((eol ? eol : end) - p);
+    tx_src_entry e;
+    if (parse_src_line(p, n, &e))
       for (size_t i = 0; i < exe->nfuncs; i++) {
         exe_func *ef = &exe->funcs[i];
-        if (strcmp(ef->f->name, name) != 0 || ef->def_file) continue;
-        ef->def_file = dup_n(file, (size_t)(eol - file));
-        if (ef->def_file) ef->def = (tirx_span){ef->def_file, line, col, line, col};
+        const char *fname = ef->f->name;
+        if (ef->def_file || strlen(fname) != e.name_len || memcmp(fname, e.name, e.name_len))
+          continue;
+        ef->def_file = dup_n(e.file, e.file_len);
+        if (ef->def_file) ef->def = (tirx_span){ef->def_file, e.line, e.col, e.line, e.col};
       }
-    }
-    p = eol ? eol + 1 : NULL;
+    p = eol ? eol + 1 : end;
   }
+}
+
+/* A file name the source map can hold: not empty, one line. */
+static int src_file_fits(const char *file) {
+  return file && *file && !strchr(file, '\n');
 }
 
 static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, tirx_error *err) {
@@ -422,7 +461,8 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
     if (is_packed(f)) {
       host[sub.nfuncs++] = f;
       for (uint32_t k = 0; k < m->nfuncs; k++)
-        if (m->funcs[k]->name == f->name && m->funcs[k]->span.line && m->funcs[k]->span.file)
+        if (m->funcs[k]->name == f->name && m->funcs[k]->span.line &&
+            src_file_fits(m->funcs[k]->span.file))
           tx_sb_printf(kernel_info, "@src %s %u %u %s\n", f->name, m->funcs[k]->span.line,
                        m->funcs[k]->span.col, m->funcs[k]->span.file);
       continue;
@@ -533,14 +573,8 @@ tirx_status tirx_executable_save(const tirx_executable *exe, const char *path, t
   tx_strbuf sb = {0};
   tirx_status st = exe_serialize(exe, &sb);
   if (st == TIRX_OK) {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-      st = set_err(err, TIRX_ERR_IO, "cannot write %s", path);
-    else {
-      int ok = fwrite(sb.data, 1, sb.len, f) == sb.len;
-      ok = fclose(f) == 0 && ok;
-      if (!ok) st = set_err(err, TIRX_ERR_IO, "cannot write %s", path);
-    }
+    int e = tx_file_write(path, sb.data, sb.len, TX_WRITE_DEFAULT);
+    if (e) st = set_err(err, TIRX_ERR_IO, "cannot write %s: %s", path, strerror(e));
   } else {
     set_err(err, st, "out of memory");
   }

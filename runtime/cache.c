@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ir/file.h"
+
 /* ---- FNV-1a 128 ------------------------------------------------------------
  * The 128-bit prime is 2^88 + 2^8 + 0x3b; multiplication is done on two
  * 64-bit halves so that no compiler extension is needed. */
@@ -312,25 +314,7 @@ static int mkdir_p(const char *dir) {
 
 tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len) {
   if (!mkdir_p(dir)) return TIRX_ERR_IO;
-  char path[4096], tmp[4096];
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  /* pid + time + a stack address: unique across processes and threads
-   * without any shared counter. */
-  int local = 0;
-  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path ||
-      snprintf(tmp, sizeof tmp, "%s/.%s.%ld.%ld.%lx.tmp", dir, name, (long)getpid(),
-               (long)ts.tv_nsec, (unsigned long)(uintptr_t)&local) >= (int)sizeof tmp)
-    return TIRX_ERR_IO;
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return TIRX_ERR_IO;
-  int ok = fwrite(data, 1, len, f) == len;
-  ok = (fflush(f) == 0) && ok;
-  ok = (fsync(fileno(f)) == 0) && ok;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return TIRX_ERR_IO;
-  }
-  return TIRX_OK;
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return TIRX_ERR_IO;
+  return tx_file_write(path, data, len, TX_WRITE_DURABLE) ? TIRX_ERR_IO : TIRX_OK;
 }

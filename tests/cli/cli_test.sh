@@ -142,6 +142,45 @@ expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
 has "$TMP/lg/tile_copy_layout.expected.err" "is not lowered yet" "lowering error expectation"
 expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
 
+# ---- -o: regular files are replaced atomically, anything else written through ---
+# (a regression test: -o used to rename a temporary over whatever PATH was,
+# so as root `-o /dev/null` replaced /dev/null with a regular file).
+mkdir "$TMP/o"
+"$TIRXC" "$SCALE" >"$TMP/o/expected"
+expect 0 "-o a new file" -- "$TIRXC" "$SCALE" -o "$TMP/o/new.tirx"
+cmp -s "$TMP/o/new.tirx" "$TMP/o/expected" || fail "-o a new file: wrong contents"
+chmod 640 "$TMP/o/new.tirx"
+expect 0 "-o over a regular file" -- "$TIRXC" "$SCALE" -o "$TMP/o/new.tirx"
+[ "$(stat -c %a "$TMP/o/new.tirx")" = 640 ] || fail "-o over a regular file: mode not kept"
+echo keep >"$TMP/o/new.tirx.tmp"
+expect 0 "-o beside a user's NAME.tmp" -- "$TIRXC" "$SCALE" -o "$TMP/o/new.tirx"
+[ "$(cat "$TMP/o/new.tirx.tmp")" = keep ] || fail "-o clobbered the user's NAME.tmp"
+[ "$(ls -A "$TMP/o" | wc -l)" = 3 ] || fail "-o left a temporary behind: $(ls -A "$TMP/o")"
+ln -s new.tirx "$TMP/o/link.tirx"
+expect 0 "-o through a symlink" -- "$TIRXC" "$SCALE" --emit=lowered -o "$TMP/o/link.tirx"
+[ -L "$TMP/o/link.tirx" ] || fail "-o through a symlink replaced the link"
+has "$TMP/o/new.tirx" "T.prim_func" "-o through a symlink writes its target"
+cmp -s "$TMP/o/new.tirx" "$TMP/o/expected" && fail "-o through a symlink: target not rewritten"
+mkfifo "$TMP/o/fifo"
+cat "$TMP/o/fifo" >"$TMP/o/from_fifo" &
+reader=$!
+expect 0 "-o a FIFO" -- timeout 20 "$TIRXC" "$SCALE" -o "$TMP/o/fifo"
+if [ -p "$TMP/o/fifo" ]; then
+  wait $reader
+else
+  fail "-o a FIFO replaced it"
+  kill $reader 2>/dev/null # it waits on the FIFO that is gone
+fi
+cmp -s "$TMP/o/from_fifo" "$TMP/o/expected" || fail "-o a FIFO: the reader got other bytes"
+# A device node of our own, never the real /dev/null: if this regressed, the
+# damage stays in $TMP.
+if mknod "$TMP/o/null" c 1 3 2>/dev/null; then
+  expect 0 "-o a character device" -- "$TIRXC" "$SCALE" -o "$TMP/o/null"
+  [ -c "$TMP/o/null" ] || fail "-o a character device replaced it with a regular file"
+fi
+expect 5 "-o into a missing directory" -- "$TIRXC" "$SCALE" -o "$TMP/o/none/x.tirx"
+has "$TMP/err" "cannot write" "-o into a missing directory"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1

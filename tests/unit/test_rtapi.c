@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -304,6 +305,222 @@ Test(rtapi_cache, memory_and_disk) {
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- the source map of damaged or unusual executables ------------------------------ */
+
+/* The span a dtype mismatch on scale_dyn's A reports (its definition). */
+static tirx_span mismatch_span(tirx_executable *exe, char *file, size_t cap) {
+  tirx_runtime *rt = NULL;
+  tirx_loaded *lm = NULL;
+  tirx_function *fn = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_runtime_load(rt, exe, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "scale_dyn", &fn, &err), TIRX_OK, "%s", err.message);
+  DLTensor h = tensor(BUF_A, SHAPE_A, 1, F16), b = tensor(BUF_B, SHAPE_B, 1, F32);
+  tirx_arg args[4] = {
+      {TIRX_ARG_TENSOR, {.tensor = &h}}, {TIRX_ARG_TENSOR, {.tensor = &b}}, S_OK, K_OK};
+  cr_assert_eq(tirx_function_call(fn, args, 4, NULL, &err), TIRX_ERR_USAGE);
+  cr_assert(strstr(err.message, "expected dtype float32"), "%s", err.message);
+  tirx_span span = err.span;
+  snprintf(file, cap, "%s", span.file ? span.file : "");
+  span.file = NULL; /* owned by the executable */
+  tirx_loaded_free(lm);
+  tirx_runtime_close(rt);
+  return span;
+}
+
+/* A regression test: a source name that is empty or only white space used to
+ * write a source-map line that the reader misparsed into a length of -1
+ * (a crash in memcpy). */
+Test(rtapi_file, empty_and_blank_source_names) {
+  static const char *const names[] = {"", " ", "\t  ", "two words.tirx", "line\nbreak.tirx"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    tirx_compile_options o;
+    tirx_compile_options_init(&o);
+    o.host_only = 1;
+    tirx_executable *exe = NULL;
+    tirx_error err = {0};
+    cr_assert_eq(tirx_compile(names[i], SCALE_DYN, strlen(SCALE_DYN), &o, &exe, &err), TIRX_OK,
+                 "name %zu: %s", i, err.message);
+    char file[64];
+    tirx_span span = mismatch_span(exe, file, sizeof file);
+    /* a name the map can hold is kept whole; the others just have no map */
+    int kept = i == 1 || i == 2 || i == 3;
+    cr_expect_str_eq(file, kept ? names[i] : "", "name %zu", i);
+    cr_expect_eq(span.line, kept ? 5u : 0u, "name %zu", i);
+    tirx_executable_free(exe);
+  }
+}
+
+/* scale_dyn's executable bytes with kernel_info replaced (a valid checksum). */
+static void with_kernel_info(const char *info, tx_strbuf *out) {
+  tirx_executable *exe = compile_host(SCALE_DYN);
+  char path[] = "/tmp/tirx_rtapi_map_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_save(exe, path, &err), TIRX_OK, "%s", err.message);
+  tirx_executable_free(exe);
+  char *data = NULL;
+  size_t len = 0;
+  cr_assert(tx_read_file(path, &data, &len));
+  unlink(path);
+  tx_exe_parts parts;
+  char why[256];
+  cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
+  parts.kernel_info = info;
+  parts.kernel_info_len = strlen(info);
+  cr_assert_eq(tx_exe_serialize(&parts, out), TIRX_OK);
+  free(data);
+}
+
+static tirx_executable *load_bytes(const tx_strbuf *bytes, const char *path) {
+  FILE *fp = fopen(path, "wb");
+  cr_assert(fp && fwrite(bytes->data, 1, bytes->len, fp) == bytes->len);
+  fclose(fp);
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_load(path, &exe, &err), TIRX_OK, "%s", err.message);
+  return exe;
+}
+
+/* A regression test: kernel info that is slightly off (a valid checksum,
+ * so only the reader stands between it and memory) used to corrupt the
+ * heap. Every damaged line is ignored; the good ones still work. */
+Test(rtapi_file, damaged_source_map_is_ignored) {
+  static const char *const damaged[] = {
+      "@src scale_dyn 5 1 \n",
+      "@src scale_dyn 5 1 ",
+      "@src scale_dyn 5 1\n",
+      "@src scale_dyn 5\n",
+      "@src scale_dyn\n",
+      "@src \n",
+      "@src",
+      "@src  5 1 t.tirx\n",
+      "@src scale_dyn x 1 t.tirx\n",
+      "@src scale_dyn 5 y t.tirx\n",
+      "@src scale_dyn 99999999999 1 t.tirx\n",
+      "@src scale_dyn -5 1 t.tirx\n",
+      "\n\n\n",
+      "@src scale_dyn 5 1 \n\n@src",
+  };
+  char path[] = "/tmp/tirx_rtapi_dmg_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++) {
+    tx_strbuf bytes = {0};
+    with_kernel_info(damaged[i], &bytes);
+    tirx_executable *exe = load_bytes(&bytes, path);
+    char file[64];
+    tirx_span span = mismatch_span(exe, file, sizeof file);
+    cr_expect_str_eq(file, "", "case %zu", i);
+    cr_expect_eq(span.line, 0u, "case %zu", i);
+    tirx_executable_free(exe);
+    tx_sb_free(&bytes);
+  }
+  /* A good line after a damaged one, without a final newline, with spaces. */
+  tx_strbuf bytes = {0};
+  with_kernel_info("@src scale_dyn 5\n@src scale_dyn 7 3 my kernels.tirx", &bytes);
+  tirx_executable *exe = load_bytes(&bytes, path);
+  char file[64];
+  tirx_span span = mismatch_span(exe, file, sizeof file);
+  cr_expect_str_eq(file, "my kernels.tirx");
+  cr_expect_eq(span.line, 7u);
+  cr_expect_eq(span.col, 3u);
+  tirx_executable_free(exe);
+  tx_sb_free(&bytes);
+  unlink(path);
+}
+
+/* A damaged disk-cache entry: the documented behaviour is a miss (the
+ * compile runs and rewrites the entry), never a crash or an error. */
+Test(rtapi_cache, damaged_disk_entry_is_a_miss) {
+  char dir[] = "/tmp/tirx_cache_dmg_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  tirx_compile_options o;
+  tirx_compile_options_init(&o);
+  o.host_only = 1;
+  o.disk_cache = 1;
+  o.cache_dir = dir;
+  tirx_executable *a = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_compile("s", SCALE_DYN, strlen(SCALE_DYN), &o, &a, &err), TIRX_OK);
+  tirx_executable_free(a);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "ls %s/*.tirxexe", dir);
+  FILE *ls = popen(cmd, "r");
+  char entry[512] = {0};
+  cr_assert(ls && fgets(entry, sizeof entry, ls));
+  pclose(ls);
+  entry[strcspn(entry, "\n")] = 0;
+  char *data = NULL;
+  size_t len = 0;
+  cr_assert(tx_read_file(entry, &data, &len));
+  /* three kinds of damage: truncated, a flipped byte, an odd source map */
+  tx_strbuf odd = {0};
+  with_kernel_info("@src scale_dyn 5 1 \n", &odd);
+  const struct {
+    const char *bytes;
+    size_t len;
+    int hit;
+  } cases[] = {{data, len / 2, 0}, {data, len, 0}, {odd.data, odd.len, 1}};
+  for (size_t i = 0; i < 3; i++) {
+    FILE *fp = fopen(entry, "wb");
+    cr_assert(fp);
+    if (i == 1) {
+      fwrite(data, 1, 40, fp);
+      fputc(data[40] ^ 0x55, fp);
+      fwrite(data + 41, 1, len - 41, fp);
+    } else {
+      fwrite(cases[i].bytes, 1, cases[i].len, fp);
+    }
+    fclose(fp);
+    tirx_executable *b = NULL;
+    cr_assert_eq(tirx_compile("s", SCALE_DYN, strlen(SCALE_DYN), &o, &b, &err), TIRX_OK,
+                 "case %zu: %s", i, err.message);
+    cr_expect_eq(tirx_executable_from_cache(b), cases[i].hit, "case %zu", i);
+    cr_expect_str_eq(tirx_executable_func_name(b, 0), "scale_dyn");
+    tirx_executable_free(b);
+  }
+  tx_sb_free(&odd);
+  free(data);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  cr_assert_eq(system(cmd), 0);
+}
+
+/* tirx_executable_save goes through ir/file.h's writer: a FIFO or device is
+ * written into, never replaced by a regular file. */
+Test(rtapi_file, save_to_a_fifo_writes_through) {
+  char dir[] = "/tmp/tirx_fifo_XXXXXX";
+  cr_assert_not_null(mkdtemp(dir));
+  char fifo[64];
+  snprintf(fifo, sizeof fifo, "%s/exe", dir);
+  cr_assert_eq(mkfifo(fifo, 0600), 0);
+  tirx_executable *exe = compile_host(SCALE_DYN);
+  pid_t pid = fork();
+  if (pid == 0) { /* the reader: counts what arrives */
+    alarm(20);
+    FILE *fp = fopen(fifo, "rb");
+    size_t n = 0;
+    while (fp && fgetc(fp) != EOF)
+      n++;
+    _exit(n > 100 ? 0 : 1);
+  }
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_save(exe, fifo, &err), TIRX_OK, "%s", err.message);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the reader got the bytes");
+  struct stat st;
+  cr_assert_eq(lstat(fifo, &st), 0);
+  cr_expect(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+  tirx_executable_free(exe);
+  unlink(fifo);
+  rmdir(dir);
 }
 
 /* ---- launches through the fake driver --------------------------------------------- */

@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 
 #include "ir/context.h"
+#include "ir/file.h"
 #include "passes/compile.h"
 #include "tirx/tirx.h"
 
@@ -113,22 +114,9 @@ static int read_file(const char *path, blob *out) {
   return 0;
 }
 
-/* Through path.tmp and a rename, so an interrupted update leaves no torn file. */
+/* ir/file.h's writer: an interrupted update leaves no torn file. */
 static int write_file(const char *path, const blob *b) {
-  char *tmp = concat3(path, ".tmp", "");
-  if (!tmp) return ENOMEM;
-  int err = 0;
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    err = errno;
-  } else {
-    if (b->len && fwrite(b->data, 1, b->len, f) != b->len) err = errno ? errno : EIO;
-    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
-    if (!err && rename(tmp, path) != 0) err = errno;
-    if (err) remove(tmp);
-  }
-  free(tmp);
-  return err;
+  return tx_file_write(path, b->data, b->len, TX_WRITE_DEFAULT);
 }
 
 static int blob_eq(const blob *a, const blob *b) {

@@ -7,8 +7,9 @@
  *
  * Exit codes are the library's status codes (tirx.h): 0 ok, 1 errors in the
  * input, 2 bad usage, 3 internal error, 4 out of memory, 5 I/O error. Output
- * to a file goes through OUT.tmp and a rename, so a failed run never leaves a
- * half-written OUT behind. The compiling itself is tx_compile_module
+ * to a regular file goes through a temporary and a rename, so a failed run
+ * never leaves a half-written OUT behind; devices and FIFOs (-o /dev/null)
+ * are written through, never replaced (ir/file.h). The compiling itself is tx_compile_module
  * (passes/compile.h); this file only parses options, probes the GPU for a
  * default --arch, and prints.
  */
@@ -22,6 +23,7 @@
 
 #include "codegen/c_launcher.h"
 #include "ir/context.h"
+#include "ir/file.h"
 #include "passes/compile.h"
 #include "tirx/tirx.h"
 /* Defined in golden.c (there is no header: the two files are one program). */
@@ -243,35 +245,18 @@ static int write_all(FILE *f, const char *data, size_t len) {
   return (len == 0 || fwrite(data, 1, len, f) == len) && fflush(f) == 0 && !ferror(f);
 }
 
-/* Write to path.tmp, then rename over path: readers never see a partial file. */
+/* Standard output for "-" or no path; otherwise ir/file.h's writer, which
+ * replaces a regular file atomically and writes through anything else. */
 static int write_output(const char *path, const char *data, size_t len) {
   if (!path || strcmp(path, "-") == 0) {
     if (write_all(stdout, data, len)) return TIRX_OK;
     fprintf(stderr, "tirxc: error: cannot write to standard output: %s\n", strerror(errno));
     return TIRX_ERR_IO;
   }
-  size_t n = strlen(path);
-  char *tmp = malloc(n + 5);
-  if (!tmp) {
-    fputs("tirxc: error: out of memory\n", stderr);
-    return TIRX_ERR_NOMEM;
-  }
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp", 5);
-  int ok = 0, err = 0;
-  FILE *f = fopen(tmp, "wb");
-  if (f) {
-    ok = write_all(f, data, len);
-    err = errno;
-    if (fclose(f) != 0 && ok) ok = 0, err = errno;
-    if (ok && rename(tmp, path) != 0) ok = 0, err = errno;
-    if (!ok) remove(tmp);
-  } else {
-    err = errno;
-  }
-  if (!ok) fprintf(stderr, "tirxc: error: cannot write '%s': %s\n", path, strerror(err));
-  free(tmp);
-  return ok ? TIRX_OK : TIRX_ERR_IO;
+  int err = tx_file_write(path, data, len, TX_WRITE_DEFAULT);
+  if (!err) return TIRX_OK;
+  fprintf(stderr, "tirxc: error: cannot write '%s': %s\n", path, strerror(err));
+  return TIRX_ERR_IO;
 }
 
 /* For --emit=c-launcher -o DIR/NAME.c: the header path DIR/NAME.h, the
