@@ -335,6 +335,7 @@ tirx_status tirx_executable_param(const tirx_executable *exe, const char *func, 
 /* ---- compiling -------------------------------------------------------------------- */
 
 void tirx_compile_options_init(tirx_compile_options *o) {
+  if (!o) return;
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
   o->opt_level = 2;
@@ -344,10 +345,11 @@ void tirx_compile_options_init(tirx_compile_options *o) {
  * older, smaller struct). */
 static void read_options(const tirx_compile_options *in, tirx_compile_options *o) {
   tirx_compile_options_init(o);
-  if (!in) return;
-  size_t n = in->size < sizeof *o ? in->size : sizeof *o;
-  memcpy(o, in, n);
-  o->size = sizeof *o;
+  if (in) {
+    size_t n = in->size < sizeof *o ? in->size : sizeof *o;
+    memcpy(o, in, n);
+    o->size = sizeof *o;
+  }
   if (!o->arch) o->arch = "sm_90a";
 }
 
@@ -521,8 +523,8 @@ static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char 
 
 tirx_status tirx_compile(const char *name, const char *text, size_t len,
                          const tirx_compile_options *opts, tirx_executable **out, tirx_error *err) {
+  if (out) *out = NULL;
   if (!out || !text) return set_err(err, TIRX_ERR_USAGE, "tirx_compile: NULL text or out");
-  *out = NULL;
   if (err) err->code = TIRX_OK;
   if (!name) name = "<string>";
   tirx_compile_options o;
@@ -545,8 +547,8 @@ tirx_status tirx_compile(const char *name, const char *text, size_t len,
 
 tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_options *opts,
                                 tirx_executable **out, tirx_error *err) {
+  if (out) *out = NULL;
   if (!out || !mod) return set_err(err, TIRX_ERR_USAGE, "tirx_compile_module: NULL module or out");
-  *out = NULL;
   if (err) err->code = TIRX_OK;
   tirx_compile_options o;
   read_options(opts, &o);

@@ -221,6 +221,9 @@ void tirx_cache_destroy(tirx_cache *c) {
 }
 
 void tirx_cache_stats(const tirx_cache *c, uint64_t *hits, uint64_t *entries) {
+  if (hits) *hits = 0;
+  if (entries) *entries = 0;
+  if (!c) return;
   tirx_cache *m = (tirx_cache *)c; /* the lock is not part of the value */
   pthread_mutex_lock(&m->mu);
   if (hits) *hits = m->hits;

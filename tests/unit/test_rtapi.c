@@ -981,3 +981,129 @@ Test(rtapi_launch, cluster_bindings_launch_clusters) {
   tirx_runtime_close(rt);
   tirx_executable_free(exe);
 }
+
+/* ---- NULL arguments ----------------------------------------------------------------
+ * Every public entry point checks its pointers: a NULL where an object is
+ * needed is TIRX_ERR_USAGE (with the error filled when one is given), and
+ * calls without a status do nothing or return a neutral value. A
+ * regression test: tirx_cache_stats(NULL, ...) and
+ * tirx_compile_options_init(NULL) used to crash. */
+
+static void expect_usage(tirx_status st, const tirx_error *err, const char *what) {
+  cr_expect_eq(st, TIRX_ERR_USAGE, "%s: status %d", what, st);
+  cr_expect_eq(err->code, TIRX_ERR_USAGE, "%s: error code %d", what, err->code);
+  cr_expect(err->message[0], "%s: no message", what);
+}
+
+Test(rtapi_null, cache_and_options) {
+  cr_expect_eq(tirx_cache_create(NULL), TIRX_ERR_USAGE);
+  tirx_cache_destroy(NULL);
+  uint64_t hits = 7, entries = 7;
+  tirx_cache_stats(NULL, &hits, &entries);
+  cr_expect_eq(hits, 0);
+  cr_expect_eq(entries, 0);
+  tirx_cache_stats(NULL, NULL, NULL);
+  tirx_cache *c = NULL;
+  cr_assert_eq(tirx_cache_create(&c), TIRX_OK);
+  tirx_cache_stats(c, NULL, NULL);
+  tirx_cache_stats(c, &hits, NULL);
+  cr_expect_eq(hits, 0);
+  tirx_cache_destroy(c);
+  tirx_compile_options_init(NULL);
+}
+
+Test(rtapi_null, compile_save_load) {
+  tirx_error err = {0};
+  tirx_executable *exe = (tirx_executable *)1;
+  expect_usage(tirx_compile("s", NULL, 5, NULL, &exe, &err), &err, "compile text");
+  cr_expect_null(exe);
+  expect_usage(tirx_compile("s", SCALE_DYN, strlen(SCALE_DYN), NULL, NULL, &err), &err,
+               "compile out");
+  cr_expect_eq(tirx_compile("s", NULL, 0, NULL, NULL, NULL), TIRX_ERR_USAGE);
+  expect_usage(tirx_compile_module(NULL, NULL, &exe, &err), &err, "compile_module mod");
+  expect_usage(tirx_executable_save(NULL, "/tmp/x", &err), &err, "save exe");
+  expect_usage(tirx_executable_load(NULL, &exe, &err), &err, "load path");
+  expect_usage(tirx_executable_load("/tmp/x", NULL, &err), &err, "load out");
+  tirx_executable_free(NULL);
+  cr_expect_eq(tirx_executable_func_count(NULL), 0);
+  cr_expect_null(tirx_executable_func_name(NULL, 0));
+  cr_expect_null(tirx_executable_arch(NULL));
+  size_t len = 9;
+  cr_expect_null(tirx_executable_ptx(NULL, &len));
+  cr_expect_eq(len, 0);
+  cr_expect_eq(tirx_executable_from_cache(NULL), 0);
+  cr_expect_eq(tirx_executable_param_count(NULL, "f"), 0);
+  tirx_param_info info;
+  cr_expect_eq(tirx_executable_param(NULL, "f", 0, &info), TIRX_ERR_USAGE);
+  tirx_executable *real = compile_host(SCALE_DYN);
+  /* a name can be NULL: tirx_compile calls the source "<string>" then */
+  tirx_executable *named = NULL;
+  cr_expect_eq(tirx_compile(NULL, SCALE_DYN, strlen(SCALE_DYN), NULL, &named, &err), TIRX_OK, "%s",
+               err.message);
+  tirx_executable_free(named);
+  expect_usage(tirx_executable_save(real, NULL, &err), &err, "save path");
+  cr_expect_eq(tirx_executable_param_count(real, NULL), 0);
+  cr_expect_eq(tirx_executable_param(real, NULL, 0, &info), TIRX_ERR_USAGE);
+  cr_expect_eq(tirx_executable_param(real, "scale_dyn", 0, NULL), TIRX_ERR_USAGE);
+  cr_expect_null(tirx_executable_ptx(real, NULL) ? NULL : NULL);
+  tirx_executable_free(real);
+}
+
+Test(rtapi_null, runtime_and_calls) {
+  tirx_error err = {0};
+  expect_usage(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, NULL, &err), &err, "open out");
+  expect_usage(tirx_runtime_open(0, NULL, &err), &err, "open out");
+  tirx_runtime_close(NULL);
+  cr_expect_null(tirx_runtime_arch(NULL));
+  expect_usage(tirx_runtime_synchronize(NULL, NULL, &err), &err, "synchronize");
+  tirx_loaded *lm = NULL;
+  expect_usage(tirx_runtime_load(NULL, NULL, &lm, &err), &err, "load rt");
+  tirx_loaded_free(NULL);
+  tirx_function *fn = NULL;
+  expect_usage(tirx_loaded_function(NULL, "f", &fn, &err), &err, "function lm");
+  expect_usage(tirx_function_call(NULL, NULL, 0, NULL, &err), &err, "call fn");
+  fixture f;
+  setup(&f, SCALE_DYN, "scale_dyn");
+  expect_usage(tirx_runtime_load(f.rt, NULL, &lm, &err), &err, "load exe");
+  expect_usage(tirx_runtime_load(f.rt, f.exe, NULL, &err), &err, "load out");
+  expect_usage(tirx_loaded_function(f.lm, NULL, &fn, &err), &err, "function name");
+  expect_usage(tirx_loaded_function(f.lm, "scale_dyn", NULL, &err), &err, "function out");
+  expect_usage(tirx_function_call(f.fn, NULL, 4, NULL, &err), &err, "call args");
+  tirx_arg args[4] = {
+      {TIRX_ARG_TENSOR, {.tensor = NULL}}, {TIRX_ARG_TENSOR, {.tensor = NULL}}, S_OK, K_OK};
+  expect_usage(tirx_function_call(f.fn, args, 4, NULL, &err), &err, "call NULL tensor");
+  teardown(&f);
+}
+
+Test(rtapi_null, memory_and_dlpack) {
+  tirx_error err = {0};
+  int64_t shape[1] = {4};
+  DLManagedTensorVersioned *t = NULL;
+  expect_usage(tirx_tensor_alloc(NULL, shape, 1, F32, &t, &err), &err, "alloc rt");
+  DLManagedTensor *lt = NULL;
+  expect_usage(tirx_tensor_alloc_legacy(NULL, shape, 1, F32, &lt, &err), &err, "alloc legacy");
+  size_t n = 0;
+  expect_usage(tirx_tensor_nbytes(NULL, &n, &err), &err, "nbytes t");
+  DLTensor d = tensor(BUF_A, SHAPE_A, 1, F32);
+  expect_usage(tirx_tensor_nbytes(&d, NULL, &err), &err, "nbytes out");
+  const DLTensor *out = NULL;
+  expect_usage(tirx_dlpack_check(NULL, &out, &err), &err, "check m");
+  expect_usage(tirx_dlpack_check_legacy(NULL, &out, &err), &err, "check legacy m");
+  tirx_dlpack_release(NULL);
+  tirx_dlpack_release_legacy(NULL);
+  expect_usage(tirx_copy(NULL, BUF_A, BUF_B, 4, TIRX_COPY_DEVICE_TO_DEVICE, NULL, &err), &err,
+               "copy rt");
+  void *s = NULL;
+  expect_usage(tirx_stream_create(NULL, &s, &err), &err, "stream rt");
+  expect_usage(tirx_stream_destroy(NULL, NULL, &err), &err, "stream destroy rt");
+  tirx_runtime *rt = NULL;
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  expect_usage(tirx_tensor_alloc(rt, shape, 1, F32, NULL, &err), &err, "alloc out");
+  expect_usage(tirx_tensor_alloc(rt, NULL, 1, F32, &t, &err), &err, "alloc shape");
+  expect_usage(tirx_copy(rt, NULL, BUF_B, 4, TIRX_COPY_DEVICE_TO_DEVICE, NULL, &err), &err,
+               "copy dst");
+  expect_usage(tirx_copy(rt, BUF_A, NULL, 4, TIRX_COPY_DEVICE_TO_DEVICE, NULL, &err), &err,
+               "copy src");
+  expect_usage(tirx_stream_create(rt, NULL, &err), &err, "stream out");
+  tirx_runtime_close(rt);
+}
