@@ -531,7 +531,7 @@ static int layout_iters(builder *b, const tx_ast *sub, ptr_vec *out, int *is_tup
 }
 
 static int layout_sum(builder *b, const tx_ast *a, layout_parts *p, int depth) {
-  if (depth > TX_MAX_NESTING) {
+  if (depth > TX_MAX_EXPR_DEPTH) {
     BLD_ERROR(b, a, "layout nested too deeply");
     return 0;
   }

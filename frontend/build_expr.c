@@ -1287,8 +1287,8 @@ static const tx_expr *build_seq(builder *b, const tx_ast *a, int depth) {
 }
 
 static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
-  if (depth > TX_MAX_NESTING) {
-    BLD_ERROR(b, a, "expression nested too deeply (limit %d)", TX_MAX_NESTING);
+  if (depth > TX_MAX_EXPR_DEPTH) {
+    BLD_ERROR(b, a, "expression nested too deeply (limit %d)", TX_MAX_EXPR_DEPTH);
     return NULL;
   }
   tx_expr *e = NULL;

@@ -191,7 +191,7 @@ static void append_segment(tx_strbuf *sb, const char *seg, size_t n, int is_name
 }
 
 static int qualify(builder *b, const tx_ast *a, tx_strbuf *sb, const symbol **root, int depth) {
-  if (depth > TX_MAX_NESTING) return 0;
+  if (depth > TX_MAX_EXPR_DEPTH) return 0;
   if (a->kind == AST_NAME) {
     const symbol *s = bld_lookup(b, a->u.name.id);
     if (!s) return 0;

@@ -55,13 +55,26 @@ void tx_p_error(tx_pstate *ps, tx_loc loc, const char *fmt, ...) {
   if (tx_diag_saturated(ps->env->diags)) ps->stop = 1;
 }
 
-void tx_p_nesting_error(tx_pstate *ps, tx_loc loc) {
+/* A nesting limit stops the parse; it is reported once, where it was first
+ * crossed, however many enclosing nodes cross it too. */
+static void limit_error(tx_pstate *ps, tx_loc loc, const char *fmt, int limit) {
   if (!ps->nesting_reported) {
-    tx_p_error(ps, loc, "nesting too deep (limit %d)", (int)TX_MAX_NESTING);
+    tx_p_error(ps, loc, fmt, limit);
     ps->nesting_reported = 1;
   }
   ps->nerrors++; /* counts even when reporting was muted */
   ps->stop = 1;
+}
+
+void tx_p_nesting_error(tx_pstate *ps, tx_loc loc) {
+  limit_error(ps, loc, "nesting too deep (limit %d)", TX_MAX_NESTING);
+}
+
+void tx_p_depth_error(tx_pstate *ps, tx_loc loc) {
+  limit_error(ps, loc,
+              "too deeply nested (limit %d levels; each operator of a chain like "
+              "a + b + c, and each elif, is one level)",
+              TX_MAX_EXPR_DEPTH);
 }
 
 void tx_p_oom(tx_pstate *ps) {
@@ -214,8 +227,10 @@ static uint32_t depth_of_list(tx_ast_list l) {
   return m;
 }
 
-/* Depth = 1 + the deepest child. Consumers of the AST recurse over it, so
- * this is what TX_MAX_NESTING protects. */
+/* Depth = 1 + the deepest child. Consumers of the AST and of the IR built
+ * from it recurse over it, so this is what TX_MAX_EXPR_DEPTH protects: their
+ * stack. Brackets and indentation are limited separately, by the lexer
+ * (TX_MAX_NESTING). */
 void tx_p_seal(tx_pstate *ps, tx_ast *n) {
   if (n == &ps->dummy.ast) return;
   const tx_ast *a = n;
@@ -336,7 +351,7 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
     break;
   }
   n->depth = m + 1;
-  if (n->depth > TX_MAX_NESTING) tx_p_nesting_error(ps, tx_p_loc(n));
+  if (n->depth > TX_MAX_EXPR_DEPTH) tx_p_depth_error(ps, tx_p_loc(n));
 }
 
 tx_ast *tx_p_binop(tx_pstate *ps, tx_binop op, tx_ast *l, tx_ast *r, tx_loc loc) {

@@ -29,6 +29,21 @@ static void describe_errno(int err, char *buf, size_t cap) {
 #endif
 }
 
+/* What Python does to source text before tokenizing it: a UTF-8 byte-order
+ * mark at the start is dropped, and a carriage return that does not start a
+ * CRLF pair ends a line (old Mac line endings) -- so the lexer, spans and
+ * quoted lines all see one form. Edits the private copy in place; the
+ * result is never longer. */
+static size_t normalize_source(char *text, size_t len) {
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
+    memmove(text, text + 3, len - 3 + 1); /* with the NUL */
+    len -= 3;
+  }
+  for (char *p = memchr(text, '\r', len); p; p = memchr(p + 1, '\r', len - (size_t)(p + 1 - text)))
+    if (p + 1 == text + len || p[1] != '\n') *p = '\n';
+  return len;
+}
+
 /* Everything parse_string does once the bytes are in memory. */
 static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text, size_t len,
                               tirx_module **out) {
@@ -52,6 +67,7 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
     tx_error(d, ((tirx_span){0}), "out of memory reading '%s'", name);
     return TIRX_ERR_NOMEM;
   }
+  len = normalize_source(copy, len);
   const char *file = tx_diag_add_source(d, name, copy, len);
   /* The AST lives in an arena of its own, freed once the IR is built: it
    * is several times the size of the IR it becomes, and the memory goes

@@ -114,7 +114,10 @@ typedef struct tx_pstate {
  * saturation check and the stop flag stay consistent. */
 void tx_p_error(tx_pstate *ps, tx_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Brackets or indentation past TX_MAX_NESTING (the lexer). */
 void tx_p_nesting_error(tx_pstate *ps, tx_loc loc);
+/* A syntax tree deeper than TX_MAX_EXPR_DEPTH (tx_p_seal). */
+void tx_p_depth_error(tx_pstate *ps, tx_loc loc);
 void tx_p_oom(tx_pstate *ps);
 tirx_span tx_p_span(const tx_pstate *ps, tx_loc loc);
 tx_loc tx_p_loc(const tx_ast *node);

@@ -44,9 +44,10 @@ static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg);
 /* Locations skip zero-width parts (layout tokens, empty rules). */
 #define YYLLOC_DEFAULT(Cur, Rhs, N) tx_p_lloc_default(&(Cur), (Rhs), (N))
 
-/* Nesting is limited (TX_MAX_NESTING), so only pathological input (e.g.
- * thousands of unary minuses in a row, all shifted before any reduction)
- * fills a stack this deep; yyerror reports it as nesting. */
+/* Trees are at most TX_MAX_EXPR_DEPTH deep and brackets TX_MAX_NESTING, so
+ * only pathological input (e.g. thousands of unary minuses in a row, all
+ * shifted before any reduction, a tree deeper than the limit) fills a stack
+ * this deep; yyerror reports it as too deep a tree. */
 #define YYMAXDEPTH 20000
 
 #define NODE(kind, loc) tx_p_new(ps, (kind), (loc))
@@ -1022,5 +1023,5 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, tx_pstate *ps) {
  * arena would notice next anyway.) */
 static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg) {
   (void)msg;
-  tx_p_nesting_error(ps, *loc);
+  tx_p_depth_error(ps, *loc);
 }

@@ -192,6 +192,11 @@ tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t 
   return deliver(&sb, buf, cap, needed);
 }
 
+tirx_status tirx_ctx_set_program_name(tirx_ctx *ctx, const char *name) {
+  if (!ctx) return TIRX_ERR_USAGE;
+  return tx_diag_set_program(ctx->diags, name) ? TIRX_OK : TIRX_ERR_NOMEM;
+}
+
 void tirx_diag_clear(tirx_ctx *ctx) {
   if (ctx) tx_diag_clear(ctx->diags);
 }

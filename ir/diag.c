@@ -22,7 +22,8 @@ struct tx_diag_sink {
   source *sources;
   size_t nsources, sources_cap;
   int internal, oom, saturated;
-  int forcing; /* set while recording an internal error past the limit */
+  int forcing;         /* set while recording an internal error past the limit */
+  const char *program; /* prefix of unlocated diagnostics, or NULL */
 };
 
 tx_diag_sink *tx_diag_create(tx_arena *arena) {
@@ -195,6 +196,16 @@ static const char *severity_name(tirx_severity sev) {
   return "error";
 }
 
+int tx_diag_set_program(tx_diag_sink *sink, const char *name) {
+  if (!name || !*name) {
+    sink->program = NULL;
+    return 1;
+  }
+  char *copy = tx_arena_strndup(sink->arena, name, strlen(name));
+  if (copy) sink->program = copy;
+  return copy != NULL;
+}
+
 void tx_diag_render(const tx_diag_sink *sink, tx_strbuf *out) {
   for (size_t i = 0; i < sink->count; i++) {
     const tirx_diagnostic *d = &sink->items[i];
@@ -204,8 +215,10 @@ void tx_diag_render(const tx_diag_sink *sink, tx_strbuf *out) {
                    d->message);
     else if (d->span.file)
       tx_sb_printf(out, "%s: %s: %s\n", d->span.file, sev, d->message);
+    else if (sink->program)
+      tx_sb_printf(out, "%s: %s: %s\n", sink->program, sev, d->message);
     else
-      tx_sb_printf(out, "tirxc: %s: %s\n", sev, d->message);
+      tx_sb_printf(out, "%s: %s\n", sev, d->message);
     const source *src = d->span.line ? find_source(sink, d->span.file) : NULL;
     if (src) render_excerpt(src, &d->span, out);
   }

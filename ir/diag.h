@@ -49,7 +49,11 @@ int tx_diag_saturated(const tx_diag_sink *sink);
 const tirx_diagnostic *tx_diag_at(const tx_diag_sink *sink, size_t i);
 void tx_diag_clear(tx_diag_sink *sink);
 
-/* Render every diagnostic: `file:line:col: error: msg`, source line, caret. */
+/* The prefix of diagnostics without a file (`tirxc: error: ...`); NULL or
+ * "" for none, the default. Copied; 0 when out of memory. */
+int tx_diag_set_program(tx_diag_sink *sink, const char *name);
+/* Render every diagnostic: `file:line:col: error: msg`, source line, caret;
+ * one without a file is `error: msg`, after the program name when set. */
 void tx_diag_render(const tx_diag_sink *sink, tx_strbuf *out);
 
 #endif

@@ -103,6 +103,11 @@ TIRX_API size_t tirx_diag_error_count(const tirx_ctx *ctx);
 TIRX_API tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream);
 TIRX_API tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t *needed);
 TIRX_API void tirx_diag_clear(tirx_ctx *ctx);
+/* The name rendered before diagnostics that have no file, as compilers do
+ * (`tirxc: error: out of memory`); by default there is none (`error: ...`),
+ * so an embedding program's messages never carry another program's name.
+ * The name is copied; NULL or "" removes it. */
+TIRX_API tirx_status tirx_ctx_set_program_name(tirx_ctx *ctx, const char *name);
 
 /* ==== Compiling, loading and running kernels ===============================
  *

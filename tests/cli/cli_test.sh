@@ -57,6 +57,11 @@ for p in lower-tirx flatten-buffer simplify verify-memory split-host-device make
 done
 
 # ---- usage errors: exit 2 --------------------------------------------------------
+expect 2 "--list-passes with an argument" -- "$TIRXC" --list-passes extra
+has "$TMP/err" "--list-passes takes no input file (got 'extra')" "--list-passes extra"
+[ -s "$TMP/out" ] && fail "--list-passes extra still listed the passes"
+expect 5 "run: a missing file before the GPU" -- "$TIRXC" run "$TMP/none.tirx"
+has "$TMP/err" "cannot read '$TMP/none.tirx': No such file or directory" "run a missing file"
 expect 2 "no input" -- "$TIRXC"
 has "$TMP/err" "no input file" "no input"
 expect 2 "bad --arch" -- "$TIRXC" "$SCALE" --arch=sm_75
@@ -141,6 +146,25 @@ cp "$TILE" "$TMP/lg/"
 expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
 has "$TMP/lg/tile_copy_layout.expected.err" "is not lowered yet" "lowering error expectation"
 expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
+
+# ---- a flat chain of 2,000 terms goes through the whole pipeline --------------
+# (a regression test: 1,000 terms used to be refused as "nesting too deep";
+# the limit is the tree's depth, 2048, which the stack of every pass holds).
+flat_sum() {
+  printf '# from tvm.script import tirx as T\n\n@T.prim_func\n'
+  printf 'def s(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):\n'
+  printf '    T.device_entry()\n    bx = T.cta_id([1])\n    tx = T.thread_id([64])\n'
+  printf '    B[tx] = A[0]'
+  i=1
+  while [ $i -lt "$1" ]; do printf ' + A[%d]' $((i % 64)); i=$((i + 1)); done
+  printf '\n'
+}
+flat_sum 2000 >"$TMP/sum2000.tirx"
+expect 0 "a flat sum of 2000 terms" -- "$TIRXC" "$TMP/sum2000.tirx" --emit=cuda --verify-each
+grep -q "A_ptr\[63\]" "$TMP/out" || fail "a flat sum of 2000 terms: no A_ptr[63] in the CUDA"
+flat_sum 2100 >"$TMP/sum2100.tirx"
+expect 1 "a flat sum of 2100 terms" -- "$TIRXC" "$TMP/sum2100.tirx"
+has "$TMP/err" "sum2100.tirx:8:13: error: too deeply nested (limit 2048 levels" "2100 terms"
 
 # ---- -o: regular files are replaced atomically, anything else written through ---
 # (a regression test: -o used to rename a temporary over whatever PATH was,

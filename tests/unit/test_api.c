@@ -103,8 +103,10 @@ Test(api, null_arguments) {
   cr_assert_eq(tirx_diag_render(NULL, buf, sizeof buf, NULL), TIRX_ERR_USAGE);
   cr_assert_eq(tirx_diag_render_file(NULL, stderr), TIRX_ERR_USAGE);
   tirx_diag_clear(NULL);
+  cr_assert_eq(tirx_ctx_set_program_name(NULL, "x"), TIRX_ERR_USAGE);
 
   tirx_ctx *ctx = new_ctx();
+  cr_assert_eq(tirx_ctx_set_program_name(ctx, NULL), TIRX_OK);
   cr_assert_eq(tirx_parse_string(ctx, "x", "abc", 3, NULL), TIRX_ERR_USAGE);
   cr_assert_eq(tirx_parse_string(ctx, "x", NULL, 3, &m), TIRX_ERR_USAGE);
   cr_assert_eq(tirx_parse_file(ctx, NULL, &m), TIRX_ERR_USAGE);
@@ -403,4 +405,75 @@ Test(api, two_threads) {
   cr_assert_str_eq(jobs[0].first, jobs[1].first);
   free(jobs[0].first);
   free(jobs[1].first);
+}
+
+/* ---- source text forms Python accepts -------------------------------------------
+ * Regression tests: a UTF-8 byte-order mark and CR-only line endings used to
+ * be refused ("invalid character U+FEFF", "no @T.prim_func function found"). */
+
+/* SCALE with every "\n" replaced by `eol`, after `prefix`. */
+static char *reshape(const char *prefix, const char *eol) {
+  size_t n = strlen(prefix) + strlen(SCALE) * strlen(eol) + 1, k = strlen(prefix);
+  char *out = malloc(n);
+  cr_assert_not_null(out);
+  memcpy(out, prefix, k);
+  for (const char *p = SCALE; *p; p++)
+    if (*p == '\n') {
+      memcpy(out + k, eol, strlen(eol));
+      k += strlen(eol);
+    } else {
+      out[k++] = *p;
+    }
+  out[k] = 0;
+  return out;
+}
+
+Test(api, bom_and_line_endings) {
+  tirx_ctx *ctx = new_ctx();
+  char *want = print_all(parse_ok(ctx, SCALE));
+  const char *forms[][2] = {
+      {"\xEF\xBB\xBF", "\n"}, {"", "\r"}, {"", "\r\n"}, {"\xEF\xBB\xBF", "\r"}};
+  for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+    char *src = reshape(forms[i][0], forms[i][1]);
+    char *got = print_all(parse_ok(ctx, src));
+    cr_expect_str_eq(got, want, "form %zu", i);
+    free(got);
+    free(src);
+  }
+  free(want);
+  tirx_ctx_destroy(ctx);
+}
+
+Test(api, bom_and_cr_keep_error_locations) {
+  tirx_ctx *ctx = new_ctx();
+  /* UNDEFINED's error is at 6:12; neither the mark nor CR endings move it */
+  const char *prefixes[] = {"\xEF\xBB\xBF", ""};
+  const char *eols[] = {"\r\n", "\r"};
+  for (int i = 0; i < 2; i++) {
+    size_t n = strlen(UNDEFINED), k = strlen(prefixes[i]);
+    char src[512];
+    memcpy(src, prefixes[i], k);
+    for (size_t j = 0; j < n; j++)
+      if (UNDEFINED[j] == '\n') {
+        memcpy(src + k, eols[i], strlen(eols[i]));
+        k += strlen(eols[i]);
+      } else {
+        src[k++] = UNDEFINED[j];
+      }
+    tirx_module *m = NULL;
+    tirx_diag_clear(ctx);
+    cr_assert_eq(tirx_parse_string(ctx, "u.tirx", src, k, &m), TIRX_ERR_INPUT);
+    tirx_diagnostic d;
+    cr_assert_eq(tirx_diag_get(ctx, 0, &d), TIRX_OK);
+    cr_expect_eq(d.span.line, 6, "case %d", i);
+    cr_expect_eq(d.span.col, 12, "case %d", i);
+    char buf[1024];
+    cr_assert_eq(tirx_diag_render(ctx, buf, sizeof buf, NULL), TIRX_OK);
+    cr_expect(strstr(buf, "\n      A[0] = C[0]\n"), "case %d: the quoted line: %s", i, buf);
+  }
+  /* A mark anywhere but the start is still an error, as in Python. */
+  static const char MID[] = "x = 1\n\xEF\xBB\xBFy = 2\n";
+  tirx_module *m = NULL;
+  cr_expect_eq(tirx_parse_string(ctx, "m.tirx", MID, strlen(MID), &m), TIRX_ERR_INPUT);
+  tirx_ctx_destroy(ctx);
 }

@@ -373,7 +373,15 @@ Test(diag, notes_and_unlocated) {
   cr_assert_str_eq(render(d, a), "t.py:1:5: note: defined here\n"
                                  "  x = 1\n"
                                  "      ^\n"
+                                 "error: no location\n");
+  /* A program name, as tirxc sets it, prefixes only the unlocated one. */
+  cr_assert(tx_diag_set_program(d, "tirxc"));
+  cr_assert_str_eq(render(d, a), "t.py:1:5: note: defined here\n"
+                                 "  x = 1\n"
+                                 "      ^\n"
                                  "tirxc: error: no location\n");
+  cr_assert(tx_diag_set_program(d, NULL));
+  cr_assert_str_eq(strstr(render(d, a), "error"), "error: no location\n");
   tx_diag_destroy(d);
   tx_arena_destroy(a);
 }
@@ -404,7 +412,7 @@ Test(diag, internal_error_names_stage) {
   cr_assert(tx_diag_has_internal(d));
   cr_assert_eq(tx_diag_errors(d), 1);
   cr_assert_str_eq(tx_diag_at(d, 0)->message, "internal error in lower: unexpected kind 7");
-  cr_assert_str_eq(render(d, a), "tirxc: error: internal error in lower: unexpected kind 7\n");
+  cr_assert_str_eq(render(d, a), "error: internal error in lower: unexpected kind 7\n");
   tx_diag_destroy(d);
   tx_arena_destroy(a);
 }

@@ -800,6 +800,10 @@ Test(errors, saturated_sink_stops) {
 
 /* ---------------------------------------------------------------- limits */
 
+#define DEPTH_MSG                                                                                  \
+  "too deeply nested (limit 2048 levels; each operator of a chain like a + b + c, and each "       \
+  "elif, is one level)"
+
 static void nesting_fails(const char *src, unsigned line, unsigned col) {
   fails_with(src, line, col, "nesting too deep (limit 200)");
 }
@@ -850,7 +854,38 @@ Test(limits, deep_expressions) {
     cr_expect_eq(p->status, TIRX_ERR_INPUT, "unit '%s'", units[i]);
     cr_expect_eq(tx_diag_errors(p->diags), 1, "unit '%s'", units[i]);
     const tirx_diagnostic *d = tx_diag_at(p->diags, 0);
-    cr_expect_str_eq(d->message, "nesting too deep (limit 200)");
+    cr_expect_str_eq(d->message, DEPTH_MSG, "unit '%s'", units[i]);
+    release(p);
+    free(src);
+  }
+}
+
+/* A regression test: a flat chain of 1,000 terms used to be refused as
+ * "nesting too deep (limit 200)". The limit is on the tree's depth (what
+ * recursive walks need stack for), so a chain is fine up to it. */
+Test(limits, long_flat_chains_are_fine) {
+  /* Comparison and boolean chains are one node, as in Python: never deep. */
+  const char *flat[] = {"a and ", "a or ", "a < ", "a == "};
+  for (size_t i = 0; i < sizeof flat / sizeof *flat; i++) {
+    char *src = repeat(flat[i], 20000, "x = ", "a\n");
+    parsed *p = parse(src);
+    cr_expect_eq(p->status, TIRX_OK, "unit '%s'", flat[i]);
+    release(p);
+    free(src);
+  }
+  const char *units[] = {"a + ", "a * ", "a - ", "a // ", "a | ", "a << "};
+  for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+    char *src = repeat(units[i], 2000, "x = ", "a\n");
+    parsed *p = parse(src);
+    cr_expect_eq(p->status, TIRX_OK, "unit '%s'", units[i]);
+    release(p);
+    free(src);
+    src = repeat(units[i], 2100, "x = ", "a\n");
+    p = parse(src);
+    cr_expect_eq(p->status, TIRX_ERR_INPUT, "unit '%s'", units[i]);
+    cr_expect_eq(tx_diag_errors(p->diags), 1, "unit '%s'", units[i]);
+    if (tx_diag_errors(p->diags))
+      cr_expect_str_eq(tx_diag_at(p->diags, 0)->message, DEPTH_MSG, "unit '%s'", units[i]);
     release(p);
     free(src);
   }
@@ -860,7 +895,7 @@ Test(limits, long_elif_chain) {
   char *src = repeat("elif b:\n pass\n", 20000, "if a:\n pass\n", "");
   parsed *p = parse(src);
   cr_expect_eq(p->status, TIRX_ERR_INPUT);
-  cr_expect_str_eq(tx_diag_at(p->diags, 0)->message, "nesting too deep (limit 200)");
+  cr_expect_str_eq(tx_diag_at(p->diags, 0)->message, DEPTH_MSG);
   release(p);
   free(src);
 }

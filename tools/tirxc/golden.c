@@ -450,7 +450,7 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
   tirx_ctx *ctx = NULL;
   blob text = {0}, actual = {0}, expected = {0}, low = {0}, cu = {0};
   if (!cf.src || !cf.exp_tirx || !cf.exp_err || !cf.exp_low || !cf.exp_cu ||
-      tirx_ctx_create(&ctx) != TIRX_OK) {
+      tirx_ctx_create(&ctx) != TIRX_OK || tirx_ctx_set_program_name(ctx, "tirxc") != TIRX_OK) {
     fail(r, "out of memory");
     goto done;
   }

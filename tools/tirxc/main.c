@@ -226,6 +226,8 @@ static int parse_args(int argc, char **argv, options *o) {
       return usage_error("unknown option '%s'", a);
     }
   }
+  if (o->list_passes && o->input)
+    return usage_error("--list-passes takes no input file (got '%s')", o->input);
   if (o->list_passes) return -1;
   if (!o->input) return usage_error("no input file");
   if (o->emit == TX_EMIT_TIRX && o->pipeline_flag)
@@ -338,8 +340,9 @@ static void print_pass_table(const tx_compile_stats *s) {
 
 static int compile(const options *o) {
   tirx_ctx *ctx = NULL;
-  if (tirx_ctx_create(&ctx) != TIRX_OK) {
+  if (tirx_ctx_create(&ctx) != TIRX_OK || tirx_ctx_set_program_name(ctx, "tirxc") != TIRX_OK) {
     fputs("tirxc: error: out of memory\n", stderr);
+    tirx_ctx_destroy(ctx);
     return TIRX_ERR_NOMEM;
   }
   tx_compile_request req;

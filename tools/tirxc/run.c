@@ -5,10 +5,12 @@
  * GPU 0, print one checksum line per buffer (after the first launch) and
  * the median kernel time over --repeat launches (CUDA events).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/strbuf.h"
 #include "runtime/runtime.h"
 #include "runtime/tensor.h"
 #include "tirx/tirx.h"
@@ -25,25 +27,6 @@ static uint32_t lcg(uint64_t *s) {
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
   return (x > y) - (x < y);
-}
-
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  size_t r;
-  while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += r;
-    if (n == cap) {
-      char *p = realloc(buf, cap *= 2);
-      if (!p) free(buf);
-      buf = p;
-    }
-  }
-  fclose(f);
-  *len = n;
-  return buf;
 }
 
 /* Fill with values that are exact in every dtype: small integers, or for
@@ -123,19 +106,22 @@ int tirxc_run_main(int argc, char **argv) {
                     "[--seed S]\n");
     return 2;
   }
+  /* The file before the GPU: a missing file is the error to report even on
+   * a machine without one. */
+  tx_strbuf text = {0};
+  int read_err = tx_sb_read_file(&text, file);
+  if (read_err) {
+    fprintf(stderr, "tirxc run: cannot read '%s': %s\n", file, strerror(read_err));
+    tx_sb_free(&text);
+    return read_err == ENOMEM ? TIRX_ERR_NOMEM : TIRX_ERR_IO;
+  }
   tirx_error err = {0};
   tirx_runtime *rt = NULL;
-  /* The GPU first: its architecture is part of the compile. */
+  /* Then the GPU: its architecture is part of the compile. */
   if (tirx_runtime_open(0, &rt, &err) != TIRX_OK) {
     fprintf(stderr, "tirxc run: no usable CUDA GPU: %s\n", err.message);
+    tx_sb_free(&text);
     return 1;
-  }
-  size_t len = 0;
-  char *text = read_all(file, &len);
-  if (!text) {
-    fprintf(stderr, "tirxc run: cannot read %s\n", file);
-    tirx_runtime_close(rt);
-    return 5;
   }
   tirx_compile_options o;
   tirx_compile_options_init(&o);
@@ -143,8 +129,8 @@ int tirxc_run_main(int argc, char **argv) {
   o.opt_level = opt;
   o.disk_cache = 1;
   tirx_executable *exe = NULL;
-  tirx_status st = tirx_compile(file, text, len, &o, &exe, &err);
-  free(text);
+  tirx_status st = tirx_compile(file, text.data, text.len, &o, &exe, &err);
+  tx_sb_free(&text);
   int rc = 0;
   tirx_loaded *lm = NULL;
   tirx_function *fn = NULL;
