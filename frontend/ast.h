@@ -235,6 +235,7 @@ enum {
   TX_MAX_LITERAL_CHARS = 4096,   /* one numeric literal */
   TX_MAX_STRING_BYTES = 1 << 20, /* one string literal, decoded */
   TX_MAX_NAME_CHARS = 1024,      /* one identifier */
+  TX_MAX_FUNCS = 16384,          /* functions in one module */
 };
 
 /*

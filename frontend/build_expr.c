@@ -27,6 +27,18 @@ static tx_dtype unpack_dtype(void *p) {
   return (tx_dtype){.code = (uint8_t)v, .bits = (uint8_t)(v >> 8), .lanes = (uint16_t)(v >> 16)};
 }
 
+/* T.<dtype>x<N> that would be a data type but for N > TX_MAX_LANES: worth
+ * its own message, since the name looks right. */
+static int too_many_lanes(const char *q) {
+  const char *x = strrchr(q, 'x');
+  tx_dtype t;
+  if (strncmp(q, "T.", 2) != 0 || !x || !x[1] || strspn(x + 1, "0123456789") != strlen(x + 1))
+    return 0;
+  return strlen(x + 1) > 4 || atoi(x + 1) > TX_MAX_LANES
+             ? tx_dtype_parse(q + 2, (size_t)(x - q - 2), &t)
+             : 0;
+}
+
 int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
   const char *q = ast ? bld_qualified_name(b, ast, NULL) : NULL;
   /* Each call site asks again (T.float32(...) everywhere): remember. */
@@ -50,7 +62,10 @@ int bld_dtype_attr(builder *b, const tx_ast *ast, tx_dtype *out, int report) {
       return 1;
     }
   }
-  if (report) BLD_ERROR(b, ast, "expected a data type such as \"float32\" or T.float32");
+  if (report && q && too_many_lanes(q))
+    BLD_ERROR(b, ast, "data type '%s' has more than %d lanes", q, TX_MAX_LANES);
+  else if (report)
+    BLD_ERROR(b, ast, "expected a data type such as \"float32\" or T.float32");
   return 0;
 }
 

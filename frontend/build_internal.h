@@ -71,6 +71,8 @@ typedef struct builder {
   ptr_vec attr_keys, attr_values;
   tx_strbuf qualified; /* scratch for bld_qualified_name, reused across calls */
   tx_ptrmap dtype_of;  /* interned "T.float32" -> its dtype + 1 (bld_dtype_attr's memo) */
+  tx_ptrmap func_of;   /* interned function name -> its first tx_func (redefinitions) */
+  int funcs_full;      /* TX_MAX_FUNCS was reported; later functions are dropped */
 
   /* Frequently compared names, interned once. */
   struct {

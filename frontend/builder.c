@@ -802,15 +802,31 @@ static int is_docstring(const tx_ast *st) {
          (st->u.expr_stmt.value->kind == AST_STR || st->u.expr_stmt.value->kind == AST_ELLIPSIS);
 }
 
-static void check_unique_name(builder *b, ptr_vec *funcs, const tx_func *f) {
-  for (uint32_t i = 0; i < funcs->len; i++) {
-    const tx_func *g = funcs->items[i];
-    if (g->name == f->name) {
-      tx_error(b->diags, f->span, "redefinition of function '%s'", f->name);
-      tx_note(b->diags, g->span, "previous definition of '%s' is here", f->name);
-      return;
-    }
+/* A hash lookup by the interned name: a module of many functions must not
+ * cost a scan of all earlier ones per function. */
+static int check_unique_name(builder *b, const tx_func *f) {
+  const tx_func *g = tx_ptrmap_get(&b->func_of, f->name);
+  if (g) {
+    tx_error(b->diags, f->span, "redefinition of function '%s'", f->name);
+    tx_note(b->diags, g->span, "previous definition of '%s' is here", f->name);
+  } else if (!tx_ptrmap_put(&b->func_of, f->name, (void *)f)) {
+    bld_oom(b);
   }
+  return !g;
+}
+
+/* Adds a built function to the module's list: its name must be new, and
+ * the module may hold TX_MAX_FUNCS (every pass and the runtime walk the
+ * list, and each function costs tens of KiB of IR as it is lowered). */
+static void add_func(builder *b, ptr_vec *funcs, const tx_func *f, const tx_ast *def) {
+  if (!check_unique_name(b, f)) return;
+  if (funcs->len == TX_MAX_FUNCS) {
+    if (!b->funcs_full)
+      BLD_ERROR(b, def, "too many functions in one module (limit %d)", TX_MAX_FUNCS);
+    b->funcs_full = 1;
+    return;
+  }
+  vec_push(b, funcs, f);
 }
 
 static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *funcs) {
@@ -839,10 +855,7 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
       continue;
     }
     const tx_func *f = build_func(b, st);
-    if (f) {
-      check_unique_name(b, funcs, f);
-      vec_push(b, funcs, f);
-    }
+    if (f) add_func(b, funcs, f, st);
   }
 }
 
@@ -856,10 +869,7 @@ static void build_top_level(builder *b, const tx_ast *st, tx_module *mod, ptr_ve
       return;
     }
     const tx_func *f = build_func(b, st);
-    if (f) {
-      check_unique_name(b, funcs, f);
-      vec_push(b, funcs, f);
-    }
+    if (f) add_func(b, funcs, f, st);
     return;
   }
   if (st->kind == AST_CLASSDEF) {
@@ -936,6 +946,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   vec_free(&b.attr_values);
   tx_sb_free(&b.qualified);
   tx_ptrmap_free(&b.dtype_of);
+  tx_ptrmap_free(&b.func_of);
   free(b.syms);
   free(b.heads);
   if (b.oom) return TIRX_ERR_NOMEM;

@@ -477,3 +477,52 @@ Test(api, bom_and_cr_keep_error_locations) {
   cr_expect_eq(tirx_parse_string(ctx, "m.tirx", MID, strlen(MID), &m), TIRX_ERR_INPUT);
   tirx_ctx_destroy(ctx);
 }
+
+/* ---- the number of functions ------------------------------------------------------
+ * A module holds at most 16384 functions (docs/limits.md); one more is a
+ * located error at the first function past the limit, reported once. The
+ * redefinition check behind it is a hash lookup: a regression test for the
+ * scan of all earlier functions per function, quadratic in their number. */
+
+/* n functions of 4 lines each after a 2-line header: f<i> starts on line 3 + 5i. */
+static char *many_funcs(size_t n) {
+  size_t cap = 64 + n * 128, len = 0; /* each function is under 110 bytes */
+  char *src = malloc(cap);
+  cr_assert_not_null(src);
+  len += (size_t)snprintf(src, cap, "# from tvm.script import tirx as T\n\n");
+  for (size_t i = 0; i < n; i++)
+    len += (size_t)snprintf(src + len, cap - len,
+                            "@T.prim_func\ndef f%zu(A: T.Buffer((4,), \"float32\")):\n"
+                            "    T.device_entry()\n    A[0] = T.float32(1.0)\n\n",
+                            i);
+  return src;
+}
+
+Test(api, function_count_limit) {
+  tirx_ctx *ctx = new_ctx();
+  char *src = many_funcs(16384);
+  tirx_module *m = NULL;
+  cr_assert_eq(tirx_parse_string(ctx, "many.tirx", src, strlen(src), &m), TIRX_OK);
+  cr_expect_eq(tirx_module_func_count(m), 16384);
+  free(src);
+  src = many_funcs(16390);
+  cr_assert_eq(tirx_parse_string(ctx, "many.tirx", src, strlen(src), &m), TIRX_ERR_INPUT);
+  cr_expect_eq(tirx_diag_error_count(ctx), 1, "reported once");
+  tirx_diagnostic d;
+  cr_assert_eq(tirx_diag_get(ctx, 0, &d), TIRX_OK);
+  cr_expect_str_eq(d.message, "too many functions in one module (limit 16384)");
+  cr_expect_eq(d.span.line, 3 + 5 * 16384, "at f16384 (line %u)", d.span.line);
+  free(src);
+  /* a redefinition far down the list still names the first one */
+  src = many_funcs(3000);
+  char *dup = strstr(src, "def f2999(");
+  memcpy(dup, "def f7   (", 10);
+  tirx_diag_clear(ctx);
+  cr_assert_eq(tirx_parse_string(ctx, "dup.tirx", src, strlen(src), &m), TIRX_ERR_INPUT);
+  cr_assert_eq(tirx_diag_get(ctx, 0, &d), TIRX_OK);
+  cr_expect_str_eq(d.message, "redefinition of function 'f7'");
+  cr_assert_eq(tirx_diag_get(ctx, 1, &d), TIRX_OK);
+  cr_expect_eq(d.span.line, 3 + 5 * 7);
+  free(src);
+  tirx_ctx_destroy(ctx);
+}
