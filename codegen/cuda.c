@@ -22,6 +22,7 @@
 
 #include "codegen/cuda_internal.h"
 #include "ir/visit.h"
+#include "passes/packed_api.h"
 
 /* ---- small tables ---------------------------------------------------------- */
 
@@ -1277,8 +1278,22 @@ static int is_used(const cuda_cg *g, const tx_expr *v) {
   return tx_ptrmap_has(&g->used, v);
 }
 
+/* A kernel's parameters must fit what one launch carries (packed_api.h). */
+static void check_kernel_params(cuda_cg *g, const tx_func *f) {
+  uint32_t maps = 0;
+  for (uint32_t i = 0; i < f->nparams; i++)
+    maps += f->params[i]->dtype.code == DT_HANDLE && f->params[i]->u.var.tensormap;
+  if (f->nparams > TX_MAX_KERNEL_PARAMS)
+    cuda_error(g, f->span, "kernel '%s' has %u parameters (limit %d per launch)", f->name,
+               f->nparams, TX_MAX_KERNEL_PARAMS);
+  if (maps > TX_MAX_KERNEL_TENSORMAPS)
+    cuda_error(g, f->span, "kernel '%s' takes %u tensor maps by value (limit %d per launch)",
+               f->name, maps, TX_MAX_KERNEL_TENSORMAPS);
+}
+
 static void emit_kernel(cuda_cg *g, const tx_func *f) {
   reset_kernel(g);
+  check_kernel_params(g, f);
   tx_strbuf *out = g->out;
   const char *kname = unique_name(g, f->name, NULL);
   /* Launch bounds from a constant block shape. */

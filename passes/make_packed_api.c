@@ -465,8 +465,8 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   const tx_func *f = pk->f;
   tx_ir *ir = pk->ir;
   if (f->nparams > MAX_BOUND) {
-    tx_error(pk->pc->diags, f->span, "function '%s' has %u parameters; at most %d are supported",
-             f->name, f->nparams, MAX_BOUND);
+    tx_error(pk->pc->diags, f->span, "function '%s' has %u parameters (limit %d)", f->name,
+             f->nparams, MAX_BOUND);
     return TIRX_ERR_INPUT;
   }
   char what[384];
@@ -496,7 +496,10 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   }
   if (pk->oom) return TIRX_ERR_NOMEM;
   if (pk->too_big) {
-    tx_error(pk->pc->diags, f->span, "function '%s' needs too many argument checks", f->name);
+    tx_error(pk->pc->diags, f->span,
+             "function '%s' needs more than %d argument checks (its parameters' kinds, dtypes, "
+             "shapes and strides)",
+             f->name, MAX_PROLOGUE);
     return TIRX_ERR_INPUT;
   }
 

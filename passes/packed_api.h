@@ -9,6 +9,15 @@
 #ifndef TIRX_PASSES_PACKED_API_H
 #define TIRX_PASSES_PACKED_API_H
 
+/* What one kernel launch may carry. The runtime's launcher keeps each call's
+ * parameter values and by-value tensor maps in fixed arrays on the calling
+ * thread's stack (a call allocates nothing), so these bound a kernel's
+ * parameters; CUDA's own bound, 32764 bytes of parameters since CUDA 12.1
+ * on sm_70 and later, is never reached within them (512 values of at most
+ * 8 bytes, 16 maps of 128). The CUDA generator reports a kernel over either
+ * as a located error; the launcher checks again when it loads one. */
+enum { TX_MAX_KERNEL_PARAMS = 512, TX_MAX_KERNEL_TENSORMAPS = 16 };
+
 /* What T.arg_kind(i) returns: the kind of value the caller passed. */
 typedef enum tx_packed_arg_kind {
   TX_ARG_INT = 0,    /* a Python int or bool: int*, uint*, bool parameters */

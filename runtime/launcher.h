@@ -15,11 +15,15 @@
 
 #include "ir/ir.h"
 #include "ir/tensormap.h"
+#include "passes/packed_api.h"
 #include "tirx/tirx.h"
 
 typedef struct tx_launcher tx_launcher;
 
-enum { TX_LAUNCH_MAX_PARAMS = 128, TX_LAUNCH_MAX_TENSORMAPS = 16 };
+enum {
+  TX_LAUNCH_MAX_PARAMS = TX_MAX_KERNEL_PARAMS,
+  TX_LAUNCH_MAX_TENSORMAPS = TX_MAX_KERNEL_TENSORMAPS
+};
 
 /* What one call computed: the kernel's launch and its parameter values. */
 typedef struct tx_launch_values {

@@ -166,6 +166,31 @@ flat_sum 2100 >"$TMP/sum2100.tirx"
 expect 1 "a flat sum of 2100 terms" -- "$TIRXC" "$TMP/sum2100.tirx"
 has "$TMP/err" "sum2100.tirx:8:13: error: too deeply nested (limit 2048 levels" "2100 terms"
 
+# ---- parameter limits (docs/limits.md) --------------------------------------------
+# params N DIMS: a function of N float32 buffers, each of DIMS symbolic dims.
+params() {
+  awk -v n="$1" -v d="$2" 'BEGIN {
+    print "# from tvm.script import tirx as T\n"
+    for (i = 0; i < n; i++) for (k = 0; k < d; k++) printf "m%d_%d = T.int32()\n", i, k
+    printf "\n@T.prim_func\ndef p("
+    for (i = 0; i < n; i++) {
+      printf "%sA%d: T.Buffer((", (i ? ", " : ""), i
+      for (k = 0; k < d; k++) printf "%sm%d_%d", (k ? ", " : ""), i, k
+      printf ",), \"float32\")"
+    }
+    print "):\n    T.device_entry()\n    bx = T.cta_id([1])\n    tx = T.thread_id([64])"
+    for (i = 0; i < n; i++) printf "    A%d[tx%s] = T.float32(1.0)\n", i, (d > 1 ? ", 0" : "")
+  }'
+}
+params 256 1 >"$TMP/p256.tirx"
+expect 0 "256 parameters" -- "$TIRXC" "$TMP/p256.tirx" --emit=cuda
+params 257 1 >"$TMP/p257.tirx"
+expect 1 "257 parameters" -- "$TIRXC" "$TMP/p257.tirx" --emit=cuda
+has "$TMP/err" "p257.tirx:261:1: error: function 'p' has 257 parameters (limit 256)" "257 parameters"
+params 200 2 >"$TMP/p200x2.tirx"
+expect 1 "too many argument checks" -- "$TIRXC" "$TMP/p200x2.tirx" --emit=cuda
+has "$TMP/err" "error: function 'p' needs more than 4096 argument checks" "argument checks"
+
 # ---- -o: regular files are replaced atomically, anything else written through ---
 # (a regression test: -o used to rename a temporary over whatever PATH was,
 # so as root `-o /dev/null` replaced /dev/null with a regular file).

@@ -664,3 +664,39 @@ Test(errors, atomic_through_untyped_pointer) {
                "    T.cuda.atomic_add(p, T.float32(1))\n",
                "untyped pointer");
 }
+
+/* ---- what one launch carries (passes/packed_api.h) ------------------------------ */
+
+/* A kernel taking n float32 buffers of 64 elements. */
+static char *kernel_with_params(int n) {
+  size_t cap = 256 + (size_t)n * 96, len = 0;
+  char *src = malloc(cap);
+  cr_assert_not_null(src);
+  len += (size_t)snprintf(src, cap, "# from tvm.script import tirx as T\n\n@T.prim_func\ndef k(");
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(src + len, cap - len, "%sA%d: T.Buffer((64,), \"float32\")",
+                            i ? ", " : "", i);
+  len += (size_t)snprintf(src + len, cap - len,
+                          "):\n    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
+                          "    tx = T.launch_thread(\"threadIdx.x\", 64)\n");
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(src + len, cap - len, "    A%d[tx] = T.float32(1.0)\n", i);
+  return src;
+}
+
+Test(errors, kernel_parameter_limit) {
+  char *src = kernel_with_params(512);
+  cuda_compiled c;
+  compile_text(&c, "k.tirx", src, strlen(src));
+  cr_expect_eq(c.codegen, TIRX_OK, "%s", c.diags);
+  cuda_compiled_free(&c);
+  free(src);
+  src = kernel_with_params(513);
+  compile_text(&c, "k.tirx", src, strlen(src));
+  cr_expect_eq(c.codegen, TIRX_ERR_INPUT, "%s", c.diags);
+  cr_expect(strstr(c.diags, "k.tirx:3:1: error: kernel 'k_kernel' has 513 parameters (limit "
+                            "512 per launch)"),
+            "%s", c.diags);
+  cuda_compiled_free(&c);
+  free(src);
+}
