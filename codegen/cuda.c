@@ -28,7 +28,7 @@
 static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t size) {
   if (len < *cap) return items;
   uint32_t ncap = *cap ? *cap * 2 : 32;
-  void *p = realloc(items, ncap * size);
+  void *p = tx_mem_realloc(tx_ir_alloc(&g->ir), items, ncap * size);
   if (!p) {
     g->nomem = 1;
     return NULL;
@@ -680,7 +680,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   case EXPR_LET: {
     /* Pure expressions: the binder reads as its (parenthesised) value. */
-    tx_strbuf val = {0};
+    tx_strbuf val = cuda_sb(g);
     cuda_emit_expr(g, e->ops[0], &val);
     const char *text = tx_sb_cstr(&val);
     char *paren = NULL;
@@ -730,7 +730,7 @@ static void line_done(cuda_cg *g, tirx_span span) {
   if (!g->map) return;
   if (g->map->len == g->map->cap) {
     size_t cap = g->map->cap ? g->map->cap * 2 : 64;
-    tirx_span *p = realloc(g->map->lines, cap * sizeof *p);
+    tirx_span *p = tx_mem_realloc(g->map->alloc, g->map->lines, cap * sizeof *p);
     if (!p) {
       g->nomem = 1;
       return;
@@ -943,7 +943,7 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
     cuda_error(g, s->span, "pointer variable '%s' needs a value", vi->name ? vi->name : "?");
     return;
   }
-  tx_strbuf ty = {0}, sb = {0};
+  tx_strbuf ty = cuda_sb(g), sb = cuda_sb(g);
   cuda_put_pointer_type(g, vi->pointee, vi->has_pointee, s->span, &ty);
   tx_dtype pointee;
   int has;
@@ -979,7 +979,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     if (!is_used(g, v)) return;
     const tx_expr *tag = val->nops ? val->ops[0] : NULL;
     const char *c = tag && tag->kind == EXPR_STRING ? launch_tag_expr(tag->u.str.data) : NULL;
-    tx_strbuf sreg = {0};
+    tx_strbuf sreg = cuda_sb(g);
     if (!c && tag && tag->kind == EXPR_STRING) c = cluster_tag_expr(g, tag->u.str.data, &sreg);
     if (!c) {
       tx_sb_free(&sreg);
@@ -1003,7 +1003,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
-  tx_strbuf sb = {0};
+  tx_strbuf sb = cuda_sb(g);
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
   const char *name = bind_name(g, v, NULL);
@@ -1036,7 +1036,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     const char *name = bind_name(g, v, NULL);
     mark_nonneg(g, v);
     if (begin && !(begin->kind == EXPR_INT && begin->u.ival == 0)) {
-      tx_strbuf sb = {0};
+      tx_strbuf sb = cuda_sb(g);
       cuda_emit_expr(g, begin, &sb);
       const char *b = tx_sb_cstr(&sb);
       cuda_line(g, s->span, "%s %s = (%s + %s);", cuda_ctype(g, v->dtype, s->span), name, c,
@@ -1054,7 +1054,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   if ((!begin || nonneg(g, begin)) && (!step || (step->kind == EXPR_INT && step->u.ival > 0)))
     mark_nonneg(g, v);
   const char *name = bind_name(g, v, NULL);
-  tx_strbuf sb = {0};
+  tx_strbuf sb = cuda_sb(g);
   tx_sb_printf(&sb, "for (%s %s = ", cuda_ctype(g, v->dtype, s->span), name);
   if (begin)
     cuda_emit_expr(g, begin, &sb);
@@ -1122,7 +1122,7 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
       cuda_error(g, s->span, "assignment to an unknown variable");
       return;
     }
-    tx_strbuf pre = {0};
+    tx_strbuf pre = cuda_sb(g);
     tx_sb_printf(&pre, "%s = ", n);
     const char *p = tx_sb_cstr(&pre);
     expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
@@ -1204,6 +1204,7 @@ typedef struct dyn_collect {
   const tx_buffer **bufs;
   uint32_t n, cap;
   int nomem;
+  const tirx_allocator *alloc;
 } dyn_collect;
 
 /* Expressions hold no statements: a walk for statements skips them. */
@@ -1222,7 +1223,7 @@ static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
   if (owns && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0) {
     if (d->n == d->cap) {
       uint32_t cap = d->cap ? 2 * d->cap : 8;
-      const tx_buffer **p = realloc(d->bufs, cap * sizeof *p);
+      const tx_buffer **p = tx_mem_realloc(d->alloc, d->bufs, cap * sizeof *p);
       if (!p) {
         d->nomem = 1;
         v->stop = 1;
@@ -1303,7 +1304,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     for (uint32_t i = 1; i < cl->nops; i++)
       if (cl->ops[i]->kind != EXPR_INT || cl->ops[i]->u.ival != 1) g->cluster_x_is_rank = 0;
   const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
-  tx_strbuf head = {0};
+  tx_strbuf head = cuda_sb(g);
   tx_sb_puts(&head, "extern \"C\" __global__ void ");
   const tx_expr *maxreg = attr(f, "tirx.max_registers");
   if (maxreg && maxreg->kind == EXPR_INT) {
@@ -1352,7 +1353,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   g->indent = 1;
 
   /* The dynamic shared arena: every shared.dyn allocation at its offset. */
-  dyn_collect dc = {0};
+  dyn_collect dc = {.alloc = tx_ir_alloc(&g->ir)};
   tx_visitor v = {0};
   v.user = &dc;
   v.pre_stmt = collect_dyn;
@@ -1360,7 +1361,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   tx_visit_stmt(&v, f->body);
   if (dc.nomem) g->nomem = 1;
   if (dc.n) {
-    int64_t *offs = calloc(dc.n, sizeof *offs);
+    int64_t *offs = tx_mem_calloc(dc.alloc, dc.n, sizeof *offs);
     int64_t total = 0, align = 16;
     const tx_expr *sym = NULL;
     if (!offs) {
@@ -1377,9 +1378,9 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
       cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
                 align);
     }
-    free(offs);
+    tx_mem_free(dc.alloc, offs);
   }
-  free(dc.bufs);
+  tx_mem_free(dc.alloc, dc.bufs);
 
   tx_visitor uv = {0};
   uv.user = g;
@@ -1409,7 +1410,10 @@ static size_t count_lines(const char *s, size_t n) {
 
 tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                             tx_strbuf *out, tx_line_map *map) {
-  tx_arena *arena = tx_arena_create();
+  /* The generator's scratch IR and every table below use the context's
+   * allocator, which the sink knows. */
+  const tirx_allocator *alloc = tx_diag_allocator(diags);
+  tx_arena *arena = tx_arena_create(alloc);
   if (!arena) return TIRX_ERR_NOMEM;
   tx_interner *strings = tx_interner_create(arena);
   if (!strings) {
@@ -1420,8 +1424,12 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_strbuf body = {0};
-  tx_line_map bmap = {0};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,        &g.stor_of,
+                       &g.nonneg,   &g.used,  &g.not_in_tables};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+    maps[i]->alloc = alloc;
+  tx_strbuf body = {.alloc = alloc};
+  tx_line_map bmap = {.alloc = alloc};
   g.out = &body;
   g.map = &bmap;
   intern_reserved(&g);
@@ -1433,7 +1441,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   }
 
   /* Preamble, sources and helpers: lines with no TIRx span. */
-  tx_strbuf pre = {0};
+  tx_strbuf pre = {.alloc = alloc};
   tx_sb_puts(&pre, "// Generated by tirx-c. Do not edit.\n");
   if (g.features & CUDA_FEAT_FP16) tx_sb_puts(&pre, "#include <cuda_fp16.h>\n");
   if (g.features & CUDA_FEAT_BF16) tx_sb_puts(&pre, "#include <cuda_bf16.h>\n");
@@ -1473,7 +1481,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
     if (map && st == TIRX_OK) {
       size_t need = map->len + prelines + bmap.len;
       if (need > map->cap) {
-        tirx_span *p = realloc(map->lines, need * sizeof *p);
+        tirx_span *p = tx_mem_realloc(map->alloc, map->lines, need * sizeof *p);
         if (!p)
           st = TIRX_ERR_NOMEM;
         else {
@@ -1492,12 +1500,12 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_sb_free(&pre);
   tx_sb_free(&body);
   tx_line_map_free(&bmap);
-  free(g.sources);
+  tx_mem_free(alloc, g.sources);
   tx_ptrmap_free(&g.reserved);
   tx_ptrmap_free(&g.names);
   tx_ptrmap_free(&g.taken);
   tx_ptrmap_free(&g.stor_of);
-  free(g.stor);
+  tx_mem_free(alloc, g.stor);
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
   tx_ptrmap_free(&g.not_in_tables);

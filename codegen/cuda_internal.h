@@ -248,6 +248,12 @@ typedef struct cuda_cg {
   tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
 } cuda_cg;
 
+/* An empty strbuf on the generator's allocator (the context's, through
+ * its scratch arena), for text built on the side. */
+static inline tx_strbuf cuda_sb(const cuda_cg *g) {
+  return (tx_strbuf){.alloc = tx_ir_alloc(&g->ir)};
+}
+
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);

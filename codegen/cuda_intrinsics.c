@@ -834,7 +834,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                "%s: pred= takes a 32-bit integer or bool, and not with return_type=", op);
     return;
   }
-  tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0}, outs = {0};
+  tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
+            outs = cuda_sb(g);
   raw_opcode(op, &opc);
   if (opc.len == 0) {
     cuda_error(g, e->span, "%s: empty PTX opcode", op);
@@ -1080,7 +1081,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     g->nomem = 1;
     goto done;
   }
-  tx_strbuf text = {0};
+  tx_strbuf text = cuda_sb(g);
   if (pre.len) tx_sb_printf(&text, "{\n\t%s", tx_sb_cstr(&pre));
   tx_sb_printf(&text, "%s%s%s%s;", guard ? "@tx_pg " : "", tx_sb_cstr(&opc), ops.len ? " " : "",
                tx_sb_cstr(&ops));

@@ -580,7 +580,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   const tx_expr *val = s->exprs[0];
   tx_dtype t = val->dtype;
   if (idx->kind == EXPR_RAMP && is_one(idx->ops[1])) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     emit_contiguous(g, b, idx, t, s->span, &sb);
     tx_sb_puts(&sb, " = ");
     cuda_emit_expr(g, val, &sb);
@@ -606,7 +606,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   cuda_line(g, s->span, "{");
   g->indent++;
   for (int i = 0; i < (pairs ? t.lanes / 2 : t.lanes); i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     if (pairs) {
       (void)cuda_ctype(g, t, s->span);
       emit_pair(g, val, i, &sb);
@@ -618,14 +618,14 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
     tx_sb_free(&sb);
   }
   for (int i = 0; idx_temps && i < t.lanes; i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     emit_lane(g, idx, i, &sb);
     inames[i] =
         temp(g, s->span, cuda_ctype(g, tx_dtype_elem(idx->dtype), s->span), "tx_index", &sb);
     tx_sb_free(&sb);
   }
   for (int i = 0; i < t.lanes; i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     if (cuda_emit_ptr(g, b, b->dtype, s->span, &sb)) {
       tx_sb_putc(&sb, '[');
       if (idx_temps)

@@ -32,6 +32,7 @@ typedef struct asmb {
 static void ab_init(asmb *ab, cuda_cg *g, int has_result) {
   memset(ab, 0, sizeof *ab);
   ab->g = g;
+  ab->text = ab->ins = cuda_sb(g);
   ab->k = has_result ? 1 : 0;
 }
 
@@ -424,7 +425,7 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     /* src-size = predicate != 0 ? cp_size : 0: the bytes not read are zeros. */
     unsigned ss;
     if (pred) {
-      tx_strbuf t = {0};
+      tx_strbuf t = cuda_sb(g);
       tx_sb_puts(&t, "(unsigned)((");
       cuda_emit_expr(g, pred, &t);
       tx_sb_printf(&t, ") != 0 ? %lld : 0)", (long long)size);

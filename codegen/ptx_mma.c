@@ -251,7 +251,7 @@ static int needs_parens(const char *t, size_t n) {
 
 /* Expression `a` as a primary expression. */
 static void put_primary(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
-  tx_strbuf t = {0};
+  tx_strbuf t = cuda_sb(g);
   cuda_emit_expr(g, a, &t);
   if (t.failed) g->nomem = 1;
   int p = needs_parens(t.data ? t.data : "", t.len);

@@ -1070,7 +1070,7 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
           ok = 0;
         }
       }
-      tx_strbuf sb = {0};
+      tx_strbuf sb = {.alloc = bld_alloc(b)};
       tx_sb_printf(&sb, ".%s", method);
       const char *op = tx_sb_cstr(&sb) ? bld_intern(b, tx_sb_cstr(&sb)) : NULL;
       tx_sb_free(&sb);

@@ -398,7 +398,7 @@ static tirx_executable *compile_with_stand_in_ptx(const char *src) {
   tirx_executable_free(exe);
   char *data = NULL;
   size_t len = 0;
-  cr_assert(tx_read_file(path, &data, &len));
+  cr_assert_eq(tx_read_file(NULL, path, &data, &len), 0);
   tx_exe_parts parts;
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
