@@ -38,11 +38,14 @@ static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t s
 }
 
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
+  g->failed = 1;
+  /* After an allocation failure a missing name may be its doing; the
+   * generator ends as out of memory anyway. */
+  if (g->nomem) return;
   va_list ap;
   va_start(ap, fmt);
   tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span.line ? span : g->stmt_span, fmt, ap);
   va_end(ap);
-  g->failed = 1;
 }
 
 /* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
@@ -682,7 +685,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     /* Pure expressions: the binder reads as its (parenthesised) value. */
     tx_strbuf val = cuda_sb(g);
     cuda_emit_expr(g, e->ops[0], &val);
-    const char *text = tx_sb_cstr(&val);
+    const char *text = cuda_sb_text(g, &val);
     char *paren = NULL;
     if (text) {
       size_t n = strlen(text);
@@ -892,9 +895,7 @@ static const char *cluster_tag_expr(cuda_cg *g, const char *tag, tx_strbuf *sb) 
   else
     snprintf(reg, sizeof reg, "%%cluster_ctaid.%c", tag[n]);
   if (!cuda_emit_sreg(g, reg, sb)) return NULL;
-  const char *r = tx_sb_cstr(sb);
-  if (!r) g->nomem = 1;
-  return r;
+  return cuda_sb_text(g, sb);
 }
 
 static int is_used(const cuda_cg *g, const tx_expr *v);
@@ -950,13 +951,13 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
   const char *scope;
   int same = val->kind == EXPR_CALL && tx_expr_pointer_type(val, &pointee, &has, &scope) &&
              has == vi->has_pointee && (!has || tx_dtype_eq(pointee, vi->pointee));
-  const char *t = tx_sb_cstr(&ty);
+  const char *t = cuda_sb_text(g, &ty);
   if (!same) tx_sb_printf(&sb, "(%s)", t ? t : "void*");
   cuda_emit_expr(g, val, &sb);
   const char *name = bind_name(g, v, NULL);
   add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
                                 vi->scope && strncmp(vi->scope, "shared", 6) == 0});
-  const char *txt = tx_sb_cstr(&sb);
+  const char *txt = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
   tx_sb_free(&ty);
   tx_sb_free(&sb);
@@ -1007,7 +1008,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
   const char *name = bind_name(g, v, NULL);
-  const char *txt = tx_sb_cstr(&sb);
+  const char *txt = cuda_sb_text(g, &sb);
   if (val)
     cuda_line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
   else
@@ -1038,7 +1039,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     if (begin && !(begin->kind == EXPR_INT && begin->u.ival == 0)) {
       tx_strbuf sb = cuda_sb(g);
       cuda_emit_expr(g, begin, &sb);
-      const char *b = tx_sb_cstr(&sb);
+      const char *b = cuda_sb_text(g, &sb);
       cuda_line(g, s->span, "%s %s = (%s + %s);", cuda_ctype(g, v->dtype, s->span), name, c,
                 b ? b : "");
       tx_sb_free(&sb);
@@ -1070,7 +1071,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     tx_sb_printf(&sb, "; ++%s) {", name);
   }
   if (s->flag == FOR_UNROLL) cuda_line(g, s->span, "#pragma unroll");
-  const char *t = tx_sb_cstr(&sb);
+  const char *t = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s", t ? t : "");
   tx_sb_free(&sb);
   emit_block(g, s->stmts[0]);
@@ -1124,7 +1125,7 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
     }
     tx_strbuf pre = cuda_sb(g);
     tx_sb_printf(&pre, "%s = ", n);
-    const char *p = tx_sb_cstr(&pre);
+    const char *p = cuda_sb_text(g, &pre);
     expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
     tx_sb_free(&pre);
     return;
@@ -1347,7 +1348,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     }
   }
   tx_sb_puts(&head, ") {");
-  const char *h = tx_sb_cstr(&head);
+  const char *h = cuda_sb_text(g, &head);
   cuda_line(g, f->span, "%s", h ? h : "");
   tx_sb_free(&head);
   g->indent = 1;

@@ -569,9 +569,7 @@ static int note_load_or_call(tx_visitor *vis, const tx_expr *e) {
 static const char *temp(cuda_cg *g, tirx_span span, const char *type, const char *base,
                         tx_strbuf *text) {
   const char *name = cuda_unique_name(g, base);
-  const char *t = tx_sb_cstr(text);
-  if (!t) g->nomem = 1;
-  cuda_line(g, span, "%s %s = %s;", type, name, t ? t : "");
+  cuda_line(g, span, "%s %s = %s;", type, name, cuda_sb_text(g, text));
   return name;
 }
 
@@ -584,7 +582,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
     emit_contiguous(g, b, idx, t, s->span, &sb);
     tx_sb_puts(&sb, " = ");
     cuda_emit_expr(g, val, &sb);
-    const char *text = tx_sb_cstr(&sb);
+    const char *text = cuda_sb_text(g, &sb);
     cuda_line(g, s->span, "%s;", text ? text : "");
     tx_sb_free(&sb);
     return;
@@ -636,7 +634,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
         tx_sb_printf(&sb, "] = %s.%c;", vnames[i / 2], COMP[i % 2]);
       else
         tx_sb_printf(&sb, "] = %s;", vnames[i]);
-      const char *text = tx_sb_cstr(&sb);
+      const char *text = cuda_sb_text(g, &sb);
       cuda_line(g, s->span, "%s", text ? text : "");
     }
     tx_sb_free(&sb);

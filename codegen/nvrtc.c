@@ -356,7 +356,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   const char *csrc = tx_sb_cstr(&src);
   for (int i = 0; i < argc; i++)
     if (!argv[i]) csrc = NULL;
-  if (!csrc) {
+  if (!csrc || inc.failed) { /* a failed probe would silently drop -I */
     st = TIRX_ERR_NOMEM;
     goto done;
   }
@@ -388,6 +388,10 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
     if (api.GetProgramLog(prog, buf) == NVRTC_SUCCESS)
       tx_sb_putn(&raw, buf, strnlen(buf, log_size));
     tx_mem_free(alloc, buf);
+    if (raw.failed) { /* the errors would be lost */
+      st = TIRX_ERR_NOMEM;
+      goto done;
+    }
   }
   if (log) tx_sb_putn(log, raw.data ? raw.data : "", raw.len);
 

@@ -117,7 +117,7 @@ static void ab_finish_value(asmb *ab, const char *ctype, const char *constraint,
     tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ctype);
     cuda_put_cstring(sb, ab->text.data, ab->text.len);
     tx_sb_printf(sb, " : \"=%s\"(tx_r) : %s : \"memory\"); return %s; }())", constraint,
-                 tx_sb_cstr(&ab->ins), back);
+                 cuda_sb_text(ab->g, &ab->ins), back);
   }
   ab_free(ab);
 }
@@ -429,7 +429,7 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&t, "(unsigned)((");
       cuda_emit_expr(g, pred, &t);
       tx_sb_printf(&t, ") != 0 ? %lld : 0)", (long long)size);
-      ss = ab_raw(&ab, "r", tx_sb_cstr(&t));
+      ss = ab_raw(&ab, "r", cuda_sb_text(g, &t));
       tx_sb_free(&t);
     } else {
       char t[32];
@@ -1030,7 +1030,7 @@ static void emit_mapa_u64(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   cuda_put_cstring(sb, ab.text.data, ab.text.len);
   tx_sb_puts(sb, " : \"=l\"(");
   cuda_emit_expr(g, d, sb);
-  tx_sb_printf(sb, ") : %s : \"memory\")", tx_sb_cstr(&ab.ins));
+  tx_sb_printf(sb, ") : %s : \"memory\")", cuda_sb_text(g, &ab.ins));
   ab_free(&ab);
 }
 

@@ -421,7 +421,7 @@ static void put_asm_value(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, char c, i
   tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ct);
   cuda_put_cstring(sb, text->data ? text->data : "", text->len);
   tx_sb_printf(sb, " : \"=%c\"(tx_r)", c);
-  if (ins->len || memory) tx_sb_printf(sb, " : %s", ins->len ? tx_sb_cstr(ins) : "");
+  if (ins->len || memory) tx_sb_printf(sb, " : %s", ins->len ? cuda_sb_text(g, ins) : "");
   if (memory) tx_sb_puts(sb, " : \"memory\"");
   tx_sb_puts(sb, "); return ");
   if (strcmp(rt, ct) == 0)
@@ -588,7 +588,7 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
         (!ch.on || hint_in(g, e, &ch, space, &ins))) {
       tx_sb_puts(sb, "asm volatile(");
       cuda_put_cstring(sb, text.data ? text.data : "", text.len);
-      tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&outs), tx_sb_cstr(&ins));
+      tx_sb_printf(sb, " : %s : %s : \"memory\")", cuda_sb_text(g, &outs), cuda_sb_text(g, &ins));
     }
     if (outs.failed) g->nomem = 1;
     tx_sb_free(&outs);
@@ -631,7 +631,7 @@ static void emit_ld_global_acquire(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) 
     cuda_put_cstring(sb, text.data ? text.data : "", text.len);
     tx_sb_printf(sb, " : \"=%c\"(", d.bits == 64 ? 'l' : 'r');
     put_expr(g, res, sb);
-    tx_sb_printf(sb, ") : %s : \"memory\")", tx_sb_cstr(&ins) ? tx_sb_cstr(&ins) : "");
+    tx_sb_printf(sb, ") : %s : \"memory\")", cuda_sb_text(g, &ins) ? cuda_sb_text(g, &ins) : "");
   }
   done(g, &text, &ins);
 }
@@ -1008,7 +1008,7 @@ static void emit_arith(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_put_cstring(sb, text.data ? text.data : "", text.len);
     tx_sb_printf(sb, " : \"=%c\"(*(%s*)(", x2 ? 'l' : f64 ? 'd' : 'f', ct);
     put_expr(g, d, sb);
-    tx_sb_printf(sb, ")) : %s)", tx_sb_cstr(&ins) ? tx_sb_cstr(&ins) : "");
+    tx_sb_printf(sb, ")) : %s)", cuda_sb_text(g, &ins) ? cuda_sb_text(g, &ins) : "");
   }
   done(g, &text, &ins);
 }

@@ -177,6 +177,10 @@ static inline tirx_span bld_span(const tx_ast *ast) {
   return ast ? ast->span : (tirx_span){0};
 }
 
-#define BLD_ERROR(b, ast, ...) tx_error((b)->diags, bld_span(ast), __VA_ARGS__)
+/* A located error, unless an allocation failed already: then what looks
+ * wrong (a name that did not intern reads as unknown) may be its doing, and
+ * the parse ends as out of memory anyway. */
+#define BLD_ERROR(b, ast, ...)                                                                     \
+  ((b)->oom ? (void)0 : tx_error((b)->diags, bld_span(ast), __VA_ARGS__))
 
 #endif

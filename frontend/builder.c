@@ -436,7 +436,10 @@ static void build_import_from(builder *b, const tx_ast *st) {
       tx_strbuf sb = {.alloc = bld_alloc(b)};
       tx_sb_printf(&sb, known ? (strcmp(name, "Axis") == 0 ? "Axis" : "T.%s") : "Axis.%s", name);
       const char *q = tx_sb_cstr(&sb);
-      if (q) bind_alias(b, as, SYM_LAYOUT_NAME, q, al->span);
+      if (q)
+        bind_alias(b, as, SYM_LAYOUT_NAME, q, al->span);
+      else
+        bld_oom(b); /* unbound, the name would read as unknown */
       tx_sb_free(&sb);
     }
     /* Other imports (numpy, tvm, __future__) carry no meaning in text form. */
@@ -730,6 +733,11 @@ static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *
       if (params->len > before) source[before] = i;
     }
   }
+  /* Out of memory, params and bufs may differ in length: no sorting. */
+  if (b->oom) {
+    tx_mem_free(bld_alloc(b), source);
+    return 0;
+  }
   /* Back to source order: an insertion sort over a handful of parameters. */
   for (uint32_t i = 1; i < params->len; i++) {
     for (uint32_t j = i; j > 0 && source[j - 1] > source[j]; j--) {
@@ -761,6 +769,12 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     declare_symbolic(b, st);
   }
   ok &= build_params(b, fn, &params, &bufs);
+  if (b->oom) { /* the lists may be cut short: nothing below may index them */
+    vec_free(&params);
+    vec_free(&bufs);
+    bld_scope_pop(b, mark);
+    return NULL;
+  }
 
   b->in_function = 1;
   b->loop_depth = 0;

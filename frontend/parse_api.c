@@ -55,7 +55,7 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
    * is several times the size of the IR it becomes, and the memory goes
    * straight back to the passes that run next. Nothing built keeps a
    * pointer into it (names are interned, string literals copied). */
-  tx_arena *ast_arena = tx_arena_create(tx_arena_allocator(ctx->arena));
+  tx_arena *ast_arena = tx_arena_create_like(ctx->arena);
   if (!ast_arena) {
     tx_diag_nomem_since(d, mark);
     return TIRX_ERR_NOMEM;

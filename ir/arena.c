@@ -21,7 +21,7 @@ typedef struct chunk {
 struct tx_arena {
   tirx_allocator alloc; /* a copy: the caller's struct may be a temporary */
   chunk *head;
-  size_t next_size;
+  size_t next_size, max_size;
   size_t total;
 };
 
@@ -38,7 +38,18 @@ tx_arena *tx_arena_create(const tirx_allocator *alloc) {
   if (!arena) return NULL;
   if (alloc) arena->alloc = *alloc;
   arena->next_size = FIRST_CHUNK;
+  arena->max_size = MAX_CHUNK;
   return arena;
+}
+
+tx_arena *tx_arena_create_like(const tx_arena *model) {
+  tx_arena *arena = tx_arena_create(&model->alloc);
+  if (arena && model->max_size != MAX_CHUNK) tx_arena_set_chunk_bytes(arena, model->max_size);
+  return arena;
+}
+
+void tx_arena_set_chunk_bytes(tx_arena *arena, size_t bytes) {
+  arena->next_size = arena->max_size = bytes ? bytes : 1;
 }
 
 void tx_arena_destroy(tx_arena *arena) {
@@ -66,7 +77,7 @@ static chunk *add_chunk(tx_arena *arena, size_t need) {
   c->used = 0;
   c->next = arena->head;
   arena->head = c;
-  if (arena->next_size < MAX_CHUNK) arena->next_size *= 2;
+  if (arena->next_size < arena->max_size) arena->next_size *= 2;
   return c;
 }
 

@@ -40,6 +40,10 @@ static int reserve(tx_strbuf *sb, size_t extra) {
   return 1;
 }
 
+void tx_sb_set_failed(tx_strbuf *sb) {
+  fail(sb);
+}
+
 void tx_sb_free(tx_strbuf *sb) {
   tx_mem_free(sb->alloc, sb->data);
   *sb = (tx_strbuf){.alloc = sb->alloc};

@@ -26,6 +26,9 @@ typedef struct tx_strbuf {
 
 /* Frees the bytes and empties the buffer; it keeps its allocator. */
 void tx_sb_free(tx_strbuf *sb);
+/* Marks sb failed (sticky, as when an append runs out of memory): for text
+ * assembled from other buffers, one of which failed. */
+void tx_sb_set_failed(tx_strbuf *sb);
 /* The slow path of the appends below: grows the buffer (or fails). */
 void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n);
 

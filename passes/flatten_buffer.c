@@ -593,7 +593,7 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     for (uint32_t i = 0; i < body->nstmts && entry < 0; i++)
       if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = i;
   const tx_stmt **top = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *top),
-                **after = calloc(f->nparams + 1, sizeof *after);
+                **after = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *after);
   uint32_t ntop = 0, nafter = 0;
   if (!top || !after) {
     tx_mem_free(tx_ir_alloc(st->ir), top);

@@ -454,6 +454,9 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
     set_attr(&da, tx_intern(ir->strings, key), val);
   }
   const char *dyn_key = tx_intern(ir->strings, "tirx.dyn_shared_bytes");
+  if (!dyn_key) goto done;
+  for (uint32_t i = 0; i < da.n; i++)
+    if (!da.keys[i]) goto done; /* a key that could not be interned */
   const tx_expr *dyn = NULL;
   for (uint32_t i = 0; i < da.n; i++)
     if (da.keys[i] == dyn_key) dyn = da.vals[i];

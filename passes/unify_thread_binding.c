@@ -230,11 +230,13 @@ static int is_lit(const tx_expr *e, int64_t v) {
  * the keyword there? */
 static int read_dims(ut_state *st, const tx_stmt *entry, const char *kw, const tx_expr *out[3]) {
   const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
+  if (!one) st->oom = 1;
   for (int i = 0; i < 3; i++)
     out[i] = one;
   if (!entry || entry->kind != STMT_DEVICE_ENTRY) return 0;
-  const tx_expr *e =
-      tx_kwarg(&entry->kw, entry->exprs, entry->nexprs, tx_intern(st->ir->strings, kw));
+  const char *name = tx_intern(st->ir->strings, kw);
+  if (!name) return st->oom = 1, 0; /* not "absent": the lookup could not be made */
+  const tx_expr *e = tx_kwarg(&entry->kw, entry->exprs, entry->nexprs, name);
   if (!e) return 0;
   const tx_expr *const *items = e->kind == EXPR_TUPLE ? e->ops : &e;
   uint32_t n = e->kind == EXPR_TUPLE ? e->nops : 1;
@@ -415,6 +417,7 @@ static const tx_stmt *new_entry(ut_state *st, const tx_stmt *old, tirx_span span
   uint32_t n = 0;
   const char *g = tx_intern(st->ir->strings, "grid"), *b = tx_intern(st->ir->strings, "block");
   const char *c = tx_intern(st->ir->strings, "cluster");
+  if (!g || !b || !c) return st->oom = 1, NULL;
   int have_g = 0, have_b = 0, have_c = 0;
   if (old) {
     uint32_t npos = old->kw.npos;
