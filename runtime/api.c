@@ -199,7 +199,7 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, const tirx_allocator *a
     }
   }
   if (st == TIRX_OK) {
-    exe->funcs = tx_mem_calloc(alloc, exe->mod->nfuncs ? exe->mod->nfuncs : 1, sizeof *exe->funcs);
+    exe->funcs = tx_mem_calloc(&exe->alloc, exe->mod->nfuncs, sizeof *exe->funcs);
     if (!exe->funcs) st = TIRX_ERR_NOMEM;
   }
   for (uint32_t i = 0; st == TIRX_OK && i < exe->mod->nfuncs; i++) {

@@ -46,12 +46,14 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "codegen/codegen.h"
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
 #include "passes/compile.h"
@@ -322,6 +324,33 @@ static tirx_status case_cuda_small_chunks(run *r) {
   return cuda_with_chunks(r, 64);
 }
 
+/* NVRTC alone (the CUDA C made unarmed): the library handle, the options,
+ * the log and the PTX buffers. TIRX_ERR_IO when there is no toolkit. */
+static tirx_status case_nvrtc(run *r) {
+  tirx_ctx *ctx = NULL;
+  tirx_module *m = NULL;
+  cr_assert_eq(tirx_ctx_create_with(&r->alloc, &ctx), TIRX_OK);
+  cr_assert_eq(tirx_parse_string(ctx, r->k->path, r->k->text, r->k->len, &m), TIRX_OK);
+  tx_compile_request req;
+  tx_compile_request_init(&req);
+  req.emit = TX_EMIT_CUDA;
+  tx_strbuf cuda = {.alloc = &r->alloc}, ptx = {.alloc = &r->alloc}, log = {.alloc = &r->alloc};
+  cr_assert_eq(tx_compile_module(ctx, m->mod, &req, NULL, &cuda), TIRX_OK);
+  tx_nvrtc_options no = {.target = &req.target, .output = NVRTC_PTX, .verbose = 1};
+  arm(r);
+  tirx_status st = tx_nvrtc_compile(ctx->diags, cuda.data, cuda.len, NULL, &no, &ptx, &log);
+  done(r);
+  tx_sb_printf(&r->out, "status %d\n", (int)st);
+  if (st == TIRX_OK) tx_sb_putn(&r->out, ptx.data, ptx.len);
+  if (st == TIRX_ERR_NOMEM) check_nomem_diags(r, ctx);
+  record_diags(r, ctx);
+  tx_sb_free(&cuda);
+  tx_sb_free(&ptx);
+  tx_sb_free(&log);
+  tirx_ctx_destroy(ctx);
+  return st;
+}
+
 static void host_only_options(run *r, tirx_compile_options *o) {
   tirx_compile_options_init(o);
   o->host_only = 1;
@@ -340,6 +369,32 @@ static tirx_status case_compile(run *r) {
   if (st == TIRX_ERR_NOMEM) check_nomem_error(r, &err);
   if (exe) record_exe(r, exe);
   tirx_executable_free(exe);
+  return st;
+}
+
+/* tirx_compile_module: the pipeline runs in the module's context, the
+ * executable comes from the options' allocator (the same one here). */
+static tirx_status case_compile_module(run *r) {
+  tirx_compile_options o;
+  host_only_options(r, &o);
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  arm(r);
+  tirx_ctx *ctx = NULL;
+  tirx_status st = tirx_ctx_create_with(&r->alloc, &ctx);
+  tirx_module *m = NULL;
+  if (st == TIRX_OK) st = tirx_parse_string(ctx, r->k->path, r->k->text, r->k->len, &m);
+  if (st == TIRX_OK) st = tirx_compile_module(m, &o, &exe, &err);
+  done(r);
+  if (m) record_error(r, st, &err);
+  if (m && st == TIRX_ERR_NOMEM) check_nomem_error(r, &err);
+  if (ctx) {
+    if (st == TIRX_ERR_NOMEM) check_nomem_diags(r, ctx);
+    record_diags(r, ctx);
+  }
+  if (exe) record_exe(r, exe);
+  tirx_executable_free(exe);
+  tirx_ctx_destroy(ctx);
   return st;
 }
 
@@ -713,8 +768,18 @@ Test(alloc_fail, codegen_goldens_to_cuda) {
 Test(alloc_fail, compile_to_cuda_in_small_chunks) {
   EACH_KERNEL("cuda/64B", case_cuda_small_chunks, any);
 }
+/* Where a toolkit is installed (NVRTC is slow: one kernel). */
+Test(alloc_fail, nvrtc) {
+  outcome probe = run_once(case_nvrtc, &KERNELS[0], 0);
+  free(probe.out);
+  if (probe.st == TIRX_ERR_IO) cr_skip_test("no CUDA toolkit (NVRTC) here");
+  fail_each("nvrtc", case_nvrtc, &KERNELS[0]);
+}
 Test(alloc_fail, compile_host_only) {
   EACH_KERNEL("compile", case_compile, any);
+}
+Test(alloc_fail, compile_a_parsed_module) {
+  EACH_KERNEL("compile_module", case_compile_module, any);
 }
 Test(alloc_fail, compile_through_a_cache) {
   EACH_KERNEL("compile+cache", case_compile_cached, compiles);
@@ -778,6 +843,77 @@ Test(alloc_hook, a_context_allocates_only_through_its_allocator) {
   cr_assert_gt(c.requests, 0);
   cr_assert_gt(live, 0, "the context holds memory from its allocator");
   cr_assert_eq(libc_calls, before, "%lu calls to the C library", libc_calls - before);
+  cr_assert_eq(c.live_blocks, 0);
+  cr_assert_eq(c.live_bytes, 0);
+  cr_assert(!c.bad_size);
+}
+
+/* The options structs are size-versioned: a caller built before the
+ * allocator field existed (a smaller `size`) gets malloc, whatever lies
+ * past its struct. */
+Test(alloc_hook, options_older_than_the_allocator_field_mean_malloc) {
+  static const char SRC[] = "from tvm.script import tirx as T\n\n@T.prim_func\n"
+                            "def f(A: T.Buffer((64,), \"float32\")):\n"
+                            "    T.device_entry()\n"
+                            "    bx = T.cta_id([1])\n"
+                            "    tx = T.thread_id([64])\n"
+                            "    A[tx] = A[tx] * T.float32(2.0)\n";
+  counting c = {.armed = 1};
+  tirx_allocator alloc = {counting_fn, &c};
+  tirx_compile_options o;
+  tirx_compile_options_init(&o);
+  o.host_only = 1;
+  o.allocator = &alloc;
+  o.size = offsetof(tirx_compile_options, allocator);
+  tirx_executable *exe = NULL;
+  cr_assert_eq(tirx_compile("f.tirx", SRC, strlen(SRC), &o, &exe, NULL), TIRX_OK);
+  tirx_executable_free(exe);
+  cr_assert_eq(c.requests, 0, "an old struct's allocator field was read");
+  o.size = sizeof o;
+  cr_assert_eq(tirx_compile("f.tirx", SRC, strlen(SRC), &o, &exe, NULL), TIRX_OK);
+  cr_assert_gt(c.live_blocks, 0, "the executable lives on the allocator");
+  tirx_executable_free(exe);
+  cr_assert_gt(c.requests, 0);
+  cr_assert_eq(c.live_blocks, 0);
+
+  c = (counting){.armed = 1};
+  tirx_runtime_options ro;
+  tirx_runtime_options_init(&ro);
+  ro.driver_library = FAKE_CUDA_PATH;
+  ro.allocator = &alloc;
+  ro.size = offsetof(tirx_runtime_options, allocator);
+  tirx_runtime *rt = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_runtime_open_ex(&ro, &rt, &err), TIRX_OK, "%s", err.message);
+  tirx_runtime_close(rt);
+  cr_assert_eq(c.requests, 0, "an old struct's allocator field was read");
+  ro.size = sizeof ro;
+  cr_assert_eq(tirx_runtime_open_ex(&ro, &rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_gt(c.live_blocks, 0);
+  tirx_runtime_close(rt);
+  cr_assert_eq(c.live_blocks, 0);
+}
+
+/* A DLPack capsule's deleter may run after tirx_runtime_close: it frees
+ * through the runtime's allocator, which must still be there (tirx.h), and
+ * the runtime's memory comes back only then. */
+Test(alloc_hook, a_capsule_outlives_the_runtime_on_its_allocator) {
+  counting c = {.armed = 1};
+  tirx_allocator alloc = {counting_fn, &c};
+  tirx_runtime_options ro;
+  tirx_runtime_options_init(&ro);
+  ro.driver_library = FAKE_CUDA_PATH;
+  ro.allocator = &alloc;
+  tirx_runtime *rt = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_runtime_open_ex(&ro, &rt, &err), TIRX_OK, "%s", err.message);
+  int64_t shape[1] = {16};
+  DLManagedTensorVersioned *t = NULL;
+  cr_assert_eq(tirx_tensor_alloc(rt, shape, 1, (DLDataType){kDLFloat, 32, 1}, &t, &err), TIRX_OK,
+               "%s", err.message);
+  tirx_runtime_close(rt);
+  cr_assert_gt(c.live_blocks, 0, "the capsule keeps the runtime (and its memory)");
+  tirx_dlpack_release(t);
   cr_assert_eq(c.live_blocks, 0);
   cr_assert_eq(c.live_bytes, 0);
   cr_assert(!c.bad_size);
