@@ -156,7 +156,7 @@ typedef struct run {
   unsigned long fail_at;
   const kernel *k;
   tx_strbuf out; /* what the run produced (libc; written after done()) */
-  char bad[512]; /* why an out-of-memory run's diagnostics are not allowed */
+  char bad[1200]; /* why an out-of-memory run's diagnostics are not allowed */
 } run;
 
 /* Failures are injected from here on, and libc calls counted. */
