@@ -155,7 +155,7 @@ typedef struct run {
   tirx_allocator alloc;
   unsigned long fail_at;
   const kernel *k;
-  tx_strbuf out; /* what the run produced (libc; written after done()) */
+  tx_strbuf out;  /* what the run produced (libc; written after done()) */
   char bad[1200]; /* why an out-of-memory run's diagnostics are not allowed */
 } run;
 
