@@ -897,7 +897,7 @@ static void emit_header_doc(gen *g) {
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
     char dt[32];
     if (b) {
-      tx_strbuf shape = {0};
+      tx_strbuf shape = {.alloc = tx_diag_allocator(g->diags)};
       for (uint32_t d = 0; d < b->ndim; d++) {
         if (d) tx_sb_puts(&shape, ", ");
         tx_print_expr(b->shape[d], &shape);
@@ -905,6 +905,7 @@ static void emit_header_doc(gen *g) {
       if (b->ndim == 1) tx_sb_putc(&shape, ',');
       tx_sb_printf(h, " *   %s: a CUDA tensor of %s, shape (%s)\n", g->pnames[i],
                    tx_dtype_str(b->dtype, dt), shape.data ? shape.data : "");
+      if (shape.failed) h->failed = 1; /* the header would miss the shape */
       tx_sb_free(&shape);
     } else {
       tx_sb_printf(h, " *   %s: %s\n", g->pnames[i], tx_dtype_str(f->params[i]->dtype, dt));
@@ -1603,7 +1604,8 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   if (!diags || !lowered || !image || !opts || !src || !hdr || !opts->header_name ||
       !tx_c_launcher_valid_prefix(opts->prefix))
     return TIRX_ERR_USAGE;
-  gen *g = calloc(1, sizeof *g); /* the name tables are too big for the stack */
+  const tirx_allocator *alloc = tx_diag_allocator(diags);
+  gen *g = tx_mem_calloc(alloc, 1, sizeof *g); /* the name tables are too big for the stack */
   if (!g) return TIRX_ERR_NOMEM;
   g->diags = diags;
   g->m = lowered;
@@ -1732,7 +1734,7 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   tx_sb_printf(hdr, "#ifdef __cplusplus\n}\n#endif\n\n#endif /* %s */\n", guard);
 
   int errors = g->errors;
-  free(g);
+  tx_mem_free(alloc, g);
   if (errors) return TIRX_ERR_INPUT;
   return src->failed || hdr->failed ? TIRX_ERR_NOMEM : TIRX_OK;
 }

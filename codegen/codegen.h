@@ -17,11 +17,15 @@
 typedef struct tx_line_map {
   tirx_span *lines; /* lines[i] is the span of CUDA line i + 1 */
   size_t len, cap;
+  const tirx_allocator *alloc; /* where lines comes from (NULL: malloc) */
 } tx_line_map;
+/* Frees the lines; the map keeps its allocator. */
 void tx_line_map_free(tx_line_map *map);
 
 /* CUDA C for every device function (attr "tirx.kernel") of a lowered
- * module, as one translation unit. `map` may be NULL. */
+ * module, as one translation unit. `map` may be NULL. Scratch memory comes
+ * from the allocator of diags' context (tx_diag_allocator), as in
+ * tx_nvrtc_compile. */
 tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                             tx_strbuf *out, tx_line_map *map);
 

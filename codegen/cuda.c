@@ -29,7 +29,7 @@
 static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t size) {
   if (len < *cap) return items;
   uint32_t ncap = *cap ? *cap * 2 : 32;
-  void *p = realloc(items, ncap * size);
+  void *p = tx_mem_realloc(tx_ir_alloc(&g->ir), items, ncap * size);
   if (!p) {
     g->nomem = 1;
     return NULL;
@@ -39,11 +39,14 @@ static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t s
 }
 
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
+  g->failed = 1;
+  /* After an allocation failure a missing name may be its doing; the
+   * generator ends as out of memory anyway. */
+  if (g->nomem) return;
   va_list ap;
   va_start(ap, fmt);
   tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span.line ? span : g->stmt_span, fmt, ap);
   va_end(ap);
-  g->failed = 1;
 }
 
 /* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
@@ -681,9 +684,9 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   case EXPR_LET: {
     /* Pure expressions: the binder reads as its (parenthesised) value. */
-    tx_strbuf val = {0};
+    tx_strbuf val = cuda_sb(g);
     cuda_emit_expr(g, e->ops[0], &val);
-    const char *text = tx_sb_cstr(&val);
+    const char *text = cuda_sb_text(g, &val);
     char *paren = NULL;
     if (text) {
       size_t n = strlen(text);
@@ -731,7 +734,7 @@ static void line_done(cuda_cg *g, tirx_span span) {
   if (!g->map) return;
   if (g->map->len == g->map->cap) {
     size_t cap = g->map->cap ? g->map->cap * 2 : 64;
-    tirx_span *p = realloc(g->map->lines, cap * sizeof *p);
+    tirx_span *p = tx_mem_realloc(g->map->alloc, g->map->lines, cap * sizeof *p);
     if (!p) {
       g->nomem = 1;
       return;
@@ -893,9 +896,7 @@ static const char *cluster_tag_expr(cuda_cg *g, const char *tag, tx_strbuf *sb) 
   else
     snprintf(reg, sizeof reg, "%%cluster_ctaid.%c", tag[n]);
   if (!cuda_emit_sreg(g, reg, sb)) return NULL;
-  const char *r = tx_sb_cstr(sb);
-  if (!r) g->nomem = 1;
-  return r;
+  return cuda_sb_text(g, sb);
 }
 
 static int is_used(const cuda_cg *g, const tx_expr *v);
@@ -944,20 +945,20 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
     cuda_error(g, s->span, "pointer variable '%s' needs a value", vi->name ? vi->name : "?");
     return;
   }
-  tx_strbuf ty = {0}, sb = {0};
+  tx_strbuf ty = cuda_sb(g), sb = cuda_sb(g);
   cuda_put_pointer_type(g, vi->pointee, vi->has_pointee, s->span, &ty);
   tx_dtype pointee;
   int has;
   const char *scope;
   int same = val->kind == EXPR_CALL && tx_expr_pointer_type(val, &pointee, &has, &scope) &&
              has == vi->has_pointee && (!has || tx_dtype_eq(pointee, vi->pointee));
-  const char *t = tx_sb_cstr(&ty);
+  const char *t = cuda_sb_text(g, &ty);
   if (!same) tx_sb_printf(&sb, "(%s)", t ? t : "void*");
   cuda_emit_expr(g, val, &sb);
   const char *name = bind_name(g, v, NULL);
   add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
                                 vi->scope && strncmp(vi->scope, "shared", 6) == 0});
-  const char *txt = tx_sb_cstr(&sb);
+  const char *txt = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
   tx_sb_free(&ty);
   tx_sb_free(&sb);
@@ -980,7 +981,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     if (!is_used(g, v)) return;
     const tx_expr *tag = val->nops ? val->ops[0] : NULL;
     const char *c = tag && tag->kind == EXPR_STRING ? launch_tag_expr(tag->u.str.data) : NULL;
-    tx_strbuf sreg = {0};
+    tx_strbuf sreg = cuda_sb(g);
     if (!c && tag && tag->kind == EXPR_STRING) c = cluster_tag_expr(g, tag->u.str.data, &sreg);
     if (!c) {
       tx_sb_free(&sreg);
@@ -1004,11 +1005,11 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
-  tx_strbuf sb = {0};
+  tx_strbuf sb = cuda_sb(g);
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
   const char *name = bind_name(g, v, NULL);
-  const char *txt = tx_sb_cstr(&sb);
+  const char *txt = cuda_sb_text(g, &sb);
   if (val)
     cuda_line(g, s->span, "%s %s = %s;", t, name, txt ? txt : "");
   else
@@ -1037,9 +1038,9 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     const char *name = bind_name(g, v, NULL);
     mark_nonneg(g, v);
     if (begin && !(begin->kind == EXPR_INT && begin->u.ival == 0)) {
-      tx_strbuf sb = {0};
+      tx_strbuf sb = cuda_sb(g);
       cuda_emit_expr(g, begin, &sb);
-      const char *b = tx_sb_cstr(&sb);
+      const char *b = cuda_sb_text(g, &sb);
       cuda_line(g, s->span, "%s %s = (%s + %s);", cuda_ctype(g, v->dtype, s->span), name, c,
                 b ? b : "");
       tx_sb_free(&sb);
@@ -1055,7 +1056,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   if ((!begin || nonneg(g, begin)) && (!step || (step->kind == EXPR_INT && step->u.ival > 0)))
     mark_nonneg(g, v);
   const char *name = bind_name(g, v, NULL);
-  tx_strbuf sb = {0};
+  tx_strbuf sb = cuda_sb(g);
   tx_sb_printf(&sb, "for (%s %s = ", cuda_ctype(g, v->dtype, s->span), name);
   if (begin)
     cuda_emit_expr(g, begin, &sb);
@@ -1071,7 +1072,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
     tx_sb_printf(&sb, "; ++%s) {", name);
   }
   if (s->flag == FOR_UNROLL) cuda_line(g, s->span, "#pragma unroll");
-  const char *t = tx_sb_cstr(&sb);
+  const char *t = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s", t ? t : "");
   tx_sb_free(&sb);
   emit_block(g, s->stmts[0]);
@@ -1123,9 +1124,9 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
       cuda_error(g, s->span, "assignment to an unknown variable");
       return;
     }
-    tx_strbuf pre = {0};
+    tx_strbuf pre = cuda_sb(g);
     tx_sb_printf(&pre, "%s = ", n);
-    const char *p = tx_sb_cstr(&pre);
+    const char *p = cuda_sb_text(g, &pre);
     expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
     tx_sb_free(&pre);
     return;
@@ -1205,6 +1206,7 @@ typedef struct dyn_collect {
   const tx_buffer **bufs;
   uint32_t n, cap;
   int nomem;
+  const tirx_allocator *alloc;
 } dyn_collect;
 
 /* Expressions hold no statements: a walk for statements skips them. */
@@ -1223,7 +1225,7 @@ static int collect_dyn(tx_visitor *v, const tx_stmt *s) {
   if (owns && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0) {
     if (d->n == d->cap) {
       uint32_t cap = d->cap ? 2 * d->cap : 8;
-      const tx_buffer **p = realloc(d->bufs, cap * sizeof *p);
+      const tx_buffer **p = tx_mem_realloc(d->alloc, d->bufs, cap * sizeof *p);
       if (!p) {
         d->nomem = 1;
         v->stop = 1;
@@ -1318,7 +1320,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     for (uint32_t i = 1; i < cl->nops; i++)
       if (cl->ops[i]->kind != EXPR_INT || cl->ops[i]->u.ival != 1) g->cluster_x_is_rank = 0;
   const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
-  tx_strbuf head = {0};
+  tx_strbuf head = cuda_sb(g);
   tx_sb_puts(&head, "extern \"C\" __global__ void ");
   const tx_expr *maxreg = attr(f, "tirx.max_registers");
   if (maxreg && maxreg->kind == EXPR_INT) {
@@ -1361,13 +1363,13 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     }
   }
   tx_sb_puts(&head, ") {");
-  const char *h = tx_sb_cstr(&head);
+  const char *h = cuda_sb_text(g, &head);
   cuda_line(g, f->span, "%s", h ? h : "");
   tx_sb_free(&head);
   g->indent = 1;
 
   /* The dynamic shared arena: every shared.dyn allocation at its offset. */
-  dyn_collect dc = {0};
+  dyn_collect dc = {.alloc = tx_ir_alloc(&g->ir)};
   tx_visitor v = {0};
   v.user = &dc;
   v.pre_stmt = collect_dyn;
@@ -1375,7 +1377,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   tx_visit_stmt(&v, f->body);
   if (dc.nomem) g->nomem = 1;
   if (dc.n) {
-    int64_t *offs = calloc(dc.n, sizeof *offs);
+    int64_t *offs = tx_mem_calloc(dc.alloc, dc.n, sizeof *offs);
     int64_t total = 0, align = 16;
     const tx_expr *sym = NULL;
     if (!offs) {
@@ -1392,9 +1394,9 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
       cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
                 align);
     }
-    free(offs);
+    tx_mem_free(dc.alloc, offs);
   }
-  free(dc.bufs);
+  tx_mem_free(dc.alloc, dc.bufs);
 
   tx_visitor uv = {0};
   uv.user = g;
@@ -1424,7 +1426,10 @@ static size_t count_lines(const char *s, size_t n) {
 
 tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                             tx_strbuf *out, tx_line_map *map) {
-  tx_arena *arena = tx_arena_create();
+  /* The generator's scratch IR and every table below use the context's
+   * allocator, which the sink knows. */
+  const tirx_allocator *alloc = tx_diag_allocator(diags);
+  tx_arena *arena = tx_arena_create(alloc);
   if (!arena) return TIRX_ERR_NOMEM;
   tx_interner *strings = tx_interner_create(arena);
   if (!strings) {
@@ -1435,8 +1440,12 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_strbuf body = {0};
-  tx_line_map bmap = {0};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,        &g.stor_of,
+                       &g.nonneg,   &g.used,  &g.not_in_tables};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+    maps[i]->alloc = alloc;
+  tx_strbuf body = {.alloc = alloc};
+  tx_line_map bmap = {.alloc = alloc};
   g.out = &body;
   g.map = &bmap;
   intern_reserved(&g);
@@ -1448,7 +1457,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   }
 
   /* Preamble, sources and helpers: lines with no TIRx span. */
-  tx_strbuf pre = {0};
+  tx_strbuf pre = {.alloc = alloc};
   tx_sb_puts(&pre, "// Generated by tirx-c. Do not edit.\n");
   if (g.features & CUDA_FEAT_FP16) tx_sb_puts(&pre, "#include <cuda_fp16.h>\n");
   if (g.features & CUDA_FEAT_BF16) tx_sb_puts(&pre, "#include <cuda_bf16.h>\n");
@@ -1488,7 +1497,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
     if (map && st == TIRX_OK) {
       size_t need = map->len + prelines + bmap.len;
       if (need > map->cap) {
-        tirx_span *p = realloc(map->lines, need * sizeof *p);
+        tirx_span *p = tx_mem_realloc(map->alloc, map->lines, need * sizeof *p);
         if (!p)
           st = TIRX_ERR_NOMEM;
         else {
@@ -1507,12 +1516,12 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_sb_free(&pre);
   tx_sb_free(&body);
   tx_line_map_free(&bmap);
-  free(g.sources);
+  tx_mem_free(alloc, g.sources);
   tx_ptrmap_free(&g.reserved);
   tx_ptrmap_free(&g.names);
   tx_ptrmap_free(&g.taken);
   tx_ptrmap_free(&g.stor_of);
-  free(g.stor);
+  tx_mem_free(alloc, g.stor);
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
   tx_ptrmap_free(&g.not_in_tables);

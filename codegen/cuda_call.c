@@ -138,10 +138,14 @@ void cuda_asm_simple(tx_strbuf *sb, const char *text) {
 }
 
 void cuda_asm_stmt(tx_strbuf *sb, const tx_strbuf *text, tx_strbuf *ins) {
+  if (text->failed || ins->failed) { /* the statement would be cut short */
+    tx_sb_set_failed(sb);
+    return;
+  }
   tx_sb_puts(sb, "asm volatile(");
   cuda_put_cstring(sb, text->data ? text->data : "", text->len);
   if (ins->len)
-    tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(ins));
+    tx_sb_printf(sb, " :: %s : \"memory\")", ins->data);
   else
     tx_sb_puts(sb, " ::: \"memory\")");
 }

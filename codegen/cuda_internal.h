@@ -248,6 +248,20 @@ typedef struct cuda_cg {
   tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
 } cuda_cg;
 
+/* An empty strbuf on the generator's allocator (the context's, through
+ * its scratch arena), for text built on the side. */
+static inline tx_strbuf cuda_sb(const cuda_cg *g) {
+  return (tx_strbuf){.alloc = tx_ir_alloc(&g->ir)};
+}
+
+/* The text of a side strbuf. After an allocation failure "" with g->nomem
+ * set: generated code is never silently missing a piece. */
+static inline const char *cuda_sb_text(cuda_cg *g, tx_strbuf *sb) {
+  const char *t = tx_sb_cstr(sb);
+  if (!t) g->nomem = 1;
+  return t ? t : "";
+}
+
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);

@@ -834,8 +834,13 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                "%s: pred= takes a 32-bit integer or bool, and not with return_type=", op);
     return;
   }
-  tx_strbuf opc = {0}, ops = {0}, pre = {0}, ins = {0}, outs = {0};
+  tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
+            outs = cuda_sb(g);
   raw_opcode(op, &opc);
+  if (opc.failed) {
+    g->nomem = 1;
+    goto done;
+  }
   if (opc.len == 0) {
     cuda_error(g, e->span, "%s: empty PTX opcode", op);
     goto done;
@@ -859,11 +864,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&ops, "%0");
     }
   }
-  const char *opcs = tx_sb_cstr(&opc);
-  if (!opcs) {
-    g->nomem = 1;
-    goto done;
-  }
+  const char *opcs = cuda_sb_text(g, &opc);
   raw_dest dest = has_dst ? RAW_NO_DEST : raw_dest_of(opcs);
   raw_groups gr = {0};
   uint32_t vec = raw_vec_width(opcs), ndest = dest == RAW_DEST || dest == RAW_DEST_PRED ? 1 : 0;
@@ -1080,10 +1081,10 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     g->nomem = 1;
     goto done;
   }
-  tx_strbuf text = {0};
-  if (pre.len) tx_sb_printf(&text, "{\n\t%s", tx_sb_cstr(&pre));
-  tx_sb_printf(&text, "%s%s%s%s;", guard ? "@tx_pg " : "", tx_sb_cstr(&opc), ops.len ? " " : "",
-               tx_sb_cstr(&ops));
+  tx_strbuf text = cuda_sb(g);
+  if (pre.len) tx_sb_printf(&text, "{\n\t%s", cuda_sb_text(g, &pre));
+  tx_sb_printf(&text, "%s%s%s%s;", guard ? "@tx_pg " : "", cuda_sb_text(g, &opc),
+               ops.len ? " " : "", cuda_sb_text(g, &ops));
   if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
   if (pred_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pd;", pred_out);
   if (pre.len) tx_sb_puts(&text, "\n\t}");
@@ -1109,7 +1110,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ct);
     cuda_put_cstring(sb, text.data, text.len);
     tx_sb_printf(sb, " : \"=%s\"(tx_r) :%s%s : \"memory\"); return ", rc, ins.len ? " " : "",
-                 ins.len ? tx_sb_cstr(&ins) : "");
+                 ins.len ? cuda_sb_text(g, &ins) : "");
     if (back)
       tx_sb_puts(sb, back);
     else
@@ -1119,10 +1120,10 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data, text.len);
     if (outs.len)
-      tx_sb_printf(sb, " : %s :%s%s : \"memory\")", tx_sb_cstr(&outs), ins.len ? " " : "",
-                   ins.len ? tx_sb_cstr(&ins) : "");
+      tx_sb_printf(sb, " : %s :%s%s : \"memory\")", cuda_sb_text(g, &outs), ins.len ? " " : "",
+                   ins.len ? cuda_sb_text(g, &ins) : "");
     else if (ins.len)
-      tx_sb_printf(sb, " :: %s : \"memory\")", tx_sb_cstr(&ins));
+      tx_sb_printf(sb, " :: %s : \"memory\")", cuda_sb_text(g, &ins));
     else
       tx_sb_puts(sb, " ::: \"memory\")");
   }

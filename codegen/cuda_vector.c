@@ -569,9 +569,7 @@ static int note_load_or_call(tx_visitor *vis, const tx_expr *e) {
 static const char *temp(cuda_cg *g, tirx_span span, const char *type, const char *base,
                         tx_strbuf *text) {
   const char *name = cuda_unique_name(g, base);
-  const char *t = tx_sb_cstr(text);
-  if (!t) g->nomem = 1;
-  cuda_line(g, span, "%s %s = %s;", type, name, t ? t : "");
+  cuda_line(g, span, "%s %s = %s;", type, name, cuda_sb_text(g, text));
   return name;
 }
 
@@ -580,11 +578,11 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   const tx_expr *val = s->exprs[0];
   tx_dtype t = val->dtype;
   if (idx->kind == EXPR_RAMP && is_one(idx->ops[1])) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     emit_contiguous(g, b, idx, t, s->span, &sb);
     tx_sb_puts(&sb, " = ");
     cuda_emit_expr(g, val, &sb);
-    const char *text = tx_sb_cstr(&sb);
+    const char *text = cuda_sb_text(g, &sb);
     cuda_line(g, s->span, "%s;", text ? text : "");
     tx_sb_free(&sb);
     return;
@@ -606,7 +604,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   cuda_line(g, s->span, "{");
   g->indent++;
   for (int i = 0; i < (pairs ? t.lanes / 2 : t.lanes); i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     if (pairs) {
       (void)cuda_ctype(g, t, s->span);
       emit_pair(g, val, i, &sb);
@@ -618,14 +616,14 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
     tx_sb_free(&sb);
   }
   for (int i = 0; idx_temps && i < t.lanes; i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     emit_lane(g, idx, i, &sb);
     inames[i] =
         temp(g, s->span, cuda_ctype(g, tx_dtype_elem(idx->dtype), s->span), "tx_index", &sb);
     tx_sb_free(&sb);
   }
   for (int i = 0; i < t.lanes; i++) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = cuda_sb(g);
     if (cuda_emit_ptr(g, b, b->dtype, s->span, &sb)) {
       tx_sb_putc(&sb, '[');
       if (idx_temps)
@@ -636,7 +634,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
         tx_sb_printf(&sb, "] = %s.%c;", vnames[i / 2], COMP[i % 2]);
       else
         tx_sb_printf(&sb, "] = %s;", vnames[i]);
-      const char *text = tx_sb_cstr(&sb);
+      const char *text = cuda_sb_text(g, &sb);
       cuda_line(g, s->span, "%s", text ? text : "");
     }
     tx_sb_free(&sb);

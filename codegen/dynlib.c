@@ -5,8 +5,9 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 /* A GNU/BSD extension that every platform we run on has; without it the
  * library is merely unloaded on close. */
@@ -18,6 +19,7 @@
 
 struct tx_dynlib {
   void *handle;
+  const tirx_allocator *alloc;
   char name[]; /* a copy: candidate strings are often temporaries */
 };
 
@@ -28,11 +30,13 @@ static void set_why(char *why, size_t cap, const char *prefix, const char *reaso
   snprintf(why, cap, "%s%s", prefix, reason ? reason : "unknown loader error");
 }
 
-tx_dynlib *tx_dynlib_open(const char *const *candidates, size_t n, char *why, size_t cap) {
+tirx_status tx_dynlib_open(const tirx_allocator *alloc, const char *const *candidates, size_t n,
+                           tx_dynlib **out, char *why, size_t cap) {
+  *out = NULL;
   if (why && cap) why[0] = '\0';
   if (n == 0) {
     set_why(why, cap, "", "no library candidates given");
-    return NULL;
+    return TIRX_ERR_IO;
   }
   for (size_t i = 0; i < n; i++) {
     if (!candidates[i]) continue;
@@ -49,18 +53,20 @@ tx_dynlib *tx_dynlib_open(const char *const *candidates, size_t n, char *why, si
       continue;
     }
     size_t len = strlen(candidates[i]);
-    tx_dynlib *lib = malloc(sizeof *lib + len + 1);
+    tx_dynlib *lib = tx_mem_alloc(alloc, sizeof *lib + len + 1);
     if (!lib) {
       dlclose(h);
       set_why(why, cap, "", "out of memory");
-      return NULL;
+      return TIRX_ERR_NOMEM;
     }
     lib->handle = h;
+    lib->alloc = alloc;
     memcpy(lib->name, candidates[i], len + 1);
     if (why && cap) why[0] = '\0';
-    return lib;
+    *out = lib;
+    return TIRX_OK;
   }
-  return NULL;
+  return TIRX_ERR_IO;
 }
 
 const char *tx_dynlib_name(const tx_dynlib *lib) {
@@ -90,5 +96,5 @@ tx_dynlib_fn tx_dynlib_sym(tx_dynlib *lib, const char *name, char *why, size_t c
 void tx_dynlib_close(tx_dynlib *lib) {
   if (!lib) return;
   dlclose(lib->handle);
-  free(lib);
+  tx_mem_free(lib->alloc, lib);
 }

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "tirx/tirx.h"
+
 typedef struct tx_dynlib tx_dynlib;
 
 /* A function pointer type that any symbol may be converted to and back; ISO C
@@ -20,10 +22,13 @@ typedef struct tx_dynlib tx_dynlib;
 typedef void (*tx_dynlib_fn)(void);
 
 /* Try each of the n candidates in order (absolute paths or bare names that
- * the default loader path resolves) and return the first that loads, or
- * NULL. On failure `why` (when non-NULL, cap > 0) receives the loader's
- * reason for the last candidate tried; it is always NUL-terminated. */
-tx_dynlib *tx_dynlib_open(const char *const *candidates, size_t n, char *why, size_t cap);
+ * the default loader path resolves) and set *out to the first that loads:
+ * TIRX_OK, TIRX_ERR_IO when none does (`why`, when non-NULL and cap > 0,
+ * receives the loader's reason for the last candidate tried; it is always
+ * NUL-terminated), or TIRX_ERR_NOMEM. The handle comes from `alloc` (NULL:
+ * malloc), which must outlive it. */
+tirx_status tx_dynlib_open(const tirx_allocator *alloc, const char *const *candidates, size_t n,
+                           tx_dynlib **out, char *why, size_t cap);
 
 /* The candidate that tx_dynlib_open loaded (a copy owned by `lib`). */
 const char *tx_dynlib_name(const tx_dynlib *lib);

@@ -77,12 +77,13 @@ static const char *cuda_root(const tx_nvrtc_options *opts, int *explicit_root) {
 
 static tirx_status load_nvrtc(tx_diag_sink *diags, const char *root, int explicit_root,
                               nvrtc_api *api) {
-  tx_strbuf paths[N_DIRS * N_NAMES] = {{0}};
+  tx_strbuf paths[N_DIRS * N_NAMES];
   const char *cand[N_DIRS * N_NAMES + N_NAMES];
   size_t n = 0;
   tirx_status st = TIRX_OK;
   for (size_t d = 0; d < N_DIRS; d++)
     for (size_t i = 0; i < N_NAMES; i++) {
+      paths[n] = (tx_strbuf){.alloc = tx_diag_allocator(diags)};
       tx_sb_printf(&paths[n], "%s/%s/%s", root, LIB_DIRS[d], NVRTC_NAMES[i]);
       cand[n] = tx_sb_cstr(&paths[n]);
       if (!cand[n]) st = TIRX_ERR_NOMEM;
@@ -95,8 +96,8 @@ static tirx_status load_nvrtc(tx_diag_sink *diags, const char *root, int explici
 
   char why[512] = "";
   if (st == TIRX_OK) {
-    api->lib = tx_dynlib_open(cand, n, why, sizeof why);
-    if (!api->lib) {
+    st = tx_dynlib_open(tx_diag_allocator(diags), cand, n, &api->lib, why, sizeof why);
+    if (st == TIRX_ERR_IO) {
       tx_error(diags, (tirx_span){0},
                "CUDA toolkit not found: NVRTC (libnvrtc.so) is not in %s/lib64 or %s/lib%s; set "
                "CUDA_HOME or pass --cuda-path",
@@ -314,7 +315,9 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
                              tx_strbuf *log) {
   if (!diags || !cuda_src || !opts || !out) return TIRX_ERR_USAGE;
   tirx_status st;
-  tx_strbuf arch = {0}, inc = {0}, src = {0}, raw = {0};
+  const tirx_allocator *alloc = tx_diag_allocator(diags);
+  tx_strbuf arch = {.alloc = alloc}, inc = {.alloc = alloc}, src = {.alloc = alloc},
+            raw = {.alloc = alloc};
   nvrtc_api api = {0};
   nvrtcProgram prog = NULL;
 
@@ -353,7 +356,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   const char *csrc = tx_sb_cstr(&src);
   for (int i = 0; i < argc; i++)
     if (!argv[i]) csrc = NULL;
-  if (!csrc) {
+  if (!csrc || inc.failed) { /* a failed probe would silently drop -I */
     st = TIRX_ERR_NOMEM;
     goto done;
   }
@@ -377,14 +380,18 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
 
   size_t log_size = 0;
   if (api.GetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-    char *buf = malloc(log_size);
+    char *buf = tx_mem_alloc(alloc, log_size);
     if (!buf) {
       st = TIRX_ERR_NOMEM;
       goto done;
     }
     if (api.GetProgramLog(prog, buf) == NVRTC_SUCCESS)
       tx_sb_putn(&raw, buf, strnlen(buf, log_size));
-    free(buf);
+    tx_mem_free(alloc, buf);
+    if (raw.failed) { /* the errors would be lost */
+      st = TIRX_ERR_NOMEM;
+      goto done;
+    }
   }
   if (log) tx_sb_putn(log, raw.data ? raw.data : "", raw.len);
 
@@ -417,14 +424,14 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
     st = TIRX_ERR_INTERNAL;
     goto done;
   }
-  char *buf = malloc(size);
+  char *buf = tx_mem_alloc(alloc, size);
   if (!buf) {
     st = TIRX_ERR_NOMEM;
     goto done;
   }
   r = (ptx ? api.GetPTX : api.GetCUBIN)(prog, buf);
   if (r != NVRTC_SUCCESS) {
-    free(buf);
+    tx_mem_free(alloc, buf);
     tx_internal_error(diags, "nvrtc", "reading the %s failed: %s", ptx ? "PTX" : "cubin",
                       api.GetErrorString(r));
     st = TIRX_ERR_INTERNAL;
@@ -433,7 +440,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   /* PTX comes NUL-terminated; the NUL is not part of the text. */
   if (ptx && buf[size - 1] == '\0') size--;
   tx_sb_putn(out, buf, size);
-  free(buf);
+  tx_mem_free(alloc, buf);
   st = out->failed || (log && log->failed) ? TIRX_ERR_NOMEM : TIRX_OK;
 
 done:

@@ -32,6 +32,7 @@ typedef struct asmb {
 static void ab_init(asmb *ab, cuda_cg *g, int has_result) {
   memset(ab, 0, sizeof *ab);
   ab->g = g;
+  ab->text = ab->ins = cuda_sb(g);
   ab->k = has_result ? 1 : 0;
 }
 
@@ -116,7 +117,7 @@ static void ab_finish_value(asmb *ab, const char *ctype, const char *constraint,
     tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ctype);
     cuda_put_cstring(sb, ab->text.data, ab->text.len);
     tx_sb_printf(sb, " : \"=%s\"(tx_r) : %s : \"memory\"); return %s; }())", constraint,
-                 tx_sb_cstr(&ab->ins), back);
+                 cuda_sb_text(ab->g, &ab->ins), back);
   }
   ab_free(ab);
 }
@@ -424,11 +425,11 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     /* src-size = predicate != 0 ? cp_size : 0: the bytes not read are zeros. */
     unsigned ss;
     if (pred) {
-      tx_strbuf t = {0};
+      tx_strbuf t = cuda_sb(g);
       tx_sb_puts(&t, "(unsigned)((");
       cuda_emit_expr(g, pred, &t);
       tx_sb_printf(&t, ") != 0 ? %lld : 0)", (long long)size);
-      ss = ab_raw(&ab, "r", tx_sb_cstr(&t));
+      ss = ab_raw(&ab, "r", cuda_sb_text(g, &t));
       tx_sb_free(&t);
     } else {
       char t[32];
@@ -1029,7 +1030,7 @@ static void emit_mapa_u64(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   cuda_put_cstring(sb, ab.text.data, ab.text.len);
   tx_sb_puts(sb, " : \"=l\"(");
   cuda_emit_expr(g, d, sb);
-  tx_sb_printf(sb, ") : %s : \"memory\")", tx_sb_cstr(&ab.ins));
+  tx_sb_printf(sb, ") : %s : \"memory\")", cuda_sb_text(g, &ab.ins));
   ab_free(&ab);
 }
 

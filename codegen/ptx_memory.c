@@ -421,7 +421,7 @@ static void put_asm_value(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, char c, i
   tx_sb_printf(sb, "([&]() { %s tx_r; asm volatile(", ct);
   cuda_put_cstring(sb, text->data ? text->data : "", text->len);
   tx_sb_printf(sb, " : \"=%c\"(tx_r)", c);
-  if (ins->len || memory) tx_sb_printf(sb, " : %s", ins->len ? tx_sb_cstr(ins) : "");
+  if (ins->len || memory) tx_sb_printf(sb, " : %s", ins->len ? cuda_sb_text(g, ins) : "");
   if (memory) tx_sb_puts(sb, " : \"memory\"");
   tx_sb_puts(sb, "); return ");
   if (strcmp(rt, ct) == 0)
@@ -571,7 +571,7 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
     return;
   }
   int nd = *vec ? vec[1] - '0' : 1;
-  tx_strbuf text = {0}, ins = {0}, outs = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g), outs = cuda_sb(g);
   static const char *const prefix[] = {"ld", "ld.acquire", "ld.relaxed", "ld.mmio.relaxed",
                                        "ld.volatile"};
   put_ldst_mods(&text, prefix[kind], scope, weak, space, cop, ch.on);
@@ -588,7 +588,7 @@ static void emit_load(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, ld_kind kind)
         (!ch.on || hint_in(g, e, &ch, space, &ins))) {
       tx_sb_puts(sb, "asm volatile(");
       cuda_put_cstring(sb, text.data ? text.data : "", text.len);
-      tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&outs), tx_sb_cstr(&ins));
+      tx_sb_printf(sb, " : %s : %s : \"memory\")", cuda_sb_text(g, &outs), cuda_sb_text(g, &ins));
     }
     if (outs.failed) g->nomem = 1;
     tx_sb_free(&outs);
@@ -624,14 +624,14 @@ static void emit_ld_global_acquire(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) 
         tx_dtype_str(d, buf));
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_printf(&text, "ld.acquire.gpu.global.b%d %%0, [%%1];", d.bits);
   if (addr_in(g, e, addr, "global", 1, &ins)) {
     tx_sb_printf(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data ? text.data : "", text.len);
     tx_sb_printf(sb, " : \"=%c\"(", d.bits == 64 ? 'l' : 'r');
     put_expr(g, res, sb);
-    tx_sb_printf(sb, ") : %s : \"memory\")", tx_sb_cstr(&ins) ? tx_sb_cstr(&ins) : "");
+    tx_sb_printf(sb, ") : %s : \"memory\")", cuda_sb_text(g, &ins) ? cuda_sb_text(g, &ins) : "");
   }
   done(g, &text, &ins);
 }
@@ -795,7 +795,7 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
     if (!need_sm(g, e, 100, "a 256-bit store")) return;
   }
   if (!cluster_ok(g, e, scope, space)) return;
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   static const char *const prefix[] = {"st", "st.relaxed", "st.release", "st.volatile",
                                        "st.mmio.relaxed"};
   put_ldst_mods(&text, prefix[kind], scope, weak, space, cop, ch.on);
@@ -842,7 +842,7 @@ static void emit_st_bulk(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     bad(g, e, n, "num_bytes must be a non-negative multiple of 8, not %lld", (long long)bytes);
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_printf(&text, "st.bulk%s%s%s [%%0], %%1, 0;", weak ? ".weak" : "", *space ? "." : "",
                space);
   if (addr_in(g, e, e->ops[0], space, 1, &ins)) {
@@ -910,7 +910,7 @@ static void emit_atomic(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int is_atom
     bad(g, e, NULL, "no result type for .%s", t->name);
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_puts(&text, is_atom ? "atom" : "red");
   if (*sem) tx_sb_printf(&text, ".%s", sem);
   if (*scope) tx_sb_printf(&text, ".%s", scope);
@@ -995,7 +995,7 @@ static void emit_arith(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     bad(g, e, d, "the first argument is the destination pointer (T.address_of(x[i]))");
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_printf(&text, "%.3s.%s%s%s.%s %%0, %%1, %%2%s;", name, rnd, ftz ? ".ftz" : "",
                sat ? ".sat" : "", dt, is_fma ? ", %3" : "");
   int ok = 1;
@@ -1008,7 +1008,7 @@ static void emit_arith(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_put_cstring(sb, text.data ? text.data : "", text.len);
     tx_sb_printf(sb, " : \"=%c\"(*(%s*)(", x2 ? 'l' : f64 ? 'd' : 'f', ct);
     put_expr(g, d, sb);
-    tx_sb_printf(sb, ")) : %s)", tx_sb_cstr(&ins) ? tx_sb_cstr(&ins) : "");
+    tx_sb_printf(sb, ")) : %s)", cuda_sb_text(g, &ins) ? cuda_sb_text(g, &ins) : "");
   }
   done(g, &text, &ins);
 }
@@ -1016,7 +1016,7 @@ static void emit_arith(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 /* A value-returning f32 instruction over float operands. */
 static void emit_f32_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, const char *opcode,
                         uint32_t nin) {
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_printf(&text, "%s %%0", opcode);
   for (uint32_t i = 0; i < nin; i++)
     tx_sb_printf(&text, ", %%%u", i + 1);
@@ -1067,7 +1067,7 @@ static void emit_add_rn_f32_bf16(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     bad(g, e, x, "x is a bfloat16 (or its bits as a uint16), not %s", tx_dtype_str(x->dtype, buf));
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_puts(&text, "add.rn.f32.bf16 %0, %1, %2;");
   if (bf) g->features |= CUDA_FEAT_BF16;
   cuda_asm_operand(g, &ins, "h", bf ? "__bfloat16_as_ushort" : "(unsigned short)", x);
@@ -1079,7 +1079,7 @@ static void emit_add_rn_f32_bf16(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 static void emit_fns_b32(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!cuda_nargs_ok(g, e, 3, 3)) return;
   static const ptx_type b32 = {"b32", 'b', 32}, u32 = {"u32", 'u', 32}, s32 = {"s32", 's', 32};
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_puts(&text, "fns.b32 %0, %1, %2, %3;");
   if (value_in(g, e, e->ops[0], &b32, &ins) && value_in(g, e, e->ops[1], &u32, &ins) &&
       value_in(g, e, e->ops[2], &s32, &ins))
@@ -1104,7 +1104,7 @@ static void emit_fetch_register(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     bad(g, e, e->ops[1], "the register is a special register name such as \"laneid\"");
     return;
   }
-  tx_strbuf text = {0}, ins = {0};
+  tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
   tx_sb_printf(&text, "mov.u%d %%0, %%%%%s;", (int)bits, reg);
   put_asm_value(g, e, sb, bits == 64 ? 'l' : 'r', 0, &text, &ins, 0);
   done(g, &text, &ins);

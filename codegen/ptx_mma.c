@@ -251,7 +251,7 @@ static int needs_parens(const char *t, size_t n) {
 
 /* Expression `a` as a primary expression. */
 static void put_primary(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
-  tx_strbuf t = {0};
+  tx_strbuf t = cuda_sb(g);
   cuda_emit_expr(g, a, &t);
   if (t.failed) g->nomem = 1;
   int p = needs_parens(t.data ? t.data : "", t.len);
@@ -371,7 +371,7 @@ static void emit_wgmma_noop_barrier(cuda_cg *g, const tx_expr *e, tx_strbuf *sb)
                e->u.call.op, r->kind == EXPR_LOAD ? tx_dtype_str(r->dtype, buf) : "a value");
     return;
   }
-  asm_b b = {0};
+  asm_b b = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0, 0};
   ab_expr(g, &b, 1, cons, NULL, r);
   ab_finish(g, &b, sb);
 }
@@ -615,7 +615,7 @@ static void emit_wgmma_mma(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int rs) 
       return;
     }
   }
-  asm_b b = {0};
+  asm_b b = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0, 0};
   for (int i = 0; i < nacc; i++)
     ab_expr(g, &b, 1, p.out == MT_F32 ? "+f" : "+r", NULL, ops[ndesc + na + i]);
   unsigned a0 = 0, da = 0, db, sd;
@@ -868,7 +868,7 @@ static void mma_emit(cuda_cg *g, const tx_expr *e, mma_cfg *c, tx_strbuf *sb) {
       return;
     }
   }
-  asm_b b = {0};
+  asm_b b = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0, 0};
   frag_ops(g, &b, 1, frag_of(c->d), &c->fd, nd);
   unsigned ia = frag_ops(g, &b, 0, frag_of(c->a), &c->fa, na);
   unsigned ib = frag_ops(g, &b, 0, frag_of(c->b), &c->fb, nb);
@@ -1152,7 +1152,7 @@ static void ldmatrix_emit(cuda_cg *g, const tx_expr *e, int tr, int64_t n, const
   if (!need_ptr(g, e, smem, "the shared memory source") ||
       !frag_ptrs_ok(g, e, dst, (int)n, "destination"))
     return;
-  asm_b b = {0};
+  asm_b b = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0, 0};
   frag_ops(g, &b, 1, B32, dst, (int)n);
   unsigned ia = ab_smem(g, &b, smem, smem_off);
   tx_sb_printf(&b.text, "ldmatrix.sync.aligned.m8n8.x%lld%s.shared.b16 ", (long long)n,
@@ -1267,7 +1267,7 @@ static void emit_stmatrix(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!need_ptr(g, e, smem, "the shared memory destination") ||
       !frag_ptrs_ok(g, e, &src, (int)n, "source"))
     return;
-  asm_b b = {0};
+  asm_b b = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0, 0};
   unsigned ia = ab_smem(g, &b, smem, NULL);
   unsigned ir = frag_ops(g, &b, 0, B32, &src, (int)n);
   tx_sb_printf(&b.text, "stmatrix.sync.aligned.%s.x%lld%s.%s.%s [%%%u], ", shape, (long long)n,

@@ -224,10 +224,10 @@ static void asm_finish(cuda_cg *g, asm_stmt *s, tx_strbuf *sb) {
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, s->text.data ? s->text.data : "", s->text.len);
     if (s->outs.len)
-      tx_sb_printf(sb, " : %s : %s : \"memory\")", tx_sb_cstr(&s->outs),
-                   s->ins.len ? tx_sb_cstr(&s->ins) : "");
+      tx_sb_printf(sb, " : %s : %s : \"memory\")", cuda_sb_text(g, &s->outs),
+                   s->ins.len ? cuda_sb_text(g, &s->ins) : "");
     else
-      tx_sb_printf(sb, " :: %s : \"memory\")", s->ins.len ? tx_sb_cstr(&s->ins) : "");
+      tx_sb_printf(sb, " :: %s : \"memory\")", s->ins.len ? cuda_sb_text(g, &s->ins) : "");
   }
   asm_free(s);
 }
@@ -259,7 +259,7 @@ static void emit_alloc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!alloc_args(g, e, "dst", &dst, &ncols, &cg) || !ncols_ok(g, e, ncols) ||
       !tcgen05_arch_ok(g, e))
     return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t d = in_smem(g, &s, dst), n = in_u32(g, &s, ncols);
   tx_sb_printf(&s.text, "tcgen05.alloc.cta_group::%lld.sync.aligned.shared::cta.b32 [%%%u], %%%u;",
                (long long)cg, d, n);
@@ -273,7 +273,7 @@ static void emit_dealloc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!alloc_args(g, e, "taddr", &taddr, &ncols, &cg) || !tmem_value_ok(g, e, taddr, "taddr") ||
       !ncols_ok(g, e, ncols) || !tcgen05_arch_ok(g, e))
     return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t t = in_u32(g, &s, taddr), n = in_u32(g, &s, ncols);
   tx_sb_printf(&s.text, "tcgen05.dealloc.cta_group::%lld.sync.aligned.b32 %%%u, %%%u;",
                (long long)cg, t, n);
@@ -298,7 +298,7 @@ static void emit_shift(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!taddr || !cta_group_arg(g, e, cuda_arg(e, 1, "cta_group"), "cta_group", &cg) ||
       !tmem_value_ok(g, e, taddr, "taddr") || !tcgen05_arch_ok(g, e))
     return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t t = in_u32(g, &s, taddr);
   tx_sb_printf(&s.text, "tcgen05.shift.cta_group::%lld.down [%%%u];", (long long)cg, t);
   asm_finish(g, &s, sb);
@@ -329,7 +329,7 @@ static void emit_commit(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tc_error(g, e, "cta_mask is a 16-bit mask, got %lld", (long long)m);
     return;
   }
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t b = in_smem(g, &s, bar);
   uint32_t k = multicast ? in_u16(g, &s, mask) : 0;
   uint32_t p = pred ? in_u32(g, &s, pred) : 0;
@@ -451,7 +451,7 @@ static int64_t half_split(const ldst_form *f) {
 static void emit_ld(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   ldst_form f;
   if (!ldst_args(g, e, "pack", &f)) return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   tx_sb_printf(&s.text, "tcgen05.ld.sync.aligned.%s.x%lld%s.b32 {", f.shape, (long long)f.num,
                f.pack ? ".pack::16b" : "");
   for (uint32_t i = 0; i < f.nregs; i++) {
@@ -471,7 +471,7 @@ static void emit_ld(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 static void emit_st(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   ldst_form f;
   if (!ldst_args(g, e, "unpack", &f)) return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t t = in_tmem(g, &s, f.taddr, f.row, f.col);
   tx_sb_printf(&s.text, "tcgen05.st.sync.aligned.%s.x%lld%s.b32 [%%%u]", f.shape, (long long)f.num,
                f.pack ? ".unpack::16b" : "", t);
@@ -534,7 +534,7 @@ static void emit_cp(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (!tcgen05_arch_ok(g, e)) return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t t = in_tmem(g, &s, taddr, cuda_arg(e, 6, "row"), cuda_arg(e, 7, "col"));
   uint32_t d = in_u64(g, &s, desc);
   tx_sb_printf(&s.text, "tcgen05.cp.cta_group::%lld.%s%s%s%s%s [%%%u], %%%u;", (long long)cg, shape,
@@ -1065,7 +1065,7 @@ static void emit_mma_common(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int spa
   /* The scale vector size of the block-scaled kinds (TVM's table). */
   int vec = kind == KIND_MXF8F6F4 ? 1 : kind == KIND_MXF4 ? 2 : 4;
 
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t od = in_u32(g, &s, f.d);
   uint32_t oa = f.use_a_tmem ? in_u32(g, &s, f.a) : in_u64(g, &s, f.a);
   uint32_t ob = in_u64(g, &s, f.b);
@@ -1131,7 +1131,7 @@ static void emit_clc_try_cancel(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const tx_expr *handle = need(g, e, cuda_arg(e, 0, NULL), "handle");
   const tx_expr *mbar = need(g, e, cuda_arg(e, 1, NULL), "mbar");
   if (!handle || !mbar || !clc_arch_ok(g, e, 1)) return;
-  asm_stmt s = {0};
+  asm_stmt s = {cuda_sb(g), cuda_sb(g), cuda_sb(g), 0};
   uint32_t h = in_smem(g, &s, handle), m = in_smem(g, &s, mbar);
   tx_sb_printf(&s.text,
                "clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes"

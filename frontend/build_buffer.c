@@ -429,7 +429,7 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
     uint32_t nkw = kw.len;
     origin = tx_expr_new(b->ir, EXPR_CALL, TX_VOID, (const tx_expr *const *)ops.items, ops.len,
                          call->span);
-    tx_strbuf sb = {0};
+    tx_strbuf sb = {.alloc = bld_alloc(b)};
     tx_sb_printf(&sb, ".%s", method);
     if (origin && tx_sb_cstr(&sb)) {
       origin->u.call.op = bld_intern(b, tx_sb_cstr(&sb));

@@ -1085,9 +1085,10 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
           ok = 0;
         }
       }
-      tx_strbuf sb = {0};
+      tx_strbuf sb = {.alloc = bld_alloc(b)};
       tx_sb_printf(&sb, ".%s", method);
       const char *op = tx_sb_cstr(&sb) ? bld_intern(b, tx_sb_cstr(&sb)) : NULL;
+      if (!op) bld_oom(b); /* bld_intern reports its own; the strbuf's is ours */
       tx_sb_free(&sb);
       uint32_t nkw = kw.len;
       tx_expr *e = ok && op ? tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items,

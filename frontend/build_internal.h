@@ -48,6 +48,7 @@ typedef struct symbol {
 typedef struct ptr_vec {
   const void **items;
   uint32_t len, cap;
+  const tirx_allocator *alloc; /* where items came from (set by vec_push) */
 } ptr_vec;
 
 typedef struct builder {
@@ -89,6 +90,8 @@ uint32_t bld_scope_mark(const builder *b);
 void bld_scope_pop(builder *b, uint32_t mark);
 const char *bld_intern(builder *b, const char *s);
 void bld_oom(builder *b);
+/* The context's allocator, for the builder's scratch memory. */
+const tirx_allocator *bld_alloc(const builder *b);
 int vec_push(builder *b, ptr_vec *v, const void *item);
 const void *const *vec_finish(builder *b, ptr_vec *v); /* copies to arena and resets */
 void vec_free(ptr_vec *v);
@@ -176,6 +179,10 @@ static inline tirx_span bld_span(const tx_ast *ast) {
   return ast ? ast->span : (tirx_span){0};
 }
 
-#define BLD_ERROR(b, ast, ...) tx_error((b)->diags, bld_span(ast), __VA_ARGS__)
+/* A located error, unless an allocation failed already: then what looks
+ * wrong (a name that did not intern reads as unknown) may be its doing, and
+ * the parse ends as out of memory anyway. */
+#define BLD_ERROR(b, ast, ...)                                                                     \
+  ((b)->oom ? (void)0 : tx_error((b)->diags, bld_span(ast), __VA_ARGS__))
 
 #endif

@@ -10,12 +10,20 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/mem.h"
 
 /* ---- Small helpers -------------------------------------------------------- */
 
+/* Out of memory is no error of the builder's: the sink's flag tells
+ * tirx_parse_*, which reports it once (and drops what the failure may have
+ * caused). */
 void bld_oom(builder *b) {
-  if (!b->oom) tx_internal_error(b->diags, "builder", "out of memory");
+  tx_diag_note_oom(b->diags);
   b->oom = 1;
+}
+
+const tirx_allocator *bld_alloc(const builder *b) {
+  return tx_ir_alloc(b->ir);
 }
 
 const char *bld_intern(builder *b, const char *s) {
@@ -27,7 +35,8 @@ const char *bld_intern(builder *b, const char *s) {
 int vec_push(builder *b, ptr_vec *v, const void *item) {
   if (v->len == v->cap) {
     uint32_t cap = v->cap ? v->cap * 2 : 8;
-    const void **p = realloc(v->items, cap * sizeof *p);
+    v->alloc = bld_alloc(b);
+    const void **p = tx_mem_realloc(v->alloc, v->items, cap * sizeof *p);
     if (!p) {
       bld_oom(b);
       return 0;
@@ -47,7 +56,7 @@ const void *const *vec_finish(builder *b, ptr_vec *v) {
 }
 
 void vec_free(ptr_vec *v) {
-  free(v->items);
+  tx_mem_free(v->alloc, v->items);
   *v = (ptr_vec){0};
 }
 
@@ -72,7 +81,7 @@ static int *find_head(builder *b, const char *name, int insert) {
 }
 
 static int rehash(builder *b, uint32_t cap) {
-  int *heads = malloc(cap * sizeof *heads);
+  int *heads = tx_mem_alloc(bld_alloc(b), cap * sizeof *heads);
   if (!heads) return 0;
   for (uint32_t i = 0; i < cap; i++)
     heads[i] = -1;
@@ -84,14 +93,14 @@ static int rehash(builder *b, uint32_t cap) {
     int *slot = find_head(b, b->syms[s].name, 1);
     if (slot) *slot = (int)s;
   }
-  free(old);
+  tx_mem_free(bld_alloc(b), old);
   return 1;
 }
 
 int bld_push_symbol(builder *b, symbol sym) {
   if (b->nsyms == b->syms_cap) {
     uint32_t cap = b->syms_cap ? b->syms_cap * 2 : 64;
-    symbol *p = realloc(b->syms, cap * sizeof *p);
+    symbol *p = tx_mem_realloc(bld_alloc(b), b->syms, cap * sizeof *p);
     if (!p) {
       bld_oom(b);
       return -1;
@@ -339,7 +348,7 @@ static int cmp_mnemonic(const void *key, const void *elt) {
 
 const char *bld_ptx_chain_name(builder *b, const char *q) {
   if (strncmp(q, "T.ptx.", 6) != 0) return NULL;
-  tx_strbuf op = {0};
+  tx_strbuf op = {.alloc = bld_alloc(b)};
   const char *p = q + 6;
   if (strncmp(p, "st_bulk.", 8) == 0) { /* TVM's family name for st.bulk */
     tx_sb_puts(&op, "st.bulk");
@@ -424,10 +433,13 @@ static void build_import_from(builder *b, const tx_ast *st) {
       int known = 0;
       for (size_t k = 0; k < sizeof layout_exports / sizeof *layout_exports; k++)
         if (strcmp(name, layout_exports[k]) == 0) known = 1;
-      tx_strbuf sb = {0};
+      tx_strbuf sb = {.alloc = bld_alloc(b)};
       tx_sb_printf(&sb, known ? (strcmp(name, "Axis") == 0 ? "Axis" : "T.%s") : "Axis.%s", name);
       const char *q = tx_sb_cstr(&sb);
-      if (q) bind_alias(b, as, SYM_LAYOUT_NAME, q, al->span);
+      if (q)
+        bind_alias(b, as, SYM_LAYOUT_NAME, q, al->span);
+      else
+        bld_oom(b); /* unbound, the name would read as unknown */
       tx_sb_free(&sb);
     }
     /* Other imports (numpy, tvm, __future__) carry no meaning in text form. */
@@ -709,7 +721,7 @@ static int is_buffer_param(builder *b, const tx_ast *p) {
  * parameter lists keep source order. */
 static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *bufs) {
   size_t n = fn->u.funcdef.params.len;
-  size_t *source = n ? malloc(n * sizeof *source) : NULL;
+  size_t *source = n ? tx_mem_alloc(bld_alloc(b), n * sizeof *source) : NULL;
   if (n && !source) return bld_oom(b), 0;
   int ok = 1;
   for (int buffers = 0; buffers < 2; buffers++) {
@@ -720,6 +732,11 @@ static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *
       ok &= build_param(b, p, params, bufs);
       if (params->len > before) source[before] = i;
     }
+  }
+  /* Out of memory, params and bufs may differ in length: no sorting. */
+  if (b->oom) {
+    tx_mem_free(bld_alloc(b), source);
+    return 0;
   }
   /* Back to source order: an insertion sort over a handful of parameters. */
   for (uint32_t i = 1; i < params->len; i++) {
@@ -735,7 +752,7 @@ static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *
       bufs->items[j - 1] = t;
     }
   }
-  free(source);
+  tx_mem_free(bld_alloc(b), source);
   return ok;
 }
 
@@ -752,6 +769,12 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     declare_symbolic(b, st);
   }
   ok &= build_params(b, fn, &params, &bufs);
+  if (b->oom) { /* the lists may be cut short: nothing below may index them */
+    vec_free(&params);
+    vec_free(&bufs);
+    bld_scope_pop(b, mark);
+    return NULL;
+  }
 
   b->in_function = 1;
   b->loop_depth = 0;
@@ -918,7 +941,13 @@ static void intern_common_names(builder *b) {
 tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
                             const tx_ast_list *stmts, tx_module **out) {
   *out = NULL;
-  builder b = {.ir = ir, .diags = diags, .file = file};
+  const tirx_allocator *alloc = tx_ir_alloc(ir);
+  builder b = {.ir = ir,
+               .diags = diags,
+               .file = file,
+               .qualified = {.alloc = alloc},
+               .dtype_of = {.alloc = alloc},
+               .func_of = {.alloc = alloc}};
   intern_common_names(&b);
   /* Printed TVMScript carries its imports as comments: T and I work without them. */
   bind_alias(&b, "T", SYM_MODULE_TIRX, NULL, (tirx_span){0});
@@ -947,8 +976,8 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   tx_sb_free(&b.qualified);
   tx_ptrmap_free(&b.dtype_of);
   tx_ptrmap_free(&b.func_of);
-  free(b.syms);
-  free(b.heads);
+  tx_mem_free(alloc, b.syms);
+  tx_mem_free(alloc, b.heads);
   if (b.oom) return TIRX_ERR_NOMEM;
   if (tx_diag_errors(diags) > errors_before) return TIRX_ERR_INPUT;
   *out = mod;

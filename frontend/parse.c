@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "frontend/parse_internal.h"
+#include "ir/mem.h"
 
 const char *tx_ast_kind_name(tx_ast_kind kind) {
   switch (kind) {
@@ -84,6 +85,12 @@ void tx_p_oom(tx_pstate *ps) {
 
 /* ---- nodes and lists ---- */
 
+/* Scaffolding (list cells, parser stacks, the state) comes from the AST
+ * arena's allocator. */
+static const tirx_allocator *p_allocator(const tx_pstate *ps) {
+  return tx_arena_allocator(ps->env->arena);
+}
+
 static void *p_alloc(tx_pstate *ps, size_t size) {
   void *p = tx_arena_alloc(ps->env->arena, size);
   if (!p) tx_p_oom(ps);
@@ -127,7 +134,7 @@ static tx_cell *cell_alloc(tx_pstate *ps) {
   }
   tx_cell_block *b = ps->cell_blocks;
   if (!b || ps->cell_used == CELLS_PER_BLOCK) {
-    b = malloc(sizeof *b);
+    b = tx_mem_alloc(p_allocator(ps), sizeof *b);
     if (!b) {
       tx_p_oom(ps);
       return NULL;
@@ -142,7 +149,7 @@ static tx_cell *cell_alloc(tx_pstate *ps) {
 void tx_p_free_cells(tx_pstate *ps) {
   for (tx_cell_block *b = ps->cell_blocks, *next; b; b = next) {
     next = b->next;
-    free(b);
+    tx_mem_free(p_allocator(ps), b);
   }
   ps->cell_blocks = NULL;
   ps->cell_free = NULL;
@@ -402,7 +409,7 @@ const char *tx_p_dotted(tx_pstate *ps, tx_plist names) {
   size_t total = 0;
   for (tx_cell *c = names.head; c; c = c->next)
     total += strlen(c->item->kind == AST_NAME && c->item->u.name.id ? c->item->u.name.id : "") + 1;
-  char *buf = malloc(total ? total : 1);
+  char *buf = tx_mem_alloc(p_allocator(ps), total);
   if (!buf) {
     tx_p_oom(ps);
     return "";
@@ -416,7 +423,7 @@ const char *tx_p_dotted(tx_pstate *ps, tx_plist names) {
     len += n;
   }
   const char *r = tx_p_intern(ps, buf, len);
-  free(buf);
+  tx_mem_free(p_allocator(ps), buf);
   return r;
 }
 
@@ -862,15 +869,17 @@ tx_ast *tx_p_concat_strings(tx_pstate *ps, tx_plist parts, tx_loc loc) {
 /* ---- the driver ---- */
 
 void *tx_p_stack_alloc(tx_pstate *ps, size_t size) {
+  if (!ps) return NULL; /* the exact parser's lookahead stack (parser.y) */
   for (int i = 0; i < 2; i++)
-    if (!ps->parser_stack[i]) return ps->parser_stack[i] = malloc(size);
+    if (!ps->parser_stack[i]) return ps->parser_stack[i] = tx_mem_alloc(p_allocator(ps), size);
   return NULL; /* bison then reports memory exhaustion; never happens */
 }
 
 void tx_p_stack_free(tx_pstate *ps, void *p) {
+  if (!ps) return; /* nothing was allocated without a state */
   for (int i = 0; i < 2; i++)
     if (ps->parser_stack[i] == p) ps->parser_stack[i] = NULL;
-  free(p);
+  tx_mem_free(p_allocator(ps), p);
 }
 
 static tx_loc offset_loc(const char *text, size_t off) {
@@ -907,7 +916,7 @@ static void parse_once(tx_pstate *ps, const char *text, size_t len, int (*parse)
     /* flex failed (out of memory) inside the parse: its frames are gone. */
     tx_p_oom(ps);
     for (int i = 0; i < 2; i++)
-      free(ps->parser_stack[i]);
+      tx_mem_free(p_allocator(ps), ps->parser_stack[i]);
     ps->parser_stack[0] = ps->parser_stack[1] = NULL;
   } else {
     ps->fatal_armed = 1;
@@ -929,7 +938,8 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
     return TIRX_ERR_USAGE;
   if (!text) text = "";
 
-  tx_pstate *ps = calloc(1, sizeof *ps);
+  const tirx_allocator *alloc = tx_arena_allocator(env->arena);
+  tx_pstate *ps = tx_mem_calloc(alloc, 1, sizeof *ps);
   if (!ps) return TIRX_ERR_NOMEM;
   ps->env = env;
   ps->file = file;
@@ -963,6 +973,6 @@ tirx_status tx_parse_python(const tx_parse_env *env, const char *file, const cha
     st = TIRX_ERR_INPUT;
   else
     *out = ps->result;
-  free(ps);
+  tx_mem_free(alloc, ps);
   return st;
 }

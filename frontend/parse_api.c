@@ -8,13 +8,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "frontend/ast.h"
 #include "frontend/builder.h"
 #include "ir/arena.h"
 #include "ir/context.h"
+#include "ir/mem.h"
 
 /* Stand-in file name when the caller gives none. */
 static const char *const STRING_NAME = "<string>";
@@ -48,9 +48,7 @@ static size_t normalize_source(char *text, size_t len) {
 static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text, size_t len,
                               tirx_module **out) {
   tx_diag_sink *d = ctx->diags;
-  size_t errors_before = tx_diag_errors(d);
-  int oom_before = tx_diag_out_of_memory(d);
-  int internal_before = tx_diag_has_internal(d);
+  tx_diag_mark mark = tx_diag_mark_now(d);
 
   if (len > (size_t)TX_MAX_INPUT_BYTES) {
     /* Registered without text: there is no line worth quoting. */
@@ -64,7 +62,7 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
   /* The copy also NUL-terminates, which the caller's text need not be. */
   char *copy = tx_arena_strndup(ctx->arena, len ? text : "", len);
   if (!copy) {
-    tx_error(d, ((tirx_span){0}), "out of memory reading '%s'", name);
+    tx_diag_nomem_since(d, mark);
     return TIRX_ERR_NOMEM;
   }
   len = normalize_source(copy, len);
@@ -73,9 +71,9 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
    * is several times the size of the IR it becomes, and the memory goes
    * straight back to the passes that run next. Nothing built keeps a
    * pointer into it (names are interned, string literals copied). */
-  tx_arena *ast_arena = tx_arena_create();
+  tx_arena *ast_arena = tx_arena_create_like(ctx->arena);
   if (!ast_arena) {
-    tx_error(d, ((tirx_span){0}), "out of memory reading '%s'", name);
+    tx_diag_nomem_since(d, mark);
     return TIRX_ERR_NOMEM;
   }
   tx_parse_env env = {ast_arena, ctx->strings, d};
@@ -91,17 +89,23 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
   }
   tx_arena_destroy(ast_arena);
 
+  /* Any allocation that failed on the way (the sink's flag covers those
+   * whose stage went on, such as a source that could not be registered
+   * for quoting) makes the parse an out-of-memory one, whatever the
+   * stages said: their errors may be consequences of it. */
+  if (st == TIRX_ERR_NOMEM || tx_diag_oom_since(d, mark)) {
+    tx_diag_nomem_since(d, mark);
+    return TIRX_ERR_NOMEM;
+  }
   /* A stage that reported an error but said OK is still a failed parse. */
-  if (st == TIRX_OK && tx_diag_errors(d) > errors_before) st = TIRX_ERR_INPUT;
+  if (st == TIRX_OK && tx_diag_errors(d) > mark.errors) st = TIRX_ERR_INPUT;
   if (st == TIRX_OK && !mod) {
     tx_internal_error(d, "builder", "succeeded without producing a module");
     st = TIRX_ERR_INTERNAL;
   }
   if (st != TIRX_OK) {
-    if (tx_diag_has_internal(d) && !internal_before) {
+    if (tx_diag_has_internal(d) && !mark.internal) {
       st = TIRX_ERR_INTERNAL;
-    } else if (st == TIRX_ERR_NOMEM || (tx_diag_out_of_memory(d) && !oom_before)) {
-      st = TIRX_ERR_NOMEM;
     } else if (st == TIRX_ERR_INTERNAL) {
       /* Say something, or the user gets a failure with nothing to read. */
       tx_internal_error(d, "frontend", "a stage failed without a diagnostic");
@@ -109,13 +113,12 @@ static tirx_status parse_text(tirx_ctx *ctx, const char *name, const char *text,
       tx_internal_error(d, "frontend", "unexpected status '%s'", tirx_status_name(st));
       st = TIRX_ERR_INTERNAL;
     }
-    if (st == TIRX_ERR_NOMEM) tx_error(d, ((tirx_span){0}), "out of memory");
     return st;
   }
 
   tirx_module *handle = tx_arena_alloc(ctx->arena, sizeof *handle);
   if (!handle) {
-    tx_error(d, ((tirx_span){0}), "out of memory");
+    tx_diag_nomem_since(d, mark);
     return TIRX_ERR_NOMEM;
   }
   handle->ctx = ctx;
@@ -132,20 +135,21 @@ tirx_status tirx_parse_string(tirx_ctx *ctx, const char *name, const char *text,
   return parse_text(ctx, name ? name : STRING_NAME, text, len, out);
 }
 
-/* Read all of `f` into a malloc'ed buffer, stopping one byte past the limit so
- * an endless stdin cannot exhaust memory. Returns 0, or an errno value. */
-static int read_all(FILE *f, char **data, size_t *len) {
+/* Read all of `f` into a buffer from `a`, stopping one byte past the limit
+ * so an endless stdin cannot exhaust memory. Returns 0, or an errno value
+ * (ENOMEM when an allocation failed). */
+static int read_all(const tirx_allocator *a, FILE *f, char **data, size_t *len) {
   size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
+  char *buf = tx_mem_alloc(a, cap);
   if (!buf) return ENOMEM;
   for (;;) {
     if (n == cap) {
       size_t ncap = cap * 2;
       if (ncap > (size_t)TX_MAX_INPUT_BYTES + 1) ncap = (size_t)TX_MAX_INPUT_BYTES + 1;
       if (ncap == cap) break; /* n is past the limit: the caller reports it */
-      char *p = realloc(buf, ncap);
+      char *p = tx_mem_realloc(a, buf, ncap);
       if (!p) {
-        free(buf);
+        tx_mem_free(a, buf);
         return ENOMEM;
       }
       buf = p;
@@ -156,7 +160,7 @@ static int read_all(FILE *f, char **data, size_t *len) {
     if (got == 0) {
       if (ferror(f)) {
         int err = errno ? errno : EIO;
-        free(buf);
+        tx_mem_free(a, buf);
         return err;
       }
       break;
@@ -177,27 +181,29 @@ tirx_status tirx_parse_file(tirx_ctx *ctx, const char *path, tirx_module **out) 
 
   double t0 = tx_now_ms();
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    describe_errno(errno, why, sizeof why);
-    tx_error(ctx->diags, ((tirx_span){0}), "cannot open '%s': %s", name, why);
-    return TIRX_ERR_IO;
-  }
-  errno = 0;
+  /* fopen's own buffer comes from the C library; its failure is still an
+   * out-of-memory one, not an I/O error. */
+  int opened = f != NULL, err = opened ? 0 : errno;
   char *data = NULL;
   size_t len = 0;
-  int err = read_all(f, &data, &len);
-  if (!is_stdin) fclose(f);
+  const tirx_allocator *a = tx_arena_allocator(ctx->arena);
+  if (opened) {
+    errno = 0;
+    err = read_all(a, f, &data, &len);
+    if (!is_stdin) fclose(f);
+  }
   ctx->last.read_ms = tx_now_ms() - t0;
   if (err == ENOMEM) {
-    tx_error(ctx->diags, ((tirx_span){0}), "out of memory reading '%s'", name);
+    tx_diag_nomem_since(ctx->diags, tx_diag_mark_now(ctx->diags));
     return TIRX_ERR_NOMEM;
   }
   if (err) {
     describe_errno(err, why, sizeof why);
-    tx_error(ctx->diags, ((tirx_span){0}), "cannot read '%s': %s", name, why);
+    tx_error(ctx->diags, ((tirx_span){0}), "cannot %s '%s': %s", opened ? "read" : "open", name,
+             why);
     return TIRX_ERR_IO;
   }
   tirx_status st = parse_text(ctx, name, data, len, out);
-  free(data);
+  tx_mem_free(a, data);
   return st;
 }

@@ -66,7 +66,7 @@ typedef struct tx_pstate {
   void *flex_last_alloc;
   jmp_buf fatal;         /* where a flex fatal error (out of memory) lands */
   int fatal_armed;       /* fatal is armed for the whole parse (parse_once) */
-  void *parser_stack[2]; /* the fast parser's live stacks (tx_p_stack_alloc) */
+  void *parser_stack[2]; /* the parser's live stacks (tx_p_stack_alloc) */
 
   /* Outcome. */
   size_t nerrors;
@@ -158,8 +158,9 @@ tx_plist tx_pl_cat(tx_plist a, tx_plist b);
  * finished at most once and not used afterwards. */
 tx_ast_list tx_pl_finish(tx_pstate *ps, tx_plist list);
 void tx_p_free_cells(tx_pstate *ps);
-/* The fast parser's stack allocator (YYMALLOC/YYFREE): bison holds at most
- * two stacks at once (the old one while it moves to a bigger one). */
+/* The parsers' stack allocator (YYMALLOC/YYFREE), from the parse's
+ * allocator: bison holds at most two stacks at once (the old one while it
+ * moves to a bigger one). A NULL ps (see parser.y) gets NULL. */
 void *tx_p_stack_alloc(tx_pstate *ps, size_t size);
 void tx_p_stack_free(tx_pstate *ps, void *p);
 tx_pargs *tx_p_args_new(tx_pstate *ps);

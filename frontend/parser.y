@@ -37,6 +37,16 @@
  * that the driver can free it then. */
 #define YYMALLOC(n) tx_p_stack_alloc(ps, (n))
 #define YYFREE(p) tx_p_stack_free(ps, (p))
+#else
+/* The exact parser's stacks come from the parse's allocator too. Its
+ * lookahead-correction stack grows in a function that has no `ps`
+ * (yy_lac_stack_realloc): there this null state is the one in scope, and
+ * tx_p_stack_alloc refuses it, so that stack stays in its initial array;
+ * a lookahead check that needs more is reported as "nesting too deep"
+ * (yyerror). yyparse's own `ps` parameter shadows it everywhere else. */
+static tx_pstate *const ps = NULL;
+#define YYMALLOC(n) tx_p_stack_alloc(ps, (n))
+#define YYFREE(p) tx_p_stack_free(ps, (p))
 #endif
 int txpy_lex(tx_pvalue *lval, tx_loc *lloc, tx_pstate *ps);
 static void yyerror(YYLTYPE *loc, tx_pstate *ps, const char *msg);

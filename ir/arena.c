@@ -8,8 +8,9 @@
 
 #include <stdalign.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 typedef struct chunk {
   struct chunk *next;
@@ -18,8 +19,9 @@ typedef struct chunk {
 } chunk;
 
 struct tx_arena {
+  tirx_allocator alloc; /* a copy: the caller's struct may be a temporary */
   chunk *head;
-  size_t next_size;
+  size_t next_size, max_size;
   size_t total;
 };
 
@@ -31,19 +33,37 @@ struct tx_arena {
  * chunks stay in the heap between compiles (7 faults). */
 enum { FIRST_CHUNK = 64 << 10, MAX_CHUNK = 1 << 20 };
 
-tx_arena *tx_arena_create(void) {
-  tx_arena *arena = calloc(1, sizeof *arena);
-  if (arena) arena->next_size = FIRST_CHUNK;
+tx_arena *tx_arena_create(const tirx_allocator *alloc) {
+  tx_arena *arena = tx_mem_calloc(alloc, 1, sizeof *arena);
+  if (!arena) return NULL;
+  if (alloc) arena->alloc = *alloc;
+  arena->next_size = FIRST_CHUNK;
+  arena->max_size = MAX_CHUNK;
   return arena;
+}
+
+tx_arena *tx_arena_create_like(const tx_arena *model) {
+  tx_arena *arena = tx_arena_create(&model->alloc);
+  if (arena && model->max_size != MAX_CHUNK) tx_arena_set_chunk_bytes(arena, model->max_size);
+  return arena;
+}
+
+void tx_arena_set_chunk_bytes(tx_arena *arena, size_t bytes) {
+  arena->next_size = arena->max_size = bytes ? bytes : 1;
 }
 
 void tx_arena_destroy(tx_arena *arena) {
   if (!arena) return;
+  tirx_allocator alloc = arena->alloc; /* the arena itself is freed last */
   for (chunk *c = arena->head, *next; c; c = next) {
     next = c->next;
-    free(c);
+    tx_mem_free(&alloc, c);
   }
-  free(arena);
+  tx_mem_free(&alloc, arena);
+}
+
+const tirx_allocator *tx_arena_allocator(const tx_arena *arena) {
+  return &arena->alloc;
 }
 
 static chunk *add_chunk(tx_arena *arena, size_t need) {
@@ -51,13 +71,13 @@ static chunk *add_chunk(tx_arena *arena, size_t need) {
   if (size > SIZE_MAX - sizeof(chunk)) return NULL;
   /* Not calloc: copies (tx_arena_dup, strndup) fill their bytes anyway,
    * so only tx_arena_alloc zeroes, and only what it hands out. */
-  chunk *c = malloc(sizeof(chunk) + size);
+  chunk *c = tx_mem_alloc(&arena->alloc, sizeof(chunk) + size);
   if (!c) return NULL;
   c->size = size;
   c->used = 0;
   c->next = arena->head;
   arena->head = c;
-  if (arena->next_size < MAX_CHUNK) arena->next_size *= 2;
+  if (arena->next_size < arena->max_size) arena->next_size *= 2;
   return c;
 }
 

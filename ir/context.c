@@ -44,9 +44,13 @@ const char *tirx_status_name(tirx_status status) {
 }
 
 tirx_status tirx_ctx_create(tirx_ctx **out) {
+  return tirx_ctx_create_with(NULL, out);
+}
+
+tirx_status tirx_ctx_create_with(const tirx_allocator *alloc, tirx_ctx **out) {
   if (!out) return TIRX_ERR_USAGE;
   *out = NULL;
-  tx_arena *arena = tx_arena_create();
+  tx_arena *arena = tx_arena_create(alloc);
   if (!arena) return TIRX_ERR_NOMEM;
   /* The context struct itself lives in its arena: one less thing to free. */
   tirx_ctx *ctx = tx_arena_alloc(arena, sizeof *ctx);
@@ -127,14 +131,14 @@ tirx_status tirx_module_print(const tirx_module *mod, char *buf, size_t cap, siz
   if (needed) *needed = 0;
   /* buf may be NULL only for a pure size query (cap == 0), as with snprintf. */
   if (!mod || !mod->mod || (!buf && cap > 0)) return TIRX_ERR_USAGE;
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_arena_allocator(mod->ctx->arena)};
   tx_print_module(mod->mod, &sb);
   return deliver(&sb, buf, cap, needed);
 }
 
 tirx_status tirx_module_print_file(const tirx_module *mod, FILE *stream) {
   if (!mod || !mod->mod || !stream) return TIRX_ERR_USAGE;
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_arena_allocator(mod->ctx->arena)};
   tx_print_module(mod->mod, &sb);
   return write_stream(&sb, stream);
 }
@@ -142,12 +146,12 @@ tirx_status tirx_module_print_file(const tirx_module *mod, FILE *stream) {
 int tirx_module_equal(const tirx_module *a, const tirx_module *b) {
   if (!a || !b || !a->mod || !b->mod) return a == b;
   if (a == b) return 1;
-  return tx_module_equal(a->mod, b->mod);
+  return tx_module_equal_with(tx_arena_allocator(a->ctx->arena), a->mod, b->mod);
 }
 
 uint64_t tirx_module_hash(const tirx_module *mod) {
   if (!mod || !mod->mod) return 0;
-  return tx_module_hash(mod->mod);
+  return tx_module_hash_with(tx_arena_allocator(mod->ctx->arena), mod->mod);
 }
 
 size_t tirx_module_func_count(const tirx_module *mod) {
@@ -179,7 +183,7 @@ size_t tirx_diag_error_count(const tirx_ctx *ctx) {
 
 tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream) {
   if (!ctx || !stream) return TIRX_ERR_USAGE;
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_arena_allocator(ctx->arena)};
   tx_diag_render(ctx->diags, &sb);
   return write_stream(&sb, stream);
 }
@@ -187,7 +191,7 @@ tirx_status tirx_diag_render_file(const tirx_ctx *ctx, FILE *stream) {
 tirx_status tirx_diag_render(const tirx_ctx *ctx, char *buf, size_t cap, size_t *needed) {
   if (needed) *needed = 0;
   if (!ctx || (!buf && cap > 0)) return TIRX_ERR_USAGE;
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_arena_allocator(ctx->arena)};
   tx_diag_render(ctx->diags, &sb);
   return deliver(&sb, buf, cap, needed);
 }

@@ -6,8 +6,9 @@
 #include "ir/diag.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 typedef struct {
   const char *name;
@@ -27,22 +28,27 @@ struct tx_diag_sink {
 };
 
 tx_diag_sink *tx_diag_create(tx_arena *arena) {
-  tx_diag_sink *sink = calloc(1, sizeof *sink);
+  tx_diag_sink *sink = tx_mem_calloc(tx_arena_allocator(arena), 1, sizeof *sink);
   if (sink) sink->arena = arena;
   return sink;
 }
 
 void tx_diag_destroy(tx_diag_sink *sink) {
   if (!sink) return;
-  free(sink->items);
-  free(sink->sources);
-  free(sink);
+  const tirx_allocator *a = tx_arena_allocator(sink->arena);
+  tx_mem_free(a, sink->items);
+  tx_mem_free(a, sink->sources);
+  tx_mem_free(a, sink);
+}
+
+const tirx_allocator *tx_diag_allocator(const tx_diag_sink *sink) {
+  return tx_arena_allocator(sink->arena);
 }
 
 const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char *text, size_t len) {
   if (sink->nsources == sink->sources_cap) {
     size_t cap = sink->sources_cap ? sink->sources_cap * 2 : 4;
-    source *p = realloc(sink->sources, cap * sizeof *p);
+    source *p = tx_mem_realloc(tx_diag_allocator(sink), sink->sources, cap * sizeof *p);
     if (!p) {
       sink->oom = 1;
       return name;
@@ -62,7 +68,7 @@ const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char 
 static void push(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const char *msg) {
   if (sink->count == sink->cap) {
     size_t cap = sink->cap ? sink->cap * 2 : 16;
-    tirx_diagnostic *p = realloc(sink->items, cap * sizeof *p);
+    tirx_diagnostic *p = tx_mem_realloc(tx_diag_allocator(sink), sink->items, cap * sizeof *p);
     if (!p) {
       sink->oom = 1;
       return;
@@ -82,7 +88,7 @@ void tx_diag_vreport(tx_diag_sink *sink, tirx_severity sev, tirx_span span, cons
     push(sink, TIRX_SEV_NOTE, (tirx_span){0}, "too many errors; stopping here");
     return;
   }
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_diag_allocator(sink)};
   tx_sb_vprintf(&sb, fmt, ap);
   const char *text = tx_sb_cstr(&sb);
   char *msg = text ? tx_arena_strndup(sink->arena, text, sb.len) : NULL;
@@ -102,7 +108,7 @@ void tx_diag_report(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const
 }
 
 void tx_internal_error(tx_diag_sink *sink, const char *stage, const char *fmt, ...) {
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_diag_allocator(sink)};
   va_list ap;
   va_start(ap, fmt);
   tx_sb_printf(&sb, "internal error in %s: ", stage);
@@ -128,6 +134,31 @@ int tx_diag_has_internal(const tx_diag_sink *sink) {
 int tx_diag_out_of_memory(const tx_diag_sink *sink) {
   return sink->oom;
 }
+void tx_diag_note_oom(tx_diag_sink *sink) {
+  sink->oom = 1;
+}
+
+tx_diag_mark tx_diag_mark_now(const tx_diag_sink *sink) {
+  return (tx_diag_mark){sink->count, sink->errors, sink->internal, sink->oom, sink->saturated};
+}
+
+int tx_diag_oom_since(const tx_diag_sink *sink, tx_diag_mark mark) {
+  return sink->oom && !mark.oom;
+}
+
+void tx_diag_nomem_since(tx_diag_sink *sink, tx_diag_mark mark) {
+  if (mark.count <= sink->count) {
+    sink->count = mark.count;
+    sink->errors = mark.errors;
+    sink->internal = mark.internal;
+    sink->saturated = mark.saturated;
+  }
+  sink->oom = 1;
+  /* A static message: formatting one could fail too. Room was freed above
+   * unless nothing was reported since the mark. */
+  push(sink, TIRX_SEV_ERROR, (tirx_span){0}, "out of memory");
+}
+
 int tx_diag_saturated(const tx_diag_sink *sink) {
   return sink->saturated;
 }

@@ -21,8 +21,12 @@ enum { TX_MAX_ERRORS = 100 };
 
 typedef struct tx_diag_sink tx_diag_sink;
 
+/* The sink's tables come from the arena's allocator, which the code that
+ * reports into the sink also uses for its own scratch memory (the sink is
+ * what the code generators are handed of their context). */
 tx_diag_sink *tx_diag_create(tx_arena *arena);
 void tx_diag_destroy(tx_diag_sink *sink);
+const tirx_allocator *tx_diag_allocator(const tx_diag_sink *sink);
 
 /* Register the text of a source so that diagnostics can quote its lines. The
  * text is not copied: it must live as long as the sink (copy it into the
@@ -42,8 +46,24 @@ void tx_internal_error(tx_diag_sink *sink, const char *stage, const char *fmt, .
 size_t tx_diag_count(const tx_diag_sink *sink);
 size_t tx_diag_errors(const tx_diag_sink *sink);
 int tx_diag_has_internal(const tx_diag_sink *sink);
-/* Set when any allocation for diagnostics failed. */
+/* Set when any allocation for diagnostics failed, or a stage said that one
+ * of its own failed (tx_diag_note_oom). */
 int tx_diag_out_of_memory(const tx_diag_sink *sink);
+void tx_diag_note_oom(tx_diag_sink *sink);
+
+/* A point in the sink's history. When a stage runs out of memory, what it
+ * reported after the mark may be a consequence of the failure (a name that
+ * did not intern looks unknown, a list cut short looks malformed), so
+ * tx_diag_nomem_since drops it and leaves one unlocated "out of memory"
+ * error: an allocation failure reads as nothing else. */
+typedef struct tx_diag_mark {
+  size_t count, errors;
+  int internal, oom, saturated;
+} tx_diag_mark;
+tx_diag_mark tx_diag_mark_now(const tx_diag_sink *sink);
+/* 1 when an allocation failed since the mark (the oom flag was raised). */
+int tx_diag_oom_since(const tx_diag_sink *sink, tx_diag_mark mark);
+void tx_diag_nomem_since(tx_diag_sink *sink, tx_diag_mark mark);
 /* True once TX_MAX_ERRORS errors were reported: producers may stop early. */
 int tx_diag_saturated(const tx_diag_sink *sink);
 const tirx_diagnostic *tx_diag_at(const tx_diag_sink *sink, size_t i);

@@ -259,8 +259,8 @@ static int eq_module(eqctx *c, const tx_module *a, const tx_module *b) {
 
 typedef int (*eq_fn)(eqctx *c, const void *a, const void *b);
 
-static int run_equal(eq_fn fn, const void *a, const void *b) {
-  eqctx c = {0};
+static int run_equal(const tirx_allocator *alloc, eq_fn fn, const void *a, const void *b) {
+  eqctx c = {.fwd = {.alloc = alloc}, .bwd = {.alloc = alloc}};
   int r = fn(&c, a, b);
   tx_ptrmap_free(&c.fwd);
   tx_ptrmap_free(&c.bwd);
@@ -282,16 +282,28 @@ static int eq_module_v(eqctx *c, const void *a, const void *b) {
 }
 
 int tx_expr_equal(const tx_expr *a, const tx_expr *b) {
-  return run_equal(eq_expr_v, a, b);
+  return run_equal(NULL, eq_expr_v, a, b);
+}
+int tx_expr_equal_with(const tirx_allocator *alloc, const tx_expr *a, const tx_expr *b) {
+  return run_equal(alloc, eq_expr_v, a, b);
 }
 int tx_stmt_equal(const tx_stmt *a, const tx_stmt *b) {
-  return run_equal(eq_stmt_v, a, b);
+  return run_equal(NULL, eq_stmt_v, a, b);
+}
+int tx_stmt_equal_with(const tirx_allocator *alloc, const tx_stmt *a, const tx_stmt *b) {
+  return run_equal(alloc, eq_stmt_v, a, b);
 }
 int tx_func_equal(const tx_func *a, const tx_func *b) {
-  return run_equal(eq_func_v, a, b);
+  return run_equal(NULL, eq_func_v, a, b);
+}
+int tx_func_equal_with(const tirx_allocator *alloc, const tx_func *a, const tx_func *b) {
+  return run_equal(alloc, eq_func_v, a, b);
 }
 int tx_module_equal(const tx_module *a, const tx_module *b) {
-  return run_equal(eq_module_v, a, b);
+  return run_equal(NULL, eq_module_v, a, b);
+}
+int tx_module_equal_with(const tirx_allocator *alloc, const tx_module *a, const tx_module *b) {
+  return run_equal(alloc, eq_module_v, a, b);
 }
 
 /* ---- Hashing ---------------------------------------------------------------- */
@@ -512,9 +524,9 @@ static uint64_t h_module(hctx *c, uint64_t h, const tx_module *m) {
 typedef uint64_t (*hash_fn)(hctx *c, uint64_t h, const void *node);
 
 /* Out of memory mid-way: start again in coarse mode, which allocates nothing. */
-static uint64_t run_hash(hash_fn fn, const void *node) {
+static uint64_t run_hash(const tirx_allocator *alloc, hash_fn fn, const void *node) {
   const uint64_t seed = 0x7469727863ull; /* "tirxc" */
-  hctx c = {0};
+  hctx c = {.index = {.alloc = alloc}};
   uint64_t h = fn(&c, seed, node);
   if (c.oom) {
     tx_ptrmap_free(&c.index);
@@ -539,14 +551,26 @@ static uint64_t h_module_v(hctx *c, uint64_t h, const void *n) {
 }
 
 uint64_t tx_expr_hash(const tx_expr *e) {
-  return run_hash(h_expr_v, e);
+  return run_hash(NULL, h_expr_v, e);
+}
+uint64_t tx_expr_hash_with(const tirx_allocator *alloc, const tx_expr *e) {
+  return run_hash(alloc, h_expr_v, e);
 }
 uint64_t tx_stmt_hash(const tx_stmt *s) {
-  return run_hash(h_stmt_v, s);
+  return run_hash(NULL, h_stmt_v, s);
+}
+uint64_t tx_stmt_hash_with(const tirx_allocator *alloc, const tx_stmt *s) {
+  return run_hash(alloc, h_stmt_v, s);
 }
 uint64_t tx_func_hash(const tx_func *f) {
-  return run_hash(h_func_v, f);
+  return run_hash(NULL, h_func_v, f);
+}
+uint64_t tx_func_hash_with(const tirx_allocator *alloc, const tx_func *f) {
+  return run_hash(alloc, h_func_v, f);
 }
 uint64_t tx_module_hash(const tx_module *m) {
-  return run_hash(h_module_v, m);
+  return run_hash(NULL, h_module_v, m);
+}
+uint64_t tx_module_hash_with(const tirx_allocator *alloc, const tx_module *m) {
+  return run_hash(alloc, h_module_v, m);
 }

@@ -35,16 +35,28 @@
 
 #include "ir/ir.h"
 
-/* 1 when structurally equal, 0 when not (or out of memory). NULL == NULL. */
+/* 1 when structurally equal, 0 when not (or out of memory). NULL == NULL.
+ * The pairing tables of bound variables (none for a tree that binds
+ * nothing) come from `alloc` in the _with forms, from malloc in the plain
+ * ones, which are for tests and tools: library code passes its allocator. */
 int tx_expr_equal(const tx_expr *a, const tx_expr *b);
 int tx_stmt_equal(const tx_stmt *a, const tx_stmt *b);
 int tx_func_equal(const tx_func *a, const tx_func *b);
 int tx_module_equal(const tx_module *a, const tx_module *b);
+int tx_expr_equal_with(const tirx_allocator *alloc, const tx_expr *a, const tx_expr *b);
+int tx_stmt_equal_with(const tirx_allocator *alloc, const tx_stmt *a, const tx_stmt *b);
+int tx_func_equal_with(const tirx_allocator *alloc, const tx_func *a, const tx_func *b);
+int tx_module_equal_with(const tirx_allocator *alloc, const tx_module *a, const tx_module *b);
 
+/* The same split between _with and plain forms as for equality. */
 uint64_t tx_expr_hash(const tx_expr *e);
 uint64_t tx_stmt_hash(const tx_stmt *s);
 uint64_t tx_func_hash(const tx_func *f);
 uint64_t tx_module_hash(const tx_module *m);
+uint64_t tx_expr_hash_with(const tirx_allocator *alloc, const tx_expr *e);
+uint64_t tx_stmt_hash_with(const tirx_allocator *alloc, const tx_stmt *s);
+uint64_t tx_func_hash_with(const tirx_allocator *alloc, const tx_func *f);
+uint64_t tx_module_hash_with(const tirx_allocator *alloc, const tx_module *m);
 /* The mixing step of the hashes above, for passes that hash bottom-up. */
 /* Inline: hashing walks call it once per node. */
 static inline uint64_t tx_hash_mix(uint64_t h, uint64_t v) {

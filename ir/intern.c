@@ -6,8 +6,9 @@
 #include "ir/intern.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 typedef struct {
   const char *str;
@@ -29,13 +30,14 @@ static uint64_t fnv1a(const char *s, size_t n) {
 }
 
 tx_interner *tx_interner_create(tx_arena *arena) {
-  tx_interner *in = calloc(1, sizeof *in);
+  const tirx_allocator *a = tx_arena_allocator(arena);
+  tx_interner *in = tx_mem_calloc(a, 1, sizeof *in);
   if (!in) return NULL;
   in->arena = arena;
   in->cap = 256;
-  in->slots = calloc(in->cap, sizeof(slot));
+  in->slots = tx_mem_calloc(a, in->cap, sizeof(slot));
   if (!in->slots) {
-    free(in);
+    tx_mem_free(a, in);
     return NULL;
   }
   return in;
@@ -43,13 +45,14 @@ tx_interner *tx_interner_create(tx_arena *arena) {
 
 void tx_interner_destroy(tx_interner *in) {
   if (!in) return;
-  free(in->slots);
-  free(in);
+  const tirx_allocator *a = tx_arena_allocator(in->arena);
+  tx_mem_free(a, in->slots);
+  tx_mem_free(a, in);
 }
 
 static int grow(tx_interner *in) {
   size_t cap = in->cap * 2;
-  slot *slots = calloc(cap, sizeof(slot));
+  slot *slots = tx_mem_calloc(tx_arena_allocator(in->arena), cap, sizeof(slot));
   if (!slots) return 0;
   for (size_t i = 0; i < in->cap; i++) {
     if (!in->slots[i].str) continue;
@@ -58,7 +61,7 @@ static int grow(tx_interner *in) {
       j = (j + 1) & (cap - 1);
     slots[j] = in->slots[i];
   }
-  free(in->slots);
+  tx_mem_free(tx_arena_allocator(in->arena), in->slots);
   in->slots = slots;
   in->cap = cap;
   return 1;

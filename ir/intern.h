@@ -2,7 +2,8 @@
  * intern.h - string interning.
  *
  * Equal strings intern to the same pointer, so names compare with ==. The
- * strings live in the arena given at creation; the table itself is malloc'ed.
+ * strings live in the arena given at creation; the table itself comes from
+ * the arena's allocator.
  */
 #ifndef TIRX_IR_INTERN_H
 #define TIRX_IR_INTERN_H

@@ -225,6 +225,12 @@ typedef struct tx_ir {
   tx_interner *strings;
 } tx_ir;
 
+/* The allocator of ir's context, for the scratch memory of whatever builds
+ * IR in it (passes, the builder): see ir/mem.h. */
+static inline const tirx_allocator *tx_ir_alloc(const tx_ir *ir) {
+  return tx_arena_allocator(ir->arena);
+}
+
 const char *tx_expr_kind_name(tx_expr_kind kind);
 const char *tx_stmt_kind_name(tx_stmt_kind kind);
 

@@ -1212,7 +1212,7 @@ static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int u
 }
 
 void tx_print_module(const tx_module *mod, tx_strbuf *out) {
-  tx_strbuf body = {0};
+  tx_strbuf body = {.alloc = out->alloc};
   printer p = {&body, 0, 0};
   if (mod->name) {
     print_module_class(&p, mod);
@@ -1226,7 +1226,7 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
-  tx_strbuf body = {0};
+  tx_strbuf body = {.alloc = out->alloc};
   printer p = {&body, 0, 0};
   print_func_def(&p, func);
   emit_with_header(out, &body, 0, p.used_axis);

@@ -6,12 +6,13 @@
  */
 #include "ir/ptrmap.h"
 
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 static int grow(tx_ptrmap *m) {
   uint32_t cap = m->cap ? m->cap * 2 : 32;
-  tx_ptrmap_slot *slots = calloc(cap, sizeof *slots);
+  tx_ptrmap_slot *slots = tx_mem_calloc(m->alloc, cap, sizeof *slots);
   if (!slots) return 0;
   for (uint32_t i = 0; i < m->cap; i++) {
     if (!m->slots[i].key) continue;
@@ -20,7 +21,7 @@ static int grow(tx_ptrmap *m) {
       j = (j + 1) & (cap - 1);
     slots[j] = m->slots[i];
   }
-  free(m->slots);
+  tx_mem_free(m->alloc, m->slots);
   m->slots = slots;
   m->cap = cap;
   return 1;
@@ -43,6 +44,6 @@ void tx_ptrmap_clear(tx_ptrmap *m) {
 }
 
 void tx_ptrmap_free(tx_ptrmap *m) {
-  free(m->slots);
-  *m = (tx_ptrmap){0};
+  tx_mem_free(m->alloc, m->slots);
+  *m = (tx_ptrmap){.alloc = m->alloc};
 }

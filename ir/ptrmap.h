@@ -9,11 +9,16 @@
  * Keys are never NULL. Values may be anything but NULL (a set stores the key
  * itself). Iteration order is not exposed: callers that print keep their own
  * ordered list, so output never depends on addresses.
+ *
+ * The table comes from `alloc` (ir/mem.h); a zero-initialised map uses
+ * malloc, `(tx_ptrmap){.alloc = a}` the allocator a.
  */
 #ifndef TIRX_IR_PTRMAP_H
 #define TIRX_IR_PTRMAP_H
 
 #include <stdint.h>
+
+#include "tirx/tirx.h"
 
 typedef struct tx_ptrmap_slot {
   const void *key;
@@ -22,7 +27,8 @@ typedef struct tx_ptrmap_slot {
 
 typedef struct tx_ptrmap {
   tx_ptrmap_slot *slots;
-  uint32_t len, cap; /* cap is 0 or a power of two */
+  uint32_t len, cap;           /* cap is 0 or a power of two */
+  const tirx_allocator *alloc; /* NULL: malloc */
 } tx_ptrmap;
 
 static inline uint32_t tx_ptrmap_slot_of(const void *key, uint32_t cap) {
@@ -50,6 +56,7 @@ static inline int tx_ptrset_add(tx_ptrmap *m, const void *key) {
 }
 /* Forgets every key and keeps the table for reuse. */
 void tx_ptrmap_clear(tx_ptrmap *m);
+/* Frees the table; the map is empty again and keeps its allocator. */
 void tx_ptrmap_free(tx_ptrmap *m);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * strbuf.c - growable byte buffer (malloc'ed; freed by tx_sb_free).
+ * strbuf.c - growable byte buffer (from its allocator; freed by tx_sb_free).
  */
 #include "ir/strbuf.h"
 
@@ -8,8 +8,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "ir/mem.h"
 
 /* Sticky failure: with cap == len the inline appends always take the slow
  * path, which sees `failed` and does nothing. */
@@ -29,7 +30,7 @@ static int reserve(tx_strbuf *sb, size_t extra) {
   size_t cap = sb->cap ? sb->cap : 256;
   while (cap < need)
     cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-  char *p = realloc(sb->data, cap);
+  char *p = tx_mem_realloc(sb->alloc, sb->data, cap);
   if (!p) {
     fail(sb);
     return 0;
@@ -39,9 +40,13 @@ static int reserve(tx_strbuf *sb, size_t extra) {
   return 1;
 }
 
+void tx_sb_set_failed(tx_strbuf *sb) {
+  fail(sb);
+}
+
 void tx_sb_free(tx_strbuf *sb) {
-  free(sb->data);
-  *sb = (tx_strbuf){0};
+  tx_mem_free(sb->alloc, sb->data);
+  *sb = (tx_strbuf){.alloc = sb->alloc};
 }
 
 void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n) {

@@ -3,6 +3,10 @@
  *
  * Out-of-memory is sticky: once an append fails, `failed` stays set and
  * later appends do nothing, so callers check once at the end.
+ *
+ * The bytes come from `alloc` (ir/mem.h): a zero-initialised strbuf uses
+ * malloc, `(tx_strbuf){.alloc = a}` the allocator a. Whoever takes `data`
+ * over frees it with tx_mem_free(sb.alloc, data).
  */
 #ifndef TIRX_IR_STRBUF_H
 #define TIRX_IR_STRBUF_H
@@ -11,13 +15,20 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "tirx/tirx.h"
+
 typedef struct tx_strbuf {
   char *data;
   size_t len, cap;
   int failed;
+  const tirx_allocator *alloc; /* NULL: malloc */
 } tx_strbuf;
 
+/* Frees the bytes and empties the buffer; it keeps its allocator. */
 void tx_sb_free(tx_strbuf *sb);
+/* Marks sb failed (sticky, as when an append runs out of memory): for text
+ * assembled from other buffers, one of which failed. */
+void tx_sb_set_failed(tx_strbuf *sb);
 /* The slow path of the appends below: grows the buffer (or fails). */
 void tx_sb_putn_grow(tx_strbuf *sb, const char *s, size_t n);
 

@@ -88,11 +88,29 @@ void tx_compile_request_init(tx_compile_request *req) {
   req->target.opt_level = 2;
 }
 
+static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
+                                  tx_compile_stats *stats, tx_strbuf *out);
+
 tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
                               tx_compile_stats *stats, tx_strbuf *out) {
   tx_compile_stats scratch = {0};
   if (!stats) stats = &scratch;
   if (!ctx || !m || !req || !out || !req->target.arch) return TIRX_ERR_USAGE;
+  tx_diag_mark mark = tx_diag_mark_now(ctx->diags);
+  tirx_status st = compile_stages(ctx, m, req, stats, out);
+  /* An allocation that failed in any stage makes the compile an
+   * out-of-memory one, whatever was reported after it (tx_diag_nomem_since). */
+  if (st == TIRX_ERR_NOMEM || (st != TIRX_OK && tx_diag_oom_since(ctx->diags, mark))) {
+    tx_diag_nomem_since(ctx->diags, mark);
+    st = TIRX_ERR_NOMEM;
+  }
+  return st;
+}
+
+/* The stages tx_compile_module runs, up to req->emit. */
+static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
+                                  tx_compile_stats *stats, tx_strbuf *out) {
+  const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
   if (req->emit == TX_EMIT_TIRX) {
     double t0 = tx_now_ms();
     tx_print_module(m, out);
@@ -123,8 +141,8 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
       (!req->header_out || !req->header_name || !tx_c_launcher_valid_prefix(req->launcher_name)))
     return TIRX_ERR_USAGE;
   int to_nvrtc = req->emit == TX_EMIT_PTX || req->emit == TX_EMIT_CUBIN || launcher;
-  tx_strbuf cuda = {0};
-  tx_line_map map = {0};
+  tx_strbuf cuda = {.alloc = alloc};
+  tx_line_map map = {.alloc = alloc};
   t0 = tx_now_ms();
   st = tx_codegen_cuda(ctx->diags, lowered, &req->target, to_nvrtc ? &cuda : out,
                        to_nvrtc ? &map : NULL);
@@ -139,7 +157,7 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
         .verbose = req->verbose,
     };
     /* A launcher embeds the image: it goes to a scratch buffer first. */
-    tx_strbuf image = {0};
+    tx_strbuf image = {.alloc = alloc};
     t0 = tx_now_ms();
     st = tx_nvrtc_compile(ctx->diags, cuda.data ? cuda.data : "", cuda.len, &map, &no,
                           launcher ? &image : out, stats->log);

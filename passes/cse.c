@@ -189,7 +189,7 @@ typedef struct scan_info {
 static int64_t reserve_cand(cse_state *st) {
   if (st->ncands == st->capcands) {
     uint32_t cap = st->capcands ? st->capcands * 2 : 64;
-    cand *c = realloc(st->cands, cap * sizeof *c);
+    cand *c = tx_mem_realloc(tx_ir_alloc(st->ir), st->cands, cap * sizeof *c);
     if (!c) {
       st->oom = 1;
       return -1;
@@ -310,7 +310,7 @@ static const tx_expr *subst_expr(tx_mutator *m, const tx_expr *e) {
   cse_state *st = m->user;
   if (e->kind == EXPR_LET || (e->kind == EXPR_CALL && !searchable_call(e))) return e;
   if (e->kind == st->target->kind && tx_dtype_eq(e->dtype, st->target->dtype) &&
-      tx_expr_equal(e, st->target))
+      tx_expr_equal_with(tx_ir_alloc(st->ir), e, st->target))
     return st->with;
   return NULL;
 }
@@ -318,10 +318,13 @@ static const tx_expr *subst_expr(tx_mutator *m, const tx_expr *e) {
 /* Mutate only the expressions a statement computes itself (own_expr), and
  * its child statements. */
 static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
-  const tx_expr **exprs = s->nexprs ? calloc(s->nexprs, sizeof *exprs) : NULL;
-  const tx_stmt **stmts = s->nstmts ? calloc(s->nstmts, sizeof *stmts) : NULL;
+  const tx_expr **exprs =
+      s->nexprs ? tx_mem_calloc(tx_ir_alloc(m->ir), s->nexprs, sizeof *exprs) : NULL;
+  const tx_stmt **stmts =
+      s->nstmts ? tx_mem_calloc(tx_ir_alloc(m->ir), s->nstmts, sizeof *stmts) : NULL;
   if ((s->nexprs && !exprs) || (s->nstmts && !stmts)) {
-    free(exprs);
+    tx_mem_free(tx_ir_alloc(m->ir), exprs);
+    tx_mem_free(tx_ir_alloc(m->ir), stmts);
     m->failed = 1;
     return s;
   }
@@ -348,8 +351,8 @@ static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
       r->kw = s->kw;
     }
   }
-  free(exprs);
-  free(stmts);
+  tx_mem_free(tx_ir_alloc(m->ir), exprs);
+  tx_mem_free(tx_ir_alloc(m->ir), stmts);
   return r ? r : s;
 }
 
@@ -358,12 +361,13 @@ static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
 typedef struct item_vec {
   const tx_stmt **items;
   uint32_t n, cap;
+  const tirx_allocator *alloc;
 } item_vec;
 
 static int iv_insert(item_vec *v, uint32_t at, const tx_stmt *s) {
   if (v->n == v->cap) {
     uint32_t cap = v->cap ? v->cap * 2 : 16;
-    const tx_stmt **p = realloc((void *)v->items, cap * sizeof *p);
+    const tx_stmt **p = tx_mem_realloc(v->alloc, (void *)v->items, cap * sizeof *p);
     if (!p) return 0;
     v->items = p;
     v->cap = cap;
@@ -384,10 +388,12 @@ static int64_t pick(cse_state *st, const tx_stmt *const *items, uint32_t n) {
     if (c->size <= best_size) continue;
     int seen_before = 0, count = 1;
     for (uint32_t j = 0; j < i && !seen_before; j++)
-      seen_before = st->cands[j].hash == c->hash && tx_expr_equal(st->cands[j].e, c->e);
+      seen_before = st->cands[j].hash == c->hash &&
+                    tx_expr_equal_with(tx_ir_alloc(st->ir), st->cands[j].e, c->e);
     if (seen_before) continue;
     for (uint32_t j = i + 1; j < st->ncands && count < 2; j++)
-      count += st->cands[j].hash == c->hash && tx_expr_equal(st->cands[j].e, c->e);
+      count += st->cands[j].hash == c->hash &&
+               tx_expr_equal_with(tx_ir_alloc(st->ir), st->cands[j].e, c->e);
     if (count < 2 || reads_later_binding(c->e, items, c->item, n)) continue;
     best = i;
     best_size = c->size;
@@ -468,7 +474,7 @@ static const tx_stmt *cse_stmt(tx_mutator *m, const tx_stmt *s) {
   cse_state *st = m->user;
   if (st->oom || st->internal) return s;
   if (s->kind == STMT_SEQ) {
-    item_vec v = {0};
+    item_vec v = {.alloc = tx_ir_alloc(m->ir)};
     int changed = 0;
     for (uint32_t i = 0; i < s->nstmts && !m->failed; i++) {
       const tx_stmt *r = tx_mutate_stmt(m, s->stmts[i]);
@@ -482,14 +488,14 @@ static const tx_stmt *cse_stmt(tx_mutator *m, const tx_stmt *s) {
       if (!seq) m->failed = 1;
       r = seq ? seq : s;
     }
-    free((void *)v.items);
+    tx_mem_free(v.alloc, (void *)v.items);
     if (st->oom) m->failed = 1;
     return r;
   }
   if (!s->nstmts) return NULL;
   /* A compound statement: its non-sequence bodies are one-statement blocks. */
   const tx_stmt *c = tx_mutate_stmt_children(m, s);
-  const tx_stmt **stmts = calloc(c->nstmts, sizeof *stmts);
+  const tx_stmt **stmts = tx_mem_calloc(tx_ir_alloc(m->ir), c->nstmts, sizeof *stmts);
   if (!stmts) return m->failed = 1, s;
   int changed = 0;
   for (uint32_t i = 0; i < c->nstmts && !m->failed; i++) {
@@ -512,14 +518,14 @@ static const tx_stmt *cse_stmt(tx_mutator *m, const tx_stmt *s) {
       r = n;
     }
   }
-  free(stmts);
+  tx_mem_free(tx_ir_alloc(m->ir), stmts);
   return r;
 }
 
 /* A single statement as a block: a sequence when bindings were hoisted. */
 static const tx_stmt *as_block(tx_mutator *m, const tx_stmt *s, tirx_span span) {
   cse_state *st = m->user;
-  item_vec v = {0};
+  item_vec v = {.alloc = tx_ir_alloc(m->ir)};
   if (!iv_insert(&v, 0, s)) return m->failed = 1, s;
   const tx_stmt *r = s;
   if (cse_block(st, &v) && !st->oom) {
@@ -528,7 +534,7 @@ static const tx_stmt *as_block(tx_mutator *m, const tx_stmt *s, tirx_span span) 
     r = seq ? seq : s;
   }
   if (st->oom) m->failed = 1;
-  free((void *)v.items);
+  tx_mem_free(v.alloc, (void *)v.items);
   return r;
 }
 
@@ -536,7 +542,8 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
   *out = in;
   if (!pc->target || pc->target->opt_level < 2) return TIRX_OK;
   cse_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.internal; i++) {
@@ -564,8 +571,8 @@ tirx_status tx_pass_cse(tx_pass_ctx *pc, const tx_module *in, const tx_module **
   }
   tirx_status status = st.internal ? TIRX_ERR_INTERNAL : st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free(st.cands);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), st.cands);
   tx_lc_names_free(&st.names);
   return status;
 }

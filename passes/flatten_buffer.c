@@ -90,10 +90,10 @@ static const tx_expr *row_major(fb_state *st, const tx_expr *const *shape,
   return l;
 }
 
-static int same_extent(const tx_expr *a, const tx_expr *b) {
+static int same_extent(const fb_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
   if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
-  return tx_expr_equal(a, b);
+  return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
 /* Coordinates of the logical index along the shard iterators of a tile
@@ -119,7 +119,7 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
       ok = 0;
       break;
     }
-    if (same_extent(shape[ie], l->shard[ke].extent)) {
+    if (same_extent(st, shape[ie], l->shard[ke].extent)) {
       coord[ke--] = idx[ie--];
       continue;
     }
@@ -176,7 +176,8 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
 
 static const tx_expr *tile_address(fb_state *st, const tx_layout *l, const tx_expr *const *shape,
                                    const tx_expr *const *idx, uint32_t ndim) {
-  const tx_expr **coord = calloc(l->nshard ? l->nshard : 1, sizeof *coord);
+  const tx_expr **coord =
+      tx_mem_calloc(tx_ir_alloc(st->ir), l->nshard ? l->nshard : 1, sizeof *coord);
   if (!coord) return NULL;
   const tx_expr *a = tx_lc_int(st->ir, TX_INT32, 0);
   if (shard_coords(st, l, shape, idx, ndim, coord)) {
@@ -199,7 +200,7 @@ static const tx_expr *tile_address(fb_state *st, const tx_layout *l, const tx_ex
   }
   for (uint32_t k = 0; a && k < l->noffset; k++)
     if (!l->offset[k].axis) a = tx_lc_add(st->ir, a, l->offset[k].stride);
-  free(coord);
+  tx_mem_free(tx_ir_alloc(st->ir), coord);
   return a;
 }
 
@@ -295,9 +296,10 @@ static const tx_buffer *make_flat(fb_state *st, const tx_buffer *b, const char *
   if (!f->shape) return st->oom = 1, NULL;
   if (st->nmap == st->capmap) {
     uint32_t cap = st->capmap ? st->capmap * 2 : 16;
-    const tx_buffer **o = realloc((void *)st->orig, cap * sizeof *o);
+    const tx_buffer **o = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->orig, cap * sizeof *o);
     if (o) st->orig = o;
-    const tx_buffer **n = o ? realloc((void *)st->flat, cap * sizeof *n) : NULL;
+    const tx_buffer **n =
+        o ? tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->flat, cap * sizeof *n) : NULL;
     if (!n) return st->oom = 1, NULL;
     st->flat = n;
     st->capmap = cap;
@@ -319,7 +321,8 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
   const char *method = NULL;
   const tx_buffer *src = depth < 16 ? view_source(b, &method) : NULL;
   if (src) {
-    const tx_expr **sidx = calloc(src->ndim ? src->ndim : 1, sizeof *sidx);
+    const tx_expr **sidx =
+        tx_mem_calloc(tx_ir_alloc(st->ir), src->ndim ? src->ndim : 1, sizeof *sidx);
     if (!sidx) return st->oom = 1, NULL;
     if (strcmp(method, ".permute") == 0) {
       const tx_expr *o = b->origin;
@@ -337,7 +340,7 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
     }
     for (uint32_t i = 0; i < src->ndim; i++)
       if (!sidx[i]) {
-        free(sidx);
+        tx_mem_free(tx_ir_alloc(st->ir), sidx);
         /* The frontend only makes permute views of whole permutations. */
         if (strcmp(method, ".permute") == 0 && !st->oom) {
           tx_internal_error(st->pc->diags, PASS, "%s is not a permutation of %s",
@@ -348,7 +351,7 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
         return st->oom = 1, NULL;
       }
     const tx_expr *r = address(st, src, sidx, src->ndim, flat, span, depth + 1);
-    free(sidx);
+    tx_mem_free(tx_ir_alloc(st->ir), sidx);
     return r;
   }
   if (!needs_flatten(b)) {
@@ -375,7 +378,7 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
                                  uint32_t n, const tx_buffer **flat, tirx_span span) {
   const tx_expr *last = n ? idx[n - 1] : NULL;
   if (!last || last->kind != EXPR_RAMP) return address(st, b, idx, n, flat, span, 0);
-  const tx_expr **tmp = calloc(n, sizeof *tmp);
+  const tx_expr **tmp = tx_mem_calloc(tx_ir_alloc(st->ir), n, sizeof *tmp);
   if (!tmp) return st->oom = 1, NULL;
   memcpy(tmp, idx, n * sizeof *tmp);
   tmp[n - 1] = last->ops[0];
@@ -383,7 +386,7 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
   tmp[n - 1] = tx_lc_add(st->ir, last->ops[0], last->ops[1]);
   const tx_buffer *f1;
   const tx_expr *a1 = tmp[n - 1] ? address(st, b, tmp, n, &f1, span, 0) : NULL;
-  free(tmp);
+  tx_mem_free(tx_ir_alloc(st->ir), tmp);
   if (!a0 || !a1) return NULL;
   /* The flat stride is a1 - a0; it must fold to a constant (or be the
    * Ramp's own stride on a unit-stride dimension). */
@@ -391,7 +394,7 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
   int64_t dv;
   if (!d) return st->oom = 1, NULL;
   if (!tx_lc_const(d, &dv)) {
-    if (tx_expr_equal(a1, tx_lc_add(st->ir, a0, last->ops[1])))
+    if (tx_expr_equal_with(tx_ir_alloc(st->ir), a1, tx_lc_add(st->ir, a0, last->ops[1])))
       d = last->ops[1];
     else {
       tx_error(st->pc->diags, span,
@@ -417,13 +420,14 @@ static const tx_expr *access_ptr(fb_state *st, tx_mutator *m, const tx_expr *e) 
   const tx_expr *off = NULL;
   for (uint32_t i = e->u.call.kw.npos; i < r->nops; i++)
     if (strcmp(e->u.call.kw.names[i - e->u.call.kw.npos], "offset") == 0) off = r->ops[i];
-  const tx_expr **zeros = calloc(b->ndim ? b->ndim : 1, sizeof *zeros);
+  const tx_expr **zeros = tx_mem_calloc(tx_ir_alloc(st->ir), b->ndim ? b->ndim : 1, sizeof *zeros);
   if (!zeros) return st->oom = 1, e;
   for (uint32_t i = 0; i < b->ndim; i++)
-    if (!(zeros[i] = tx_int(st->ir, TX_INT32, 0, e->span))) return free(zeros), m->failed = 1, e;
+    if (!(zeros[i] = tx_int(st->ir, TX_INT32, 0, e->span)))
+      return tx_mem_free(tx_ir_alloc(st->ir), zeros), m->failed = 1, e;
   const tx_expr *a = b->ndim ? flat_index(st, b, zeros, b->ndim, &f, e->span)
                              : tx_int(st->ir, TX_INT32, 0, e->span);
-  free(zeros);
+  tx_mem_free(tx_ir_alloc(st->ir), zeros);
   if (!a) return st->oom = !st->error, e;
   if (off && (off->kind != EXPR_INT || off->u.ival != 0)) {
     if (!tx_dtype_eq(off->dtype, a->dtype))
@@ -450,7 +454,7 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
   if (e->kind == EXPR_LOAD) {
     const tx_expr *const *ops = e->ops;
     uint32_t n = e->nops;
-    const tx_expr **idx = calloc(n ? n : 1, sizeof *idx);
+    const tx_expr **idx = tx_mem_calloc(tx_ir_alloc(m->ir), n ? n : 1, sizeof *idx);
     if (!idx) return m->failed = 1, e;
     for (uint32_t i = 0; i < n; i++)
       idx[i] = tx_mutate_expr(m, ops[i]);
@@ -459,7 +463,7 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
                            ? idx[0]
                            : flat_index(st, e->u.buffer, idx, n, &f, e->span);
     int same = n == 1 && a == ops[0] && f == e->u.buffer;
-    free(idx);
+    tx_mem_free(tx_ir_alloc(m->ir), idx);
     if (!a) return st->oom = !st->error, e;
     if (same) return e;
     tx_expr *r = tx_expr_new(st->ir, EXPR_LOAD, e->dtype, &a, 1, e->span);
@@ -588,17 +592,18 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   if (body && body->kind == STMT_SEQ)
     for (uint32_t i = 0; i < body->nstmts && entry < 0; i++)
       if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = i;
-  const tx_stmt **top = calloc(f->nparams + 1, sizeof *top),
-                **after = calloc(f->nparams + 1, sizeof *after);
+  const tx_stmt **top = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *top),
+                **after = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *after);
   uint32_t ntop = 0, nafter = 0;
   if (!top || !after) {
-    free(top);
-    free(after);
+    tx_mem_free(tx_ir_alloc(st->ir), top);
+    tx_mem_free(tx_ir_alloc(st->ir), after);
     st->oom = 1;
     return f;
   }
   /* Which buffers the whole body, and the host part before the entry, use. */
-  use_set body_uses = {0}, host_uses = {0};
+  use_set body_uses = {.bufs = {.alloc = tx_ir_alloc(st->ir)}},
+          host_uses = {.bufs = {.alloc = tx_ir_alloc(st->ir)}};
   int any = 0;
   for (uint32_t i = 0; f->param_bufs && i < f->nparams; i++)
     any |= f->param_bufs[i] && needs_flatten(f->param_bufs[i]);
@@ -610,7 +615,7 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   for (uint32_t i = 0; i < f->nparams && !st->oom; i++) {
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
     if (!b || !needs_flatten(b) || !tx_ptrmap_has(&body_uses.bufs, b)) continue;
-    tx_strbuf sb = {0};
+    tx_strbuf sb = {.alloc = tx_ir_alloc(st->ir)};
     tx_sb_printf(&sb, "%s_flat", b->name ? b->name : "buf");
     const char *name =
         tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
@@ -640,7 +645,7 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
        * unless statements before it were dropped, so find it again. */
       uint32_t n = nb->kind == STMT_SEQ ? nb->nstmts : 1;
       const tx_stmt *const *items = nb->kind == STMT_SEQ ? nb->stmts : &nb;
-      const tx_stmt **all = calloc(n + ntop + nafter, sizeof *all);
+      const tx_stmt **all = tx_mem_calloc(tx_ir_alloc(st->ir), n + ntop + nafter, sizeof *all);
       if (!all) st->oom = 1;
       uint32_t k = 0;
       for (uint32_t i = 0; all && i < ntop; i++)
@@ -661,7 +666,7 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
       }
       if (all && !st->error) nb = tx_lc_seq(st->ir, all, k, nb->span);
       if (!nb) st->oom = 1;
-      free(all);
+      tx_mem_free(tx_ir_alloc(st->ir), all);
     }
     if (!st->oom && !st->error && nb != body) {
       tx_func *c = tx_arena_alloc(st->ir->arena, sizeof *c);
@@ -674,14 +679,15 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
       }
     }
   }
-  free(top);
-  free(after);
+  tx_mem_free(tx_ir_alloc(st->ir), top);
+  tx_mem_free(tx_ir_alloc(st->ir), after);
   return r;
 }
 
 tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   fb_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
@@ -695,9 +701,9 @@ tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const t
                            : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free((void *)st.orig);
-  free((void *)st.flat);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.orig);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.flat);
   tx_lc_names_free(&st.names);
   (void)NOSPAN;
   return status;

@@ -114,7 +114,7 @@ static const tx_expr *cast_back(tx_mutator *m, tx_dtype t, const tx_expr *v, tir
   const tx_expr *r = tx_expr_new(m->ir, EXPR_CAST, t, &v, 1, span);
   if (r && st->nmade == st->capmade) {
     uint32_t cap = st->capmade ? st->capmade * 2 : 32;
-    const tx_expr **p = realloc((void *)st->made, cap * sizeof *p);
+    const tx_expr **p = tx_mem_realloc(tx_ir_alloc(m->ir), (void *)st->made, cap * sizeof *p);
     if (!p)
       r = NULL;
     else {
@@ -195,7 +195,7 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
   if (is_math_call(e) && tx_dtype_is_narrow_float(e->dtype)) {
-    const tx_expr **args = calloc(e->nops, sizeof *args);
+    const tx_expr **args = tx_mem_calloc(tx_ir_alloc(m->ir), e->nops, sizeof *args);
     if (!args) {
       m->failed = 1;
       return NULL;
@@ -203,7 +203,7 @@ static const tx_expr *legalize(tx_mutator *m, const tx_expr *e) {
     for (uint32_t i = 0; i < e->nops; i++)
       args[i] = promote(m, e->ops[i]);
     const tx_expr *v = rebuild(m, e, f32_like(e->dtype), args);
-    free(args);
+    tx_mem_free(tx_ir_alloc(m->ir), args);
     return v ? cast_back(m, e->dtype, v, e->span) : NULL;
   }
   return e;
@@ -262,7 +262,8 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, cons
   /* Every rewrite above involves an expression of narrow-float type. */
   if (!(tx_lc_census(pc, in) & TX_LC_HAS_NARROW_FLOAT)) return TIRX_OK;
   lg_state st = {.pc = pc};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -273,7 +274,7 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, cons
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free((void *)st.made);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.made);
   return status;
 }

@@ -126,6 +126,7 @@ typedef struct stmt_vec {
   const tx_stmt **items;
   uint32_t len, cap;
   int failed;
+  const tirx_allocator *alloc;
 } stmt_vec;
 
 static void sv_push(stmt_vec *v, const tx_stmt *s) {
@@ -137,7 +138,7 @@ static void sv_push(stmt_vec *v, const tx_stmt *s) {
   }
   if (v->len == v->cap) {
     uint32_t cap = v->cap ? v->cap * 2 : 16;
-    const tx_stmt **n = realloc(v->items, cap * sizeof *n);
+    const tx_stmt **n = tx_mem_realloc(v->alloc, v->items, cap * sizeof *n);
     if (!n) {
       v->failed = 1;
       return;
@@ -160,33 +161,33 @@ static const tx_stmt *sv_finish(tx_ir *ir, stmt_vec *v, tirx_span span) {
       r = tx_stmt_new(ir, STMT_SEQ, NULL, 0, v->items, v->len, span);
     }
   }
-  free(v->items);
+  tx_mem_free(v->alloc, v->items);
   return r;
 }
 
 const tx_stmt *tx_lc_seq(tx_ir *ir, const tx_stmt *const *items, uint32_t n, tirx_span span) {
-  stmt_vec v = {0};
+  stmt_vec v = {.alloc = tx_ir_alloc(ir)};
   for (uint32_t i = 0; i < n; i++) {
     if (!items[i]) {
-      free(v.items);
+      tx_mem_free(v.alloc, v.items);
       return NULL;
     }
     sv_push(&v, items[i]);
   }
   if (v.failed) {
-    free(v.items);
+    tx_mem_free(v.alloc, v.items);
     return NULL;
   }
   /* Keep an empty result empty so that an enclosing sequence can drop it. */
   if (v.len == 0) {
-    free(v.items);
+    tx_mem_free(v.alloc, v.items);
     return tx_lc_empty(ir);
   }
   return sv_finish(ir, &v, span);
 }
 
 const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s) {
-  stmt_vec v = {0};
+  stmt_vec v = {.alloc = tx_ir_alloc(m->ir)};
   int changed = 0;
   for (uint32_t i = 0; i < s->nstmts && !m->failed; i++) {
     const tx_stmt *r = tx_mutate_stmt(m, s->stmts[i]);
@@ -195,11 +196,11 @@ const tx_stmt *tx_lc_mutate_seq(tx_mutator *m, const tx_stmt *s) {
   }
   if (m->failed || v.failed) {
     m->failed = 1;
-    free(v.items);
+    tx_mem_free(v.alloc, v.items);
     return s;
   }
   if (!changed) {
-    free(v.items);
+    tx_mem_free(v.alloc, v.items);
     return s;
   }
   const tx_stmt *r = sv_finish(m->ir, &v, s->span);
@@ -241,9 +242,11 @@ int tx_lc_names_has(tx_lc_names *n, const char *name) {
 
 void tx_lc_names_collect(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *f) {
   tx_lc_names_free(n);
+  const tirx_allocator *alloc = pc ? tx_ir_alloc(pc->ir) : NULL;
+  n->set.alloc = n->next_suffix.alloc = alloc;
   if (pc && pc->memo.on && pc->memo.names_of == f) {
-    n->set = pc->memo.names;
-    pc->memo.names = (tx_ptrmap){0};
+    n->set = pc->memo.names; /* made in this run: the same allocator */
+    pc->memo.names = (tx_ptrmap){.alloc = alloc};
     pc->memo.names_of = NULL;
     return;
   }
@@ -255,7 +258,7 @@ void tx_lc_names_keep(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *result) {
   tx_ptrmap_free(&pc->memo.names);
   pc->memo.names = n->set;
   pc->memo.names_of = result;
-  n->set = (tx_ptrmap){0};
+  n->set = (tx_ptrmap){.alloc = n->set.alloc};
 }
 
 /* The set only grows, so once base_k was found taken it stays taken: the
@@ -268,7 +271,7 @@ const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base) {
   uintptr_t k = (uintptr_t)tx_ptrmap_get(&n->next_suffix, key); /* 0: try base itself */
   const char *cand = key;
   if (k || tx_lc_names_has(n, key)) {
-    tx_strbuf sb = {0};
+    tx_strbuf sb = {.alloc = tx_ir_alloc(ir)};
     for (k = k ? k : 1; k < 100000; k++) {
       sb.len = 0;
       tx_sb_printf(&sb, "%s_%d", base, (int)k);

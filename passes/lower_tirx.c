@@ -80,10 +80,10 @@ typedef struct lt_state {
   int error, oom;
 } lt_state;
 
-static int grow(void **items, uint32_t *cap, uint32_t len, size_t size) {
+static int grow(const tirx_allocator *a, void **items, uint32_t *cap, uint32_t len, size_t size) {
   if (len < *cap) return 1;
   uint32_t c = *cap ? *cap * 2 : 16;
-  void *p = realloc(*items, c * size);
+  void *p = tx_mem_realloc(a, *items, c * size);
   if (!p) return 0;
   *items = p;
   *cap = c;
@@ -118,7 +118,7 @@ static int collect_pre_stmt(tx_visitor *v, const tx_stmt *s) {
     st->error = 1;
     return 0;
   }
-  if (!grow((void **)&st->defs, &st->capdefs, st->ndefs, sizeof *st->defs)) {
+  if (!grow(tx_ir_alloc(st->ir), (void **)&st->defs, &st->capdefs, st->ndefs, sizeof *st->defs)) {
     st->oom = 1;
     v->stop = 1;
     return 0;
@@ -166,7 +166,8 @@ static void add_entry_kw(lt_state *st, const char *name, const tx_expr *value) {
 }
 
 static void add_launch(lt_state *st, const tx_stmt *s) {
-  if (!s || !grow((void **)&st->launch, &st->caplaunch, st->nlaunch, sizeof *st->launch)) {
+  if (!s || !grow(tx_ir_alloc(st->ir), (void **)&st->launch, &st->caplaunch, st->nlaunch,
+                  sizeof *st->launch)) {
     st->oom = 1;
     return;
   }
@@ -220,10 +221,10 @@ static void print_extent(const tx_expr *e, char *buf, size_t cap) {
 
 /* Do two thread counts agree? Constants compare by value, symbolic ones
  * structurally: extents are not rewritten before this pass. */
-static int same_count(const tx_expr *a, const tx_expr *b) {
+static int same_count(const lt_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
   if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
-  return tx_expr_equal(a, b);
+  return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
 static const scope_def *later(const scope_def *a, const scope_def *b) {
@@ -251,7 +252,7 @@ static const tx_expr *block_threads(lt_state *st) {
         (claim){st->first[ID_WARP_IN_WG], tx_lc_muli(st->ir, st->first[ID_WARP_IN_WG]->ext[0], 32)};
   for (int i = 1; i < nclaims; i++) {
     if (!claims[0].n || !claims[i].n) return st->oom = 1, NULL;
-    if (!same_count(claims[0].n, claims[i].n)) {
+    if (!same_count(st, claims[0].n, claims[i].n)) {
       const scope_def *at = later(claims[0].d, claims[i].d);
       char a[32], b[32];
       print_extent(claims[0].n, a, sizeof a);
@@ -280,7 +281,7 @@ static const tx_expr *block_threads(lt_state *st) {
     if (!d || !d->n || !tx_lc_const(d->ext[0], &v) || v == fixed[i].size) continue;
     /* A smaller extent is fine when it is the whole CTA (one partial warp). */
     const tx_expr *mine = fixed[i].size == 4 ? tx_lc_muli(st->ir, d->ext[0], 32) : d->ext[0];
-    if (tx_lc_const(total, &tv) && mine && same_count(mine, total)) continue;
+    if (tx_lc_const(total, &tv) && mine && same_count(st, mine, total)) continue;
     tx_error(st->pc->diags, d->s->span,
              "inconsistent launch extents: T.%s([%lld]) but there are %lld %s", id_names[d->kind],
              (long long)v, (long long)fixed[i].size, fixed[i].what);
@@ -605,16 +606,24 @@ static const tx_stmt *store0(lt_state *st, const tx_buffer *b, const tx_expr *va
   return s;
 }
 
+/* Room for one more scalar in svars and sbufs (which share capscal). */
+static int grow_scalars(lt_state *st) {
+  const tirx_allocator *a = tx_ir_alloc(st->ir);
+  if (!grow(a, (void **)&st->svars, &st->capscal, st->nscal, sizeof *st->svars)) return 0;
+  /* Not assigned before the check: a failed realloc leaves the old block. */
+  const tx_buffer **bufs = tx_mem_realloc(a, (void *)st->sbufs, st->capscal * sizeof *bufs);
+  if (!bufs) return 0;
+  st->sbufs = bufs;
+  return 1;
+}
+
 static const tx_stmt *lower_scalar(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   const tx_expr *var = s->vars[0];
   tx_buffer *b = tx_arena_alloc(st->ir->arena, sizeof *b);
   tx_expr *data = tx_var(st->ir, var->u.var.name, TX_HANDLE, VAR_BUFFER_DATA, var->span);
   const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
-  if (!b || !data || !one ||
-      !grow((void **)&st->svars, &st->capscal, st->nscal, sizeof *st->svars) ||
-      !(st->sbufs = realloc((void *)st->sbufs, st->capscal * sizeof *st->sbufs)))
-    return m->failed = 1, s;
+  if (!b || !data || !one || !grow_scalars(st)) return m->failed = 1, s;
   const char *local = intern(st, "local");
   data->u.var.pointee = var->dtype;
   data->u.var.has_pointee = 1;
@@ -646,7 +655,7 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   e->kw.npos = 0;
   e->kw.names = st->nentry ? TX_DUP(st->ir, char, st->entry_names, st->nentry) : NULL;
   uint32_t n = st->nlaunch + 2;
-  const tx_stmt **items = calloc(n, sizeof *items);
+  const tx_stmt **items = tx_mem_calloc(tx_ir_alloc(st->ir), n, sizeof *items);
   if (!items) return m->failed = 1, s;
   uint32_t k = 0;
   items[k++] = e;
@@ -654,7 +663,7 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
     items[k++] = st->launch[i];
   if (body) items[k++] = tx_mutate_stmt(m, body);
   const tx_stmt *r = tx_lc_seq(st->ir, items, k, s->span);
-  free(items);
+  tx_mem_free(tx_ir_alloc(st->ir), items);
   return r ? r : (m->failed = 1, s);
 }
 
@@ -735,7 +744,8 @@ static const tx_func *lower_func(lt_state *st, const tx_func *f) {
 
 tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   lt_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -749,11 +759,12 @@ tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_mo
                            : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free(st.defs);
-  free(st.launch);
-  free(st.svars);
-  free((void *)st.sbufs);
+  const tirx_allocator *a = tx_ir_alloc(pc->ir);
+  tx_mem_free(a, funcs);
+  tx_mem_free(a, st.defs);
+  tx_mem_free(a, st.launch);
+  tx_mem_free(a, st.svars);
+  tx_mem_free(a, (void *)st.sbufs);
   tx_lc_names_free(&st.names);
   return status;
 }

@@ -181,7 +181,7 @@ static void match(packer *pk, const char *arg, const tx_expr *value, const tx_ex
     push(pk, call ? tx_stmt_new(pk->ir, STMT_EVAL, &call, 1, NULL, 0, span) : NULL, 0);
     return;
   }
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = tx_ir_alloc(pk->ir)};
   tx_print_expr(want, &sb);
   if (scale != 1) tx_sb_printf(&sb, " * %lld", (long long)scale);
   const char *text = tx_sb_cstr(&sb);
@@ -587,14 +587,14 @@ tirx_status tx_pass_make_packed_api(tx_pass_ctx *pc, const tx_module *in, const 
     /* The packer's arrays are too big for the stack; freed right after.
      * They are not cleared: only their first n* entries are ever read, and
      * clearing 64 KiB per function showed up in compile time. */
-    packer *pk = malloc(sizeof *pk);
+    packer *pk = tx_mem_alloc(tx_ir_alloc(pc->ir), sizeof *pk);
     if (!pk) return TIRX_ERR_NOMEM;
     memset(pk, 0, offsetof(packer, stmts));
     pk->pc = pc;
     pk->ir = ir;
     pk->f = f;
     tirx_status st = pack_func(pk, &funcs[i]);
-    free(pk);
+    tx_mem_free(tx_ir_alloc(pc->ir), pk);
     if (st == TIRX_ERR_NOMEM) return st;
     if (st != TIRX_OK) {
       result = st;

@@ -68,9 +68,10 @@ static const tx_expr *mapped(const nd_state *st, const tx_expr *v) {
 static void add_map(nd_state *st, const tx_expr *from, const tx_expr *to) {
   if (st->nmap == st->capmap) {
     uint32_t cap = st->capmap ? st->capmap * 2 : 16;
-    const tx_expr **f = realloc((void *)st->from, cap * sizeof *f);
+    const tx_expr **f = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->from, cap * sizeof *f);
     if (f) st->from = f;
-    const tx_expr **t = f ? realloc((void *)st->to, cap * sizeof *t) : NULL;
+    const tx_expr **t =
+        f ? tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->to, cap * sizeof *t) : NULL;
     if (!t) {
       st->oom = 1;
       return;
@@ -206,7 +207,7 @@ static const tx_expr *nd_expr(tx_mutator *m, const tx_expr *e) {
     return c ? c : e;
   }
   if (k == EXPR_LOAD && e->nops) {
-    const tx_expr **ops = calloc(e->nops, sizeof *ops);
+    const tx_expr **ops = tx_mem_calloc(tx_ir_alloc(m->ir), e->nops, sizeof *ops);
     if (!ops) return m->failed = 1, e;
     int changed = 0;
     for (uint32_t i = 0; i < e->nops; i++) {
@@ -214,7 +215,7 @@ static const tx_expr *nd_expr(tx_mutator *m, const tx_expr *e) {
       changed |= ops[i] != e->ops[i];
     }
     const tx_expr *r = changed ? copy_expr(m, e, e->dtype, ops) : e;
-    free(ops);
+    tx_mem_free(tx_ir_alloc(m->ir), ops);
     return r;
   }
   if (tx_expr_is_compare(k) && e->nops == 2 && is_i64(e->ops[0]) && is_i64(e->ops[1])) {
@@ -281,10 +282,12 @@ static const tx_stmt *nd_for(tx_mutator *m, const tx_stmt *s) {
   const tx_expr *nv = narrow_var(m, v);
   if (!nv) return s;
   if (re.hi > rb.lo) tx_range_set(&st->ranges, nv, (tx_range){1, rb.lo, re.hi - 1});
-  const tx_expr **exprs = calloc(s->nexprs, sizeof *exprs);
-  const tx_stmt **stmts = s->nstmts ? calloc(s->nstmts, sizeof *stmts) : NULL;
+  const tx_expr **exprs = tx_mem_calloc(tx_ir_alloc(m->ir), s->nexprs, sizeof *exprs);
+  const tx_stmt **stmts =
+      s->nstmts ? tx_mem_calloc(tx_ir_alloc(m->ir), s->nstmts, sizeof *stmts) : NULL;
   if (!exprs || (s->nstmts && !stmts)) {
-    free(exprs);
+    tx_mem_free(tx_ir_alloc(m->ir), exprs);
+    tx_mem_free(tx_ir_alloc(m->ir), stmts);
     m->failed = 1;
     return s;
   }
@@ -293,8 +296,8 @@ static const tx_stmt *nd_for(tx_mutator *m, const tx_stmt *s) {
   for (uint32_t i = 0; i < s->nstmts; i++)
     stmts[i] = tx_mutate_stmt(m, s->stmts[i]);
   const tx_stmt *r = copy_stmt(m, s, exprs, stmts, &nv);
-  free(exprs);
-  free(stmts);
+  tx_mem_free(tx_ir_alloc(m->ir), exprs);
+  tx_mem_free(tx_ir_alloc(m->ir), stmts);
   return r;
 }
 
@@ -333,7 +336,7 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
     break;
   case STMT_STORE: {
     /* exprs: value, indices... */
-    const tx_expr **exprs = calloc(s->nexprs, sizeof *exprs);
+    const tx_expr **exprs = tx_mem_calloc(tx_ir_alloc(m->ir), s->nexprs, sizeof *exprs);
     if (!exprs) return m->failed = 1, s;
     int changed = 0;
     for (uint32_t i = 0; i < s->nexprs; i++) {
@@ -341,7 +344,7 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
       changed |= exprs[i] != s->exprs[i];
     }
     r = changed ? copy_stmt(m, s, exprs, s->stmts, s->vars) : s;
-    free(exprs);
+    tx_mem_free(tx_ir_alloc(m->ir), exprs);
     break;
   }
   case STMT_ASSIGN:
@@ -371,9 +374,10 @@ tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const 
   *out = in;
   /* Every rewrite starts at a scalar int64 expression (see narrow()). */
   if (!(tx_lc_census(pc, in) & TX_LC_HAS_I64)) return TIRX_OK;
-  nd_state st = {.pc = pc, .ir = pc->ir};
+  nd_state st = {.pc = pc, .ir = pc->ir, .ranges = {.alloc = tx_ir_alloc(pc->ir)}};
   st.narrow = (tx_mutator){.ir = pc->ir, .user = &st, .expr = narrow_cb};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -386,9 +390,9 @@ tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const 
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free((void *)st.from);
-  free((void *)st.to);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);
   tx_range_free(&st.ranges);
   return status;
 }

@@ -5,13 +5,16 @@
  * A pass is a plain function from a module to a module. It reads the IR
  * through ir/visit.h, builds new nodes in the context's arena, and reports
  * user errors as located diagnostics and its own bugs with
- * tx_internal_error(diags, "<pass name>", ...). Passes never print.
+ * tx_internal_error(diags, "<pass name>", ...). Passes never print. Their
+ * scratch memory comes from the context's allocator (tx_ir_alloc(pc->ir)),
+ * through ir/mem.h.
  */
 #ifndef TIRX_PASSES_PASS_H
 #define TIRX_PASSES_PASS_H
 
 #include "ir/diag.h"
 #include "ir/ir.h"
+#include "ir/mem.h"
 #include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 

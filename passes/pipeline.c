@@ -181,18 +181,27 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   *out = NULL;
   for (int i = 0; i <= TX_PASS_COUNT; i++)
     opts->timings_ms[i] = 0;
+  tx_diag_mark mark = tx_diag_mark_now(pc->diags);
   tirx_status st = timed_verify(pc, opts, in, NULL);
-  if (st != TIRX_OK) return st;
 
   const tx_module *cur = in;
-  /* Within one run modules stay alive, so a module's address names it. */
-  pc->memo = (tx_pass_memo){.on = 1};
-  st = run_passes(pc, opts, &cur);
-  tx_ptrmap_free(&pc->memo.names);
-  pc->memo = (tx_pass_memo){0};
+  if (st == TIRX_OK) {
+    /* Within one run modules stay alive, so a module's address names it. */
+    pc->memo = (tx_pass_memo){.on = 1, .names = {.alloc = tx_ir_alloc(pc->ir)}};
+    st = run_passes(pc, opts, &cur);
+    tx_ptrmap_free(&pc->memo.names);
+    pc->memo = (tx_pass_memo){0};
+  }
   /* Only the frontend makes tile primitives, so an input without one
    * (a walk of the small, not yet unrolled module) needs no final search. */
   if (st == TIRX_OK && tx_lc_any_stmt(in, is_tile_op)) st = reject_tile_ops(pc, cur);
+  /* A failed allocation anywhere (a pass's status, or a diagnostic that
+   * could not be recorded) makes the run an out-of-memory one, and what
+   * was reported after it goes: it may be a consequence. */
+  if (st == TIRX_ERR_NOMEM || (st != TIRX_OK && tx_diag_oom_since(pc->diags, mark))) {
+    tx_diag_nomem_since(pc->diags, mark);
+    return TIRX_ERR_NOMEM;
+  }
   if (st != TIRX_OK) return st;
   *out = cur;
   return TIRX_OK;

@@ -41,9 +41,9 @@ void tx_range_set(tx_range_map *m, const tx_expr *v, tx_range r) {
   if (!r.known) return;
   if (m->n == m->cap) {
     uint32_t cap = m->cap ? m->cap * 2 : 32;
-    const tx_expr **nv = realloc((void *)m->vars, cap * sizeof *nv);
+    const tx_expr **nv = tx_mem_realloc(m->alloc, (void *)m->vars, cap * sizeof *nv);
     if (nv) m->vars = nv;
-    tx_range *nr = nv ? realloc(m->ranges, cap * sizeof *nr) : NULL;
+    tx_range *nr = nv ? tx_mem_realloc(m->alloc, m->ranges, cap * sizeof *nr) : NULL;
     if (!nr) {
       m->oom = 1;
       return;
@@ -181,7 +181,7 @@ void tx_range_clear(tx_range_map *m) {
 }
 
 void tx_range_free(tx_range_map *m) {
-  free((void *)m->vars);
-  free(m->ranges);
-  *m = (tx_range_map){0};
+  tx_mem_free(m->alloc, (void *)m->vars);
+  tx_mem_free(m->alloc, m->ranges);
+  *m = (tx_range_map){.alloc = m->alloc};
 }

@@ -26,7 +26,8 @@ typedef struct tx_range_map {
   const tx_expr **vars;
   tx_range *ranges;
   uint32_t n, cap;
-  int oom; /* set when recording failed for lack of memory */
+  int oom;                     /* set when recording failed for lack of memory */
+  const tirx_allocator *alloc; /* where vars and ranges come from (NULL: malloc) */
 } tx_range_map;
 
 /* Floor division and modulo (round toward -inf); b must not be 0. */

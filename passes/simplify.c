@@ -178,8 +178,9 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   }
   if (!ints) return e;
   if (ca && !cb && is_commutative(k)) return mk_bin(st, k, b, a);
-  if ((k == EXPR_MIN || k == EXPR_MAX) && tx_expr_equal(a, b)) return a;
-  if (k == EXPR_SUB && tx_expr_equal(a, b)) return mk_int(st, e->dtype, 0);
+  if ((k == EXPR_MIN || k == EXPR_MAX) && tx_expr_equal_with(tx_ir_alloc(st->ir), a, b)) return a;
+  if (k == EXPR_SUB && tx_expr_equal_with(tx_ir_alloc(st->ir), a, b))
+    return mk_int(st, e->dtype, 0);
   range ra = range_of(st, a), rb = range_of(st, b);
   if (tx_expr_is_compare(k)) {
     int d = decide(k, ra, rb);
@@ -192,8 +193,10 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   }
   /* (x // c) * c + x % c -> x */
   if (k == EXPR_ADD && b->kind == EXPR_FLOORMOD && a->kind == EXPR_MUL &&
-      a->ops[0]->kind == EXPR_FLOORDIV && tx_expr_equal(a->ops[1], b->ops[1]) &&
-      tx_expr_equal(a->ops[0]->ops[1], b->ops[1]) && tx_expr_equal(a->ops[0]->ops[0], b->ops[0]))
+      a->ops[0]->kind == EXPR_FLOORDIV &&
+      tx_expr_equal_with(tx_ir_alloc(st->ir), a->ops[1], b->ops[1]) &&
+      tx_expr_equal_with(tx_ir_alloc(st->ir), a->ops[0]->ops[1], b->ops[1]) &&
+      tx_expr_equal_with(tx_ir_alloc(st->ir), a->ops[0]->ops[0], b->ops[0]))
     return b->ops[0];
   if (!cb) return e;
   int64_t z;
@@ -416,8 +419,9 @@ static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
 }
 
 tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
-  sp_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  sp_state st = {.pc = pc, .ir = pc->ir, .ranges = {.alloc = tx_ir_alloc(pc->ir)}};
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -444,7 +448,7 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
   tx_range_free(&st.ranges);
   return status;
 }

@@ -28,16 +28,20 @@
 
 #define STAGE "split-host-device"
 
-/* ---- a pointer vector (malloc'd; freed by the pass) ---------------------- */
+/* ---- a pointer vector (from the context's allocator; freed by the pass) --- */
 
 /* Items in push order, plus a hash set of them: membership tests were linear,
  * and a device part reads thousands of variables. */
 typedef struct ptrvec {
   const void **items;
   uint32_t len, cap;
-  tx_ptrmap set;
+  tx_ptrmap set; /* its allocator serves items too */
   int failed;
 } ptrvec;
+
+static ptrvec pv_new(const tx_ir *ir) {
+  return (ptrvec){.set = {.alloc = tx_ir_alloc(ir)}};
+}
 
 static int pv_has(const ptrvec *v, const void *p) {
   return tx_ptrmap_has(&v->set, p);
@@ -47,7 +51,7 @@ static void pv_push(ptrvec *v, const void *p) {
   if (v->failed) return;
   if (v->len == v->cap) {
     uint32_t cap = v->cap ? v->cap * 2 : 16;
-    const void **items = realloc(v->items, cap * sizeof *items);
+    const void **items = tx_mem_realloc(v->set.alloc, v->items, cap * sizeof *items);
     if (!items) {
       v->failed = 1;
       return;
@@ -67,9 +71,9 @@ static void pv_add(ptrvec *v, const void *p) {
 }
 
 static void pv_free(ptrvec *v) {
-  free(v->items);
+  tx_mem_free(v->set.alloc, v->items);
   tx_ptrmap_free(&v->set);
-  *v = (ptrvec){0};
+  *v = (ptrvec){.set = {.alloc = v->set.alloc}};
 }
 
 /* ---- what the device part uses and defines ------------------------------ */
@@ -324,7 +328,7 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   tx_pass_ctx *pc = sp->pc;
   tx_ir *ir = pc->ir;
   const tx_func *f = sp->f;
-  usage u = {0};
+  usage u = {pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir)};
   tx_visitor v = {0};
   v.user = &u;
   v.pre_expr = usage_pre_expr;
@@ -342,7 +346,7 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
       use_declaration(&v, &u, b);
   }
   tirx_status st = TIRX_ERR_NOMEM;
-  ptrvec bufs = {0}, args = {0};
+  ptrvec bufs = pv_new(ir), args = pv_new(ir);
   if (usage_failed(&u)) goto done;
 
   /* 1. storage of used parameter buffers, in parameter order; 2. other
@@ -450,6 +454,9 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
     set_attr(&da, tx_intern(ir->strings, key), val);
   }
   const char *dyn_key = tx_intern(ir->strings, "tirx.dyn_shared_bytes");
+  if (!dyn_key) goto done;
+  for (uint32_t i = 0; i < da.n; i++)
+    if (!da.keys[i]) goto done; /* a key that could not be interned */
   const tx_expr *dyn = NULL;
   for (uint32_t i = 0; i < da.n; i++)
     if (da.keys[i] == dyn_key) dyn = da.vals[i];
@@ -484,7 +491,7 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   if (!df->name || (np && (!df->params || !df->param_bufs)) || !df->body) goto done;
 
   /* The host launcher: host statements + T.call_packed(...). */
-  ptrvec cargs = {0};
+  ptrvec cargs = pv_new(ir);
   pv_push(&cargs, tx_string(ir, df->name, strlen(df->name), e->span));
   for (uint32_t i = 0; i < np; i++)
     pv_push(&cargs, args.items[i]);

@@ -125,7 +125,7 @@ static int tag_index_name(ut_state *st, const char *name, tirx_span span) {
 static void add_site(ut_state *st, site s) {
   if (st->nsites == st->capsites) {
     uint32_t cap = st->capsites ? st->capsites * 2 : 16;
-    site *p = realloc(st->sites, cap * sizeof *p);
+    site *p = tx_mem_realloc(tx_ir_alloc(st->ir), st->sites, cap * sizeof *p);
     if (!p) {
       st->oom = 1;
       return;
@@ -210,10 +210,10 @@ static void collect_post(tx_visitor *v, const tx_stmt *s) {
 
 /* ---- the launch --------------------------------------------------------------- */
 
-static int same_extent(const tx_expr *a, const tx_expr *b) {
+static int same_extent(const ut_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
   if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
-  return tx_expr_equal(a, b);
+  return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
 static int both_const_differ(const tx_expr *a, const tx_expr *b) {
@@ -230,11 +230,13 @@ static int is_lit(const tx_expr *e, int64_t v) {
  * the keyword there? */
 static int read_dims(ut_state *st, const tx_stmt *entry, const char *kw, const tx_expr *out[3]) {
   const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
+  if (!one) st->oom = 1;
   for (int i = 0; i < 3; i++)
     out[i] = one;
   if (!entry || entry->kind != STMT_DEVICE_ENTRY) return 0;
-  const tx_expr *e =
-      tx_kwarg(&entry->kw, entry->exprs, entry->nexprs, tx_intern(st->ir->strings, kw));
+  const char *name = tx_intern(st->ir->strings, kw);
+  if (!name) return st->oom = 1, 0; /* not "absent": the lookup could not be made */
+  const tx_expr *e = tx_kwarg(&entry->kw, entry->exprs, entry->nexprs, name);
   if (!e) return 0;
   const tx_expr *const *items = e->kind == EXPR_TUPLE ? e->ops : &e;
   uint32_t n = e->kind == EXPR_TUPLE ? e->nops : 1;
@@ -379,9 +381,10 @@ static void subst(ut_state *st, const tx_expr *from, const tx_expr *to) {
   if (!from || from == to) return;
   if (st->nsubst == st->capsubst) {
     uint32_t cap = st->capsubst ? st->capsubst * 2 : 16;
-    const tx_expr **a = realloc((void *)st->from, cap * sizeof *a);
+    const tx_expr **a = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->from, cap * sizeof *a);
     if (a) st->from = a;
-    const tx_expr **b = a ? realloc((void *)st->to, cap * sizeof *b) : NULL;
+    const tx_expr **b =
+        a ? tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->to, cap * sizeof *b) : NULL;
     if (!b) {
       st->oom = 1;
       return;
@@ -414,6 +417,7 @@ static const tx_stmt *new_entry(ut_state *st, const tx_stmt *old, tirx_span span
   uint32_t n = 0;
   const char *g = tx_intern(st->ir->strings, "grid"), *b = tx_intern(st->ir->strings, "block");
   const char *c = tx_intern(st->ir->strings, "cluster");
+  if (!g || !b || !c) return st->oom = 1, NULL;
   int have_g = 0, have_b = 0, have_c = 0;
   if (old) {
     uint32_t npos = old->kw.npos;
@@ -590,9 +594,10 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   read_dims(st, st->entry, "cluster", cluster0);
   /* same extents as before count as unchanged */
   for (int i = 0; i < 3; i++) {
-    if (st->grid[i] != grid0[i] && same_extent(st->grid[i], grid0[i])) st->grid[i] = grid0[i];
-    if (st->block[i] != block0[i] && same_extent(st->block[i], block0[i])) st->block[i] = block0[i];
-    if (st->cluster[i] != cluster0[i] && same_extent(st->cluster[i], cluster0[i]))
+    if (st->grid[i] != grid0[i] && same_extent(st, st->grid[i], grid0[i])) st->grid[i] = grid0[i];
+    if (st->block[i] != block0[i] && same_extent(st, st->block[i], block0[i]))
+      st->block[i] = block0[i];
+    if (st->cluster[i] != cluster0[i] && same_extent(st, st->cluster[i], cluster0[i]))
       st->cluster[i] = cluster0[i];
   }
   if (unchanged(st, grid0, block0, cluster0)) return f;
@@ -620,7 +625,8 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
 tirx_status tx_pass_unify_thread_binding(tx_pass_ctx *pc, const tx_module *in,
                                          const tx_module **out) {
   ut_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
@@ -635,10 +641,10 @@ tirx_status tx_pass_unify_thread_binding(tx_pass_ctx *pc, const tx_module *in,
                            : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free(st.sites);
-  free((void *)st.from);
-  free((void *)st.to);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), st.sites);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);
   tx_lc_names_free(&st.names);
   return status;
 }

@@ -38,6 +38,7 @@ typedef struct defs {
   const tx_expr *loop; /* the loop variable, to find it in buffer fields */
   int loop_in_buffer;
   int oom;
+  const tirx_allocator *alloc;
 } defs;
 
 typedef struct un_state {
@@ -47,10 +48,10 @@ typedef struct un_state {
   int oom;
 } un_state;
 
-static int grow(void **items, uint32_t *cap, uint32_t len, size_t size) {
+static int grow(const tirx_allocator *a, void **items, uint32_t *cap, uint32_t len, size_t size) {
   if (len < *cap) return 1;
   uint32_t c = *cap ? *cap * 2 : 16;
-  void *p = realloc(*items, c * size);
+  void *p = tx_mem_realloc(a, *items, c * size);
   if (!p) return 0;
   *items = p;
   *cap = c;
@@ -60,7 +61,7 @@ static int grow(void **items, uint32_t *cap, uint32_t len, size_t size) {
 static void add_var(defs *d, const tx_expr *v) {
   for (uint32_t i = 0; i < d->nvars; i++)
     if (d->vars[i] == v) return;
-  if (!grow((void **)&d->vars, &d->capvars, d->nvars, sizeof *d->vars)) {
+  if (!grow(d->alloc, (void **)&d->vars, &d->capvars, d->nvars, sizeof *d->vars)) {
     d->oom = 1;
     return;
   }
@@ -93,7 +94,7 @@ static int find_loop_var(tx_visitor *v, const tx_expr *e) {
 
 static int defs_buffer(tx_visitor *v, const tx_buffer *b) {
   defs *d = v->user;
-  if (!grow((void **)&d->bufs, &d->capbufs, d->nbufs, sizeof *d->bufs)) {
+  if (!grow(d->alloc, (void **)&d->bufs, &d->capbufs, d->nbufs, sizeof *d->bufs)) {
     d->oom = 1;
     return 0;
   }
@@ -115,10 +116,20 @@ typedef struct copier {
 } copier;
 
 static void map_var(copier *c, const tx_expr *from, const tx_expr *to) {
-  if (!grow((void **)&c->from, &c->cap, c->n, sizeof *c->from) ||
-      !(c->to = realloc((void *)c->to, c->cap * sizeof *c->to))) {
+  const tirx_allocator *a = tx_ir_alloc(c->st->ir);
+  uint32_t cap = c->cap;
+  if (!grow(a, (void **)&c->from, &c->cap, c->n, sizeof *c->from)) {
     c->st->oom = 1;
     return;
+  }
+  if (c->cap != cap) {
+    /* Not assigned before the check: a failed realloc keeps the old block. */
+    const tx_expr **to_ = tx_mem_realloc(a, (void *)c->to, c->cap * sizeof *to_);
+    if (!to_) {
+      c->st->oom = 1;
+      return;
+    }
+    c->to = to_;
   }
   c->from[c->n] = from;
   c->to[c->n++] = to;
@@ -201,14 +212,14 @@ static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s) {
   n->nvars = r->nvars;
   n->vars = r->vars;
   if (var_changed) {
-    const tx_expr **vs = malloc(s->nvars * sizeof *vs);
+    const tx_expr **vs = tx_mem_alloc(tx_ir_alloc(m->ir), s->nvars * sizeof *vs);
     if (!vs) return m->failed = 1, s;
     for (uint32_t i = 0; i < s->nvars; i++) {
       const tx_expr *to = lookup_var(c, s->vars[i]);
       vs[i] = to ? to : s->vars[i];
     }
     n->vars = TX_DUP(m->ir, tx_expr, vs, s->nvars);
-    free((void *)vs);
+    tx_mem_free(tx_ir_alloc(m->ir), (void *)vs);
     if (!n->vars) return m->failed = 1, s;
   }
   return n;
@@ -244,8 +255,8 @@ static const tx_stmt *body_copy(un_state *st, const tx_stmt *body, const tx_expr
   if (k > 0) {
     for (uint32_t i = 0; i < d->nvars; i++)
       map_var(&c, d->vars[i], fresh_var(st, d->vars[i]));
-    c.bfrom = d->nbufs ? calloc(d->nbufs, sizeof *c.bfrom) : NULL;
-    c.bto = d->nbufs ? calloc(d->nbufs, sizeof *c.bto) : NULL;
+    c.bfrom = d->nbufs ? tx_mem_calloc(tx_ir_alloc(st->ir), d->nbufs, sizeof *c.bfrom) : NULL;
+    c.bto = d->nbufs ? tx_mem_calloc(tx_ir_alloc(st->ir), d->nbufs, sizeof *c.bto) : NULL;
     if (d->nbufs && (!c.bfrom || !c.bto)) st->oom = 1;
     for (uint32_t i = 0; i < d->nbufs && !st->oom; i++) {
       const tx_buffer *b = d->bufs[i];
@@ -282,10 +293,10 @@ static const tx_stmt *body_copy(un_state *st, const tx_stmt *body, const tx_expr
     r = tx_mutate_stmt(&m, body);
     if (m.failed) st->oom = 1;
   }
-  free((void *)c.from);
-  free((void *)c.to);
-  free((void *)c.bfrom);
-  free((void *)c.bto);
+  tx_mem_free(tx_ir_alloc(st->ir), (void *)c.from);
+  tx_mem_free(tx_ir_alloc(st->ir), (void *)c.to);
+  tx_mem_free(tx_ir_alloc(st->ir), (void *)c.bfrom);
+  tx_mem_free(tx_ir_alloc(st->ir), (void *)c.bto);
   return st->oom ? NULL : r;
 }
 
@@ -308,7 +319,7 @@ static const tx_stmt *unroll(tx_mutator *m, const tx_stmt *s) {
   un_state *st = m->user;
   int64_t begin, step, trip;
   if (!literal_loop(s, &begin, &step, &trip) || trip > MAX_TRIP) return s;
-  defs d = {.loop = s->vars[0]};
+  defs d = {.loop = s->vars[0], .alloc = tx_ir_alloc(m->ir)};
   tx_visitor v = {
       .user = &d, .pre_expr = defs_expr, .pre_stmt = defs_stmt, .on_buffer = defs_buffer};
   tx_visit_stmt(&v, s->stmts[0]);
@@ -316,7 +327,8 @@ static const tx_stmt *unroll(tx_mutator *m, const tx_stmt *s) {
   if (d.oom) {
     m->failed = 1;
   } else if (!d.has_jump && !d.loop_in_buffer && (uint64_t)d.nstmts * (uint64_t)trip <= MAX_STMTS) {
-    const tx_stmt **items = calloc(trip ? (size_t)trip : 1, sizeof *items);
+    const tx_stmt **items =
+        tx_mem_calloc(tx_ir_alloc(m->ir), trip ? (size_t)trip : 1, sizeof *items);
     if (!items) m->failed = 1;
     for (int64_t k = 0; items && k < trip && !m->failed; k++) {
       items[k] = body_copy(st, s->stmts[0], s->vars[0], begin + k * step, &d, (int)k);
@@ -332,10 +344,10 @@ static const tx_stmt *unroll(tx_mutator *m, const tx_stmt *s) {
       else
         r = res;
     }
-    free((void *)items);
+    tx_mem_free(tx_ir_alloc(m->ir), (void *)items);
   }
-  free((void *)d.vars);
-  free((void *)d.bufs);
+  tx_mem_free(tx_ir_alloc(m->ir), (void *)d.vars);
+  tx_mem_free(tx_ir_alloc(m->ir), (void *)d.bufs);
   return r;
 }
 
@@ -352,7 +364,8 @@ tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_m
   *out = in;
   if (!pc->target || pc->target->opt_level < 1) return TIRX_OK;
   un_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -365,7 +378,7 @@ tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_m
   }
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
   tx_lc_names_free(&st.names);
   return status;
 }

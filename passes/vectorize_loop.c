@@ -63,6 +63,8 @@ typedef struct check {
   const tx_stmt **stores;
   uint32_t nstores, cap;
   int bad;
+  int oom; /* bad because the store list could not grow: not a verdict */
+  const tirx_allocator *alloc;
 } check;
 
 /* The most lanes CUDA codegen holds in one vector of element type `t`
@@ -143,9 +145,9 @@ static int check_stmt(tx_visitor *v, const tx_stmt *s) {
     if (s->nexprs != 2 || !max_lanes(s->buffer->dtype)) c->bad = 1;
     if (c->nstores == c->cap) {
       uint32_t cap = c->cap ? c->cap * 2 : 8;
-      const tx_stmt **p = realloc((void *)c->stores, cap * sizeof *p);
+      const tx_stmt **p = tx_mem_realloc(c->alloc, (void *)c->stores, cap * sizeof *p);
       if (!p) {
-        c->bad = 1;
+        c->bad = c->oom = 1;
         break;
       }
       c->stores = p;
@@ -188,13 +190,15 @@ static int check_dep(tx_visitor *v, const tx_expr *e) {
   check *c = v->user;
   if (e->kind != EXPR_LOAD) return 1;
   for (uint32_t i = 0; i < c->nstores; i++)
-    if (c->stores[i]->buffer == e->u.buffer && !tx_expr_equal(c->stores[i]->exprs[1], e->ops[0]))
+    if (c->stores[i]->buffer == e->u.buffer &&
+        !tx_expr_equal_with(c->alloc, c->stores[i]->exprs[1], e->ops[0]))
       c->bad = v->stop = 1;
   return 1;
 }
 
-static int body_ok(const tx_stmt *body) {
-  check c = {0};
+/* 0 also when out of memory, which sets st->oom. */
+static int body_ok(vec_state *st, const tx_stmt *body) {
+  check c = {.alloc = tx_ir_alloc(st->ir)};
   c.v.user = &c;
   c.v.pre_expr = check_expr;
   c.v.pre_stmt = check_stmt;
@@ -203,13 +207,14 @@ static int body_ok(const tx_stmt *body) {
   for (uint32_t i = 0; !c.bad && i < c.nstores; i++)
     for (uint32_t j = i + 1; j < c.nstores; j++)
       if (c.stores[i]->buffer == c.stores[j]->buffer &&
-          !tx_expr_equal(c.stores[i]->exprs[1], c.stores[j]->exprs[1]))
+          !tx_expr_equal_with(c.alloc, c.stores[i]->exprs[1], c.stores[j]->exprs[1]))
         c.bad = 1;
   if (!c.bad) {
     tx_visitor d = {.user = &c, .pre_expr = check_dep};
     tx_visit_stmt(&d, body);
   }
-  free((void *)c.stores);
+  tx_mem_free(c.alloc, (void *)c.stores);
+  if (c.oom) st->oom = 1;
   return !c.bad;
 }
 
@@ -456,9 +461,10 @@ static const tx_stmt *vec_stmt(tx_mutator *m, const tx_stmt *s) {
     n->flag = s->flag == BIND_LET_TYPED ? BIND_LET : s->flag; /* the annotation was scalar */
     if (st->nmap == st->capmap) {
       uint32_t cap = st->capmap ? st->capmap * 2 : 8;
-      const tx_expr **a = realloc((void *)st->from, cap * sizeof *a);
+      const tx_expr **a = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->from, cap * sizeof *a);
       if (a) st->from = a;
-      const tx_expr **b = a ? realloc((void *)st->to, cap * sizeof *b) : NULL;
+      const tx_expr **b =
+          a ? tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->to, cap * sizeof *b) : NULL;
       if (!b) return st->oom = 1, s;
       st->to = b;
       st->capmap = cap;
@@ -581,8 +587,8 @@ static const tx_stmt *vectorize(tx_mutator *outer, const tx_stmt *s) {
   int64_t begin, len;
   if (s->nvars != 1 || s->nstmts != 1 || npos != 2 || !tx_lc_const(s->exprs[0], &begin) ||
       begin != 0 || !tx_lc_const(s->exprs[1], &len) || len < 2 || len > 64 || (len & (len - 1)) ||
-      !body_ok(s->stmts[0]))
-    return serial(st, s);
+      !body_ok(st, s->stmts[0]))
+    return st->oom ? s : serial(st, s);
   st->var = s->vars[0];
   /* The widest chunk that works: 8 lanes for 16-bit floats and bools, 4
    * for 32-bit lanes, fewer when an access is aligned only to fewer. */
@@ -622,7 +628,8 @@ tirx_status tx_pass_vectorize_loop(tx_pass_ctx *pc, const tx_module *in, const t
   *out = in;
   if (!tx_lc_any_stmt(in, is_vectorized_loop)) return TIRX_OK;
   vec_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs = in->nfuncs ? calloc(in->nfuncs, sizeof *funcs) : NULL;
+  const tx_func **funcs =
+      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
   for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
@@ -634,8 +641,8 @@ tirx_status tx_pass_vectorize_loop(tx_pass_ctx *pc, const tx_module *in, const t
   tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  free(funcs);
-  free((void *)st.from);
-  free((void *)st.to);
+  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
+  tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);
   return status;
 }

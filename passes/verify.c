@@ -52,6 +52,7 @@ typedef struct ptrmap {
   slot *slots;
   size_t cap, used; /* used: entries of the current generation */
   uint32_t gen;
+  const tirx_allocator *alloc;
 } ptrmap;
 
 static size_t hash_ptr(const void *p) {
@@ -76,7 +77,7 @@ static slot *map_find(ptrmap *m, const void *key) {
 
 static int map_grow(ptrmap *m) {
   size_t cap = m->cap ? m->cap * 2 : 256;
-  slot *n = calloc(cap, sizeof *n);
+  slot *n = tx_mem_calloc(m->alloc, cap, sizeof *n);
   if (!n) return 0;
   for (size_t i = 0; i < m->cap; i++) {
     if (m->slots[i].gen != m->gen) continue;
@@ -85,7 +86,7 @@ static int map_grow(ptrmap *m) {
       j = (j + 1) & (cap - 1);
     n[j] = m->slots[i];
   }
-  free(m->slots);
+  tx_mem_free(m->alloc, m->slots);
   m->slots = n;
   m->cap = cap;
   return 1;
@@ -173,7 +174,7 @@ static tirx_span here(const verifier *vf, const tx_expr *e) {
 static void report(verifier *vf, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void report(verifier *vf, tirx_span span, const char *fmt, ...) {
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = vf->map.alloc};
   va_list ap;
   va_start(ap, fmt);
   tx_sb_vprintf(&sb, fmt, ap);
@@ -210,7 +211,7 @@ static void report_twice(verifier *vf, const char *what, const char *name, tirx_
 static int push_key(verifier *vf, const void *key) {
   if (vf->nstack == vf->stack_cap) {
     size_t cap = vf->stack_cap ? vf->stack_cap * 2 : 64;
-    const void **p = realloc(vf->stack, cap * sizeof *p);
+    const void **p = tx_mem_realloc(vf->map.alloc, vf->stack, cap * sizeof *p);
     if (!p) return fail_oom(vf), 0;
     vf->stack = p;
     vf->stack_cap = cap;
@@ -318,7 +319,7 @@ static void check_launch(verifier *vf, launch_rec rec) {
     for (uint32_t k = 0; !differ && k < rec.n; k++)
       differ = old->known[k] && rec.known[k] && old->ext[k] != rec.ext[k];
     if (!differ) return;
-    tx_strbuf a = {0}, b = {0};
+    tx_strbuf a = {.alloc = vf->map.alloc}, b = {.alloc = vf->map.alloc};
     put_extents(&a, &rec);
     put_extents(&b, old);
     const char *sa = tx_sb_cstr(&a), *sb = tx_sb_cstr(&b);
@@ -341,7 +342,7 @@ static void check_launch(verifier *vf, launch_rec rec) {
   }
   if (vf->nlaunch == vf->launch_cap) {
     size_t cap = vf->launch_cap ? vf->launch_cap * 2 : 8;
-    launch_rec *p = realloc(vf->launch, cap * sizeof *p);
+    launch_rec *p = tx_mem_realloc(vf->map.alloc, vf->launch, cap * sizeof *p);
     if (!p) return fail_oom(vf);
     vf->launch = p;
     vf->launch_cap = cap;
@@ -382,7 +383,7 @@ static void launch_thread_extent(verifier *vf, const tx_stmt *s, const tx_expr *
 static int push_span(verifier *vf, tirx_span span) {
   if (vf->depth == vf->spans_cap) {
     size_t cap = vf->spans_cap ? vf->spans_cap * 2 : 64;
-    tirx_span *p = realloc(vf->spans, cap * sizeof *p);
+    tirx_span *p = tx_mem_realloc(vf->map.alloc, vf->spans, cap * sizeof *p);
     if (!p) return fail_oom(vf), 0;
     vf->spans = p;
     vf->spans_cap = cap;
@@ -540,7 +541,7 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   verifier *vf = self(v);
   if (vf->nframes == vf->frames_cap) {
     size_t cap = vf->frames_cap ? vf->frames_cap * 2 : 32;
-    frame *p = realloc(vf->frames, cap * sizeof *p);
+    frame *p = tx_mem_realloc(vf->map.alloc, vf->frames, cap * sizeof *p);
     if (!p) return fail_oom(vf), 0;
     vf->frames = p;
     vf->frames_cap = cap;
@@ -638,7 +639,7 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
     tx_internal_error(pc->diags, after ? after : "verify", "no module to verify");
     return TIRX_ERR_INTERNAL;
   }
-  verifier vf = {0};
+  verifier vf = {.map = {.alloc = tx_ir_alloc(pc->ir)}}; /* its tables all use this one */
   vf.v.user = &vf;
   vf.v.pre_expr = pre_expr;
   vf.v.post_expr = post_expr;
@@ -650,11 +651,12 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
   int internal_before = tx_diag_has_internal(pc->diags);
   for (uint32_t i = 0; i < m->nfuncs && !vf.v.stop; i++)
     verify_func(&vf, m->funcs[i]);
-  free(vf.map.slots);
-  free(vf.stack);
-  free(vf.frames);
-  free(vf.spans);
-  free(vf.launch);
+  const tirx_allocator *alloc = vf.map.alloc;
+  tx_mem_free(alloc, vf.map.slots);
+  tx_mem_free(alloc, vf.stack);
+  tx_mem_free(alloc, vf.frames);
+  tx_mem_free(alloc, vf.spans);
+  tx_mem_free(alloc, vf.launch);
   if (vf.oom) return TIRX_ERR_NOMEM;
   if (!vf.errors) return TIRX_OK;
   if (after || (!internal_before && tx_diag_has_internal(pc->diags))) return TIRX_ERR_INTERNAL;

@@ -9,6 +9,7 @@
  * host function into a launcher. One path means a cached or saved
  * executable cannot behave differently from a fresh one.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "codegen/codegen.h"
 #include "ir/context.h"
 #include "ir/file.h"
+#include "ir/mem.h"
 #include "ir/printer.h"
 #include "passes/compile.h"
 #include "runtime/api_internal.h"
@@ -34,6 +36,7 @@ typedef struct exe_func {
 } exe_func;
 
 struct tirx_executable {
+  tirx_allocator alloc; /* everything below, the context and calls' scratch memory */
   char *arch, *name, *lowered, *ptx, *kernel_info; /* kernel_info also holds the source map */
   size_t lowered_len, ptx_len, kernel_info_len;
   tirx_ctx *ctx; /* owns the re-parsed lowered module */
@@ -45,6 +48,9 @@ struct tirx_executable {
 
 struct tirx_runtime {
   tx_runtime *rt;
+  /* A copy of the runtime's: this handle and loaded executables come from
+   * it, and rt may outlive the handle (exported tensors hold it). */
+  tirx_allocator alloc;
 };
 
 tx_runtime *tx_api_runtime(tirx_runtime *rt) {
@@ -93,7 +99,10 @@ static tirx_status from_diags(tirx_error *err, tirx_status st, const tirx_ctx *c
   for (size_t i = 0; i < n; i++) {
     tirx_diagnostic d;
     if (tirx_diag_get(ctx, i, &d) != TIRX_OK || d.severity != TIRX_SEV_ERROR) continue;
-    set_err(err, st, "%s:%u:%u: %s", file ? file : "<input>", d.span.line, d.span.col, d.message);
+    if (d.span.line)
+      set_err(err, st, "%s:%u:%u: %s", file ? file : "<input>", d.span.line, d.span.col, d.message);
+    else
+      set_err(err, st, "%s", d.message); /* no place to name ("out of memory") */
     err->span = d.span;
     /* The context's file string dies with the context; the caller's lives on. */
     err->span.file = file;
@@ -104,29 +113,25 @@ static tirx_status from_diags(tirx_error *err, tirx_status st, const tirx_ctx *c
 
 /* ---- executables ----------------------------------------------------------------- */
 
-static char *dup_n(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (p) {
-    if (n) memcpy(p, s, n);
-    p[n] = 0;
-  }
-  return p;
+static char *dup_n(tirx_executable *exe, const char *s, size_t n) {
+  return tx_mem_strndup(&exe->alloc, s, n);
 }
 
 void tirx_executable_free(tirx_executable *exe) {
   if (!exe) return;
+  tirx_allocator a = exe->alloc; /* exe itself is freed last */
   for (size_t i = 0; i < exe->nfuncs; i++) {
     tx_launcher_free(exe->funcs[i].launcher);
-    free(exe->funcs[i].def_file);
+    tx_mem_free(&a, exe->funcs[i].def_file);
   }
-  free(exe->funcs);
+  tx_mem_free(&a, exe->funcs);
   tirx_ctx_destroy(exe->ctx);
-  free(exe->arch);
-  free(exe->name);
-  free(exe->lowered);
-  free(exe->ptx);
-  free(exe->kernel_info);
-  free(exe);
+  tx_mem_free(&a, exe->arch);
+  tx_mem_free(&a, exe->name);
+  tx_mem_free(&a, exe->lowered);
+  tx_mem_free(&a, exe->ptx);
+  tx_mem_free(&a, exe->kernel_info);
+  tx_mem_free(&a, exe);
 }
 
 static int is_packed(const tx_func *f) {
@@ -137,7 +142,8 @@ static int is_packed(const tx_func *f) {
 
 /* The source map: "@src FUNC LINE COL FILE" lines in kernel_info say where
  * each packed function was written, so argument errors at run time carry the
- * span of the kernel's definition. */
+ * span of the kernel's definition. TIRX_ERR_NOMEM when a name cannot be
+ * copied. */
 typedef struct tx_src_entry {
   const char *name, *file;
   size_t name_len, file_len;
@@ -172,7 +178,7 @@ static int parse_src_line(const char *line, size_t n, tx_src_entry *e) {
   return 1;
 }
 
-static void read_source_map(tirx_executable *exe) {
+static tirx_status read_source_map(tirx_executable *exe) {
   const char *p = exe->kernel_info, *end = p ? p + exe->kernel_info_len : NULL;
   while (p && p < end) {
     const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -184,11 +190,13 @@ static void read_source_map(tirx_executable *exe) {
         const char *fname = ef->f->name;
         if (ef->def_file || strlen(fname) != e.name_len || memcmp(fname, e.name, e.name_len))
           continue;
-        ef->def_file = dup_n(e.file, e.file_len);
-        if (ef->def_file) ef->def = (tirx_span){ef->def_file, e.line, e.col, e.line, e.col};
+        ef->def_file = dup_n(exe, e.file, e.file_len);
+        if (!ef->def_file) return TIRX_ERR_NOMEM;
+        ef->def = (tirx_span){ef->def_file, e.line, e.col, e.line, e.col};
       }
     p = eol ? eol + 1 : end;
   }
+  return TIRX_OK;
 }
 
 /* A file name the source map can hold: not empty, one line. */
@@ -196,26 +204,31 @@ static int src_file_fits(const char *file) {
   return file && *file && !strchr(file, '\n');
 }
 
-static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, tirx_error *err) {
+/* The executable of `p`, allocated through `alloc` (NULL: malloc). */
+static tirx_status exe_from_parts(const tx_exe_parts *p, const tirx_allocator *alloc,
+                                  tirx_executable **out, tirx_error *err) {
   *out = NULL;
-  tirx_executable *exe = calloc(1, sizeof *exe);
+  tirx_executable *exe = tx_mem_calloc(alloc, 1, sizeof *exe);
   if (!exe) return set_err(err, TIRX_ERR_NOMEM, "out of memory");
-  exe->arch = dup_n(p->arch, strlen(p->arch));
-  exe->name = dup_n(p->name, strlen(p->name));
-  exe->lowered = dup_n(p->lowered, p->lowered_len);
+  if (alloc) exe->alloc = *alloc;
+  exe->arch = dup_n(exe, p->arch, strlen(p->arch));
+  exe->name = dup_n(exe, p->name, strlen(p->name));
+  exe->lowered = dup_n(exe, p->lowered, p->lowered_len);
   exe->lowered_len = p->lowered_len;
-  exe->ptx = dup_n(p->ptx ? p->ptx : "", p->ptx_len);
+  exe->ptx = dup_n(exe, p->ptx ? p->ptx : "", p->ptx_len);
   exe->ptx_len = p->ptx_len;
-  exe->kernel_info = dup_n(p->kernel_info ? p->kernel_info : "", p->kernel_info_len);
+  exe->kernel_info = dup_n(exe, p->kernel_info ? p->kernel_info : "", p->kernel_info_len);
   exe->kernel_info_len = p->kernel_info_len;
   tirx_status st = TIRX_OK;
   if (!exe->arch || !exe->name || !exe->lowered || !exe->ptx || !exe->kernel_info)
     st = TIRX_ERR_NOMEM;
-  if (st == TIRX_OK) st = tirx_ctx_create(&exe->ctx);
+  if (st == TIRX_OK) st = tirx_ctx_create_with(&exe->alloc, &exe->ctx);
   tirx_module *m = NULL;
   if (st == TIRX_OK) {
     st = tirx_parse_string(exe->ctx, exe->name, exe->lowered, exe->lowered_len, &m);
-    if (st != TIRX_OK) {
+    if (st == TIRX_OK) {
+      exe->mod = m->mod;
+    } else if (st != TIRX_ERR_NOMEM) {
       from_diags(err, st, exe->ctx, NULL);
       if (err)
         snprintf(err->message, sizeof err->message, "%s: the lowered module does not re-parse",
@@ -223,10 +236,9 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, 
       tirx_executable_free(exe);
       return st;
     }
-    exe->mod = m->mod;
   }
   if (st == TIRX_OK) {
-    exe->funcs = calloc(exe->mod->nfuncs ? exe->mod->nfuncs : 1, sizeof *exe->funcs);
+    exe->funcs = tx_mem_calloc(&exe->alloc, exe->mod->nfuncs, sizeof *exe->funcs);
     if (!exe->funcs) st = TIRX_ERR_NOMEM;
   }
   for (uint32_t i = 0; st == TIRX_OK && i < exe->mod->nfuncs; i++) {
@@ -234,25 +246,28 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, tirx_executable **out, 
     if (!is_packed(f)) continue;
     exe_func *ef = &exe->funcs[exe->nfuncs++];
     ef->f = f;
-    tirx_status ls = tx_launcher_build(exe->mod, f, &ef->launcher, ef->why, sizeof ef->why);
+    tirx_status ls =
+        tx_launcher_build(&exe->alloc, exe->mod, f, &ef->launcher, ef->why, sizeof ef->why);
     if (ls == TIRX_ERR_NOMEM) st = ls;
   }
+  if (st == TIRX_OK) st = read_source_map(exe);
   if (st != TIRX_OK) {
     tirx_executable_free(exe);
+    if (st == TIRX_ERR_NOMEM) return set_err(err, st, "out of memory");
     return set_err(err, st, "cannot build the executable: %s", tirx_status_name(st));
   }
-  read_source_map(exe);
   *out = exe;
   return TIRX_OK;
 }
 
 static tirx_status exe_from_bytes(const char *data, size_t len, const char *what,
-                                  tirx_executable **out, tirx_error *err) {
+                                  const tirx_allocator *alloc, tirx_executable **out,
+                                  tirx_error *err) {
   tx_exe_parts p;
   char why[256];
   tirx_status st = tx_exe_deserialize(data, len, &p, why, sizeof why);
   if (st != TIRX_OK) return set_err(err, st, "%s: %s", what, why);
-  return exe_from_parts(&p, out, err);
+  return exe_from_parts(&p, alloc, out, err);
 }
 
 static tirx_status exe_serialize(const tirx_executable *exe, tx_strbuf *out) {
@@ -355,7 +370,7 @@ static void read_options(const tirx_compile_options *in, tirx_compile_options *o
 
 /* The toolkit's version.json (CUDA 11.1+) stands for the NVRTC version in
  * cache keys: reading one file is much cheaper than loading NVRTC. */
-static void hash_toolkit(tx_hasher *h, const char *cuda_path) {
+static void hash_toolkit(tx_hasher *h, const char *cuda_path, const tirx_allocator *alloc) {
   const char *root = cuda_path && cuda_path[0] ? cuda_path : getenv("CUDA_HOME");
   if (!root || !root[0]) root = "/usr/local/cuda";
   char path[4096];
@@ -363,9 +378,11 @@ static void hash_toolkit(tx_hasher *h, const char *cuda_path) {
   char *data = NULL;
   size_t len = 0;
   tx_hash_str(h, root);
-  if (tx_read_file(path, &data, &len)) {
+  /* Unreadable (or out of memory) hashes as missing: the key only decides
+   * which entry is looked up, never what the compile produces. */
+  if (tx_read_file(alloc, path, &data, &len) == 0) {
     tx_hash_field(h, data, len);
-    free(data);
+    tx_mem_free(alloc, data);
   } else {
     tx_hash_str(h, "no version.json");
   }
@@ -385,34 +402,39 @@ static tx_hash128 cache_key(const char *text, size_t len, const tirx_compile_opt
   tx_hash_field(&h, &ho, sizeof ho);
   for (size_t i = 0; i < o->num_disabled_passes; i++)
     tx_hash_str(&h, o->disabled_passes[i]);
-  if (!o->host_only) hash_toolkit(&h, o->cuda_path);
+  if (!o->host_only) hash_toolkit(&h, o->cuda_path, o->allocator);
   return tx_hash_final(&h);
 }
 
+/* A hit, or 0 for a miss. A lookup that runs out of memory is a miss too:
+ * the compile then makes the same executable. */
 static int cache_lookup(const tirx_compile_options *o, tx_hash128 key, tirx_executable **out) {
+  const tirx_allocator *alloc = o->allocator;
   char *data = NULL;
   size_t len = 0;
-  int found = o->cache && tx_cache_get(o->cache, key, &data, &len);
+  int found = o->cache && tx_cache_get(o->cache, key, alloc, &data, &len);
   int from_disk = 0;
   char dir[4096], hex[33], path[4200];
   tx_hash_hex(key, hex);
   if (!found && o->disk_cache && tx_cache_dir(o->cache_dir, dir, sizeof dir)) {
     snprintf(path, sizeof path, "%s/%s.tirxexe", dir, hex);
-    found = from_disk = tx_read_file(path, &data, &len);
+    found = from_disk = tx_read_file(alloc, path, &data, &len) == 0;
   }
   if (!found) return 0;
   /* A damaged entry is a miss: the compile below rewrites it. */
-  tirx_status st = exe_from_bytes(data, len, "cache entry", out, NULL);
+  tirx_status st = exe_from_bytes(data, len, "cache entry", alloc, out, NULL);
   if (st == TIRX_OK && from_disk && o->cache) tx_cache_put(o->cache, key, data, len);
-  free(data);
+  tx_mem_free(alloc, data);
   if (st != TIRX_OK) return 0;
   (*out)->from_cache = 1;
   return 1;
 }
 
+/* A store that fails (no memory, an unwritable directory) leaves the cache
+ * as it was: the compile itself worked. */
 static void cache_store(const tirx_compile_options *o, tx_hash128 key, const tirx_executable *exe) {
   if (!o->cache && !o->disk_cache) return;
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = o->allocator};
   if (exe_serialize(exe, &sb) == TIRX_OK) {
     if (o->cache) tx_cache_put(o->cache, key, sb.data, sb.len);
     char dir[4096], hex[48]; /* 32 hex digits + ".tirxexe" + NUL */
@@ -450,11 +472,12 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
   const tx_module *lowered = NULL;
   tirx_status st = tx_run_pipeline(&pc, &po, m, &lowered);
   if (st != TIRX_OK) return st;
+  const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
   /* Only the host functions are kept as text: they are what the runtime
    * executes, and kernels (whose signatures name symbolic extents before
    * binding them) need not re-parse. Kernel launch facts that the host side
    * needs (the cluster shape) go into kernel_info, one line per kernel. */
-  const tx_func **host = calloc(lowered->nfuncs ? lowered->nfuncs : 1, sizeof *host);
+  const tx_func **host = tx_mem_calloc(alloc, lowered->nfuncs, sizeof *host);
   if (!host) return TIRX_ERR_NOMEM;
   tx_module sub = *lowered;
   sub.nfuncs = 0;
@@ -481,11 +504,11 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
   }
   sub.funcs = (const tx_func *const *)host;
   tx_print_module(&sub, lowered_text);
-  free((void *)host);
+  tx_mem_free(alloc, (void *)host);
   if (lowered_text->failed || kernel_info->failed) return TIRX_ERR_NOMEM;
   if (o->host_only) return TIRX_OK;
-  tx_strbuf cuda = {0};
-  tx_line_map map = {0};
+  tx_strbuf cuda = {.alloc = alloc};
+  tx_line_map map = {.alloc = alloc};
   st = tx_codegen_cuda(ctx->diags, lowered, &target, &cuda, &map);
   if (st == TIRX_OK && cuda.failed) st = TIRX_ERR_NOMEM;
   if (st == TIRX_OK) {
@@ -501,8 +524,16 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
 static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char *name,
                                   const tirx_compile_options *o, tirx_executable **out,
                                   tirx_error *err) {
-  tx_strbuf lowered = {0}, ptx = {0}, kinfo = {0};
+  const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
+  tx_strbuf lowered = {.alloc = alloc}, ptx = {.alloc = alloc}, kinfo = {.alloc = alloc};
+  tx_diag_mark mark = tx_diag_mark_now(ctx->diags);
   tirx_status st = compile_parts(ctx, m, o, &lowered, &kinfo, &ptx, err);
+  /* The pipeline settles its own allocation failures; codegen, NVRTC and
+   * the steps between are settled here (see tx_diag_nomem_since). */
+  if (st == TIRX_ERR_NOMEM || (st != TIRX_OK && tx_diag_oom_since(ctx->diags, mark))) {
+    st = TIRX_ERR_NOMEM;
+    tx_diag_nomem_since(ctx->diags, mark);
+  }
   if (st != TIRX_OK && (!err || err->code != st)) from_diags(err, st, ctx, name);
   if (st == TIRX_OK) {
     tx_exe_parts p = {o->arch,
@@ -513,7 +544,7 @@ static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char 
                       ptx.len,
                       kinfo.data ? kinfo.data : "",
                       kinfo.len};
-    st = exe_from_parts(&p, out, err);
+    st = exe_from_parts(&p, o->allocator, out, err);
   }
   tx_sb_free(&kinfo);
   tx_sb_free(&lowered);
@@ -532,7 +563,7 @@ tirx_status tirx_compile(const char *name, const char *text, size_t len,
   tx_hash128 key = cache_key(text, len, &o);
   if (cache_lookup(&o, key, out)) return TIRX_OK;
   tirx_ctx *ctx = NULL;
-  tirx_status st = tirx_ctx_create(&ctx);
+  tirx_status st = tirx_ctx_create_with(o.allocator, &ctx);
   if (st != TIRX_OK) return set_err(err, st, "out of memory");
   tirx_module *m = NULL;
   st = tirx_parse_string(ctx, name, text, len, &m);
@@ -553,7 +584,7 @@ tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_optio
   tirx_compile_options o;
   read_options(opts, &o);
   /* The key is the canonical text, so equal modules share entries. */
-  tx_strbuf text = {0};
+  tx_strbuf text = {.alloc = tx_arena_allocator(mod->ctx->arena)};
   tx_print_module(mod->mod, &text);
   if (text.failed) {
     tx_sb_free(&text);
@@ -572,7 +603,7 @@ tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_optio
 
 tirx_status tirx_executable_save(const tirx_executable *exe, const char *path, tirx_error *err) {
   if (!exe || !path) return set_err(err, TIRX_ERR_USAGE, "tirx_executable_save: NULL argument");
-  tx_strbuf sb = {0};
+  tx_strbuf sb = {.alloc = &exe->alloc};
   tirx_status st = exe_serialize(exe, &sb);
   if (st == TIRX_OK) {
     int e = tx_file_write(path, sb.data, sb.len, TX_WRITE_DEFAULT);
@@ -585,32 +616,57 @@ tirx_status tirx_executable_save(const tirx_executable *exe, const char *path, t
 }
 
 tirx_status tirx_executable_load(const char *path, tirx_executable **out, tirx_error *err) {
+  return tirx_executable_load_with(path, NULL, out, err);
+}
+
+tirx_status tirx_executable_load_with(const char *path, const tirx_allocator *alloc,
+                                      tirx_executable **out, tirx_error *err) {
   if (!out || !path) return set_err(err, TIRX_ERR_USAGE, "tirx_executable_load: NULL argument");
   *out = NULL;
   char *data = NULL;
   size_t len = 0;
-  if (!tx_read_file(path, &data, &len)) return set_err(err, TIRX_ERR_IO, "cannot read %s", path);
-  tirx_status st = exe_from_bytes(data, len, path, out, err);
-  free(data);
+  int e = tx_read_file(alloc, path, &data, &len);
+  if (e == ENOMEM) return set_err(err, TIRX_ERR_NOMEM, "out of memory reading %s", path);
+  if (e) return set_err(err, TIRX_ERR_IO, "cannot read %s", path);
+  tirx_status st = exe_from_bytes(data, len, path, alloc, out, err);
+  tx_mem_free(alloc, data);
   return st;
 }
 
 /* ---- runtime -------------------------------------------------------------------------- */
 
-tirx_status tirx_runtime_open_with(const char *driver_library, int ordinal, tirx_runtime **out,
-                                   tirx_error *err) {
+void tirx_runtime_options_init(tirx_runtime_options *o) {
+  memset(o, 0, sizeof *o);
+  o->size = sizeof *o;
+}
+
+tirx_status tirx_runtime_open_ex(const tirx_runtime_options *opts, tirx_runtime **out,
+                                 tirx_error *err) {
   if (!out) return set_err(err, TIRX_ERR_USAGE, "tirx_runtime_open: NULL out");
   *out = NULL;
-  tirx_runtime *r = calloc(1, sizeof *r);
+  tirx_runtime_options o;
+  tirx_runtime_options_init(&o);
+  if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
+  tirx_runtime *r = tx_mem_calloc(o.allocator, 1, sizeof *r);
   if (!r) return set_err(err, TIRX_ERR_NOMEM, "out of memory");
+  if (o.allocator) r->alloc = *o.allocator;
   tx_rt_error e = {0};
-  tirx_status st = tx_rt_open_with(driver_library, ordinal, &r->rt, &e);
+  tirx_status st = tx_rt_open_alloc(o.driver_library, o.ordinal, o.allocator, &r->rt, &e);
   if (st != TIRX_OK) {
-    free(r);
+    tx_mem_free(o.allocator, r);
     return from_rt(err, st, &e);
   }
   *out = r;
   return TIRX_OK;
+}
+
+tirx_status tirx_runtime_open_with(const char *driver_library, int ordinal, tirx_runtime **out,
+                                   tirx_error *err) {
+  tirx_runtime_options o;
+  tirx_runtime_options_init(&o);
+  o.driver_library = driver_library;
+  o.ordinal = ordinal;
+  return tirx_runtime_open_ex(&o, out, err);
 }
 
 tirx_status tirx_runtime_open(int ordinal, tirx_runtime **out, tirx_error *err) {
@@ -619,8 +675,9 @@ tirx_status tirx_runtime_open(int ordinal, tirx_runtime **out, tirx_error *err) 
 
 void tirx_runtime_close(tirx_runtime *rt) {
   if (!rt) return;
+  tirx_allocator a = rt->alloc;
   tx_rt_close(rt->rt);
-  free(rt);
+  tx_mem_free(&a, rt);
 }
 
 const char *tirx_runtime_arch(const tirx_runtime *rt) {
@@ -651,22 +708,23 @@ static void kernel_cluster(const tirx_executable *exe, const char *name, uint32_
 
 void tirx_loaded_free(tirx_loaded *lm) {
   if (!lm) return;
+  const tirx_allocator *a = &lm->rt->alloc; /* the runtime is still open */
   if (lm->module) tx_rt_module_unload(lm->rt->rt, lm->module);
-  free(lm->fns);
-  free(lm);
+  tx_mem_free(a, lm->fns);
+  tx_mem_free(a, lm);
 }
 
 tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx_loaded **out,
                               tirx_error *err) {
   if (!rt || !exe || !out) return set_err(err, TIRX_ERR_USAGE, "tirx_runtime_load: NULL argument");
   *out = NULL;
-  tirx_loaded *lm = calloc(1, sizeof *lm);
+  tirx_loaded *lm = tx_mem_calloc(&rt->alloc, 1, sizeof *lm);
   if (!lm) return set_err(err, TIRX_ERR_NOMEM, "out of memory");
   lm->rt = rt;
   lm->exe = exe;
-  lm->fns = calloc(exe->nfuncs ? exe->nfuncs : 1, sizeof *lm->fns);
+  lm->fns = tx_mem_calloc(&rt->alloc, exe->nfuncs, sizeof *lm->fns);
   if (!lm->fns) {
-    free(lm);
+    tx_mem_free(&rt->alloc, lm);
     return set_err(err, TIRX_ERR_NOMEM, "out of memory");
   }
   tx_rt_error e = {0};

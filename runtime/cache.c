@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ir/file.h"
+#include "ir/mem.h"
 
 /* ---- FNV-1a 128 ------------------------------------------------------------
  * The 128-bit prime is 2^88 + 2^8 + 0x3b; multiplication is done on two
@@ -197,6 +198,7 @@ typedef struct cache_entry {
 } cache_entry;
 
 struct tirx_cache {
+  tirx_allocator alloc; /* the table and the entries */
   pthread_mutex_t mu;
   cache_entry *items;
   size_t n, cap;
@@ -204,20 +206,31 @@ struct tirx_cache {
 };
 
 tirx_status tirx_cache_create(tirx_cache **out) {
+  return tirx_cache_create_with(NULL, out);
+}
+
+tirx_status tirx_cache_create_with(const tirx_allocator *alloc, tirx_cache **out) {
   if (!out) return TIRX_ERR_USAGE;
-  *out = calloc(1, sizeof **out);
-  if (!*out) return TIRX_ERR_NOMEM;
-  pthread_mutex_init(&(*out)->mu, NULL);
+  tirx_cache *c = tx_mem_calloc(alloc, 1, sizeof *c);
+  *out = c;
+  if (!c) return TIRX_ERR_NOMEM;
+  if (alloc) c->alloc = *alloc;
+  if (pthread_mutex_init(&c->mu, NULL) != 0) {
+    tx_mem_free(alloc, c);
+    *out = NULL;
+    return TIRX_ERR_NOMEM;
+  }
   return TIRX_OK;
 }
 
 void tirx_cache_destroy(tirx_cache *c) {
   if (!c) return;
+  tirx_allocator a = c->alloc; /* c itself is freed last */
   for (size_t i = 0; i < c->n; i++)
-    free(c->items[i].data);
-  free(c->items);
+    tx_mem_free(&a, c->items[i].data);
+  tx_mem_free(&a, c->items);
   pthread_mutex_destroy(&c->mu);
-  free(c);
+  tx_mem_free(&a, c);
 }
 
 void tirx_cache_stats(const tirx_cache *c, uint64_t *hits, uint64_t *entries) {
@@ -231,12 +244,13 @@ void tirx_cache_stats(const tirx_cache *c, uint64_t *hits, uint64_t *entries) {
   pthread_mutex_unlock(&m->mu);
 }
 
-int tx_cache_get(tirx_cache *c, tx_hash128 k, char **data, size_t *len) {
+int tx_cache_get(tirx_cache *c, tx_hash128 k, const tirx_allocator *alloc, char **data,
+                 size_t *len) {
   int found = 0;
   pthread_mutex_lock(&c->mu);
   for (size_t i = 0; i < c->n && !found; i++)
     if (memcmp(&c->items[i].key, &k, sizeof k) == 0) {
-      *data = malloc(c->items[i].len ? c->items[i].len : 1);
+      *data = tx_mem_alloc(alloc, c->items[i].len);
       if (*data) {
         memcpy(*data, c->items[i].data, c->items[i].len);
         *len = c->items[i].len;
@@ -250,21 +264,21 @@ int tx_cache_get(tirx_cache *c, tx_hash128 k, char **data, size_t *len) {
 }
 
 void tx_cache_put(tirx_cache *c, tx_hash128 k, const char *data, size_t len) {
-  char *copy = malloc(len ? len : 1);
+  char *copy = tx_mem_alloc(&c->alloc, len);
   if (!copy) return; /* a cache that cannot grow still works */
   memcpy(copy, data, len);
   pthread_mutex_lock(&c->mu);
   for (size_t i = 0; i < c->n; i++)
     if (memcmp(&c->items[i].key, &k, sizeof k) == 0) {
-      free(copy); /* another thread stored the same result first */
+      tx_mem_free(&c->alloc, copy); /* another thread stored the same result first */
       pthread_mutex_unlock(&c->mu);
       return;
     }
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 16;
-    cache_entry *p = realloc(c->items, cap * sizeof *p);
+    cache_entry *p = tx_mem_realloc(&c->alloc, c->items, cap * sizeof *p);
     if (!p) {
-      free(copy);
+      tx_mem_free(&c->alloc, copy);
       pthread_mutex_unlock(&c->mu);
       return;
     }
@@ -291,15 +305,16 @@ int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap) {
   return n > 0 && (size_t)n < cap;
 }
 
-int tx_read_file(const char *path, char **data, size_t *len) {
-  tx_strbuf sb = {0};
-  if (tx_sb_read_file(&sb, path)) {
+int tx_read_file(const tirx_allocator *alloc, const char *path, char **data, size_t *len) {
+  tx_strbuf sb = {.alloc = alloc};
+  int e = tx_sb_read_file(&sb, path);
+  if (e) {
     tx_sb_free(&sb);
-    return 0;
+    return e;
   }
   *len = sb.len;
   *data = sb.data; /* tx_sb_read_file gives even an empty file a buffer */
-  return 1;
+  return 0;
 }
 
 static int mkdir_p(const char *dir) {

@@ -44,15 +44,20 @@ tirx_status tx_exe_serialize(const tx_exe_parts *p, tx_strbuf *out);
 tirx_status tx_exe_deserialize(const char *data, size_t len, tx_exe_parts *p, char *why,
                                size_t cap);
 
-/* In-memory: copies in and out; locked. */
-int tx_cache_get(tirx_cache *c, tx_hash128 k, char **data, size_t *len);
+/* In-memory: copies in and out; locked. Entries come from the cache's
+ * allocator; tx_cache_get's copy from `alloc` (the caller's). A get that
+ * runs out of memory is a miss, a put that does is dropped. */
+int tx_cache_get(tirx_cache *c, tx_hash128 k, const tirx_allocator *alloc, char **data,
+                 size_t *len);
 void tx_cache_put(tirx_cache *c, tx_hash128 k, const char *data, size_t len);
 
 /* Disk: the directory (opts->cache_dir, $TIRX_CACHE_DIR, $XDG_CACHE_HOME/tirx,
  * $HOME/.cache/tirx) into buf; 0 when none can be named. */
 int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap);
-/* Whole file into a malloc'ed buffer; 0 when it does not exist or cannot be read. */
-int tx_read_file(const char *path, char **data, size_t *len);
+/* Whole file into a buffer from `alloc` (NULL: malloc; free it with
+ * tx_mem_free). Returns 0, or an errno value: ENOMEM when an allocation
+ * failed, another one when the file does not exist or cannot be read. */
+int tx_read_file(const tirx_allocator *alloc, const char *path, char **data, size_t *len);
 /* Write through a temporary file in the same directory and rename(2), so a
  * reader sees either no file or a whole one. Creates the directory. */
 tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len);

@@ -21,12 +21,17 @@ static const char *fallback_symbol(const char *sym) {
   return NULL;
 }
 
-tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, char *msg, size_t cap) {
+tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, const tirx_allocator *alloc,
+                       char *msg, size_t cap) {
   memset(drv, 0, sizeof *drv);
   const char *name = library ? library : TX_CUDA_DRIVER_LIBRARY;
   char why[512];
-  drv->lib = tx_dynlib_open(&name, 1, why, sizeof why);
-  if (!drv->lib) {
+  tirx_status st = tx_dynlib_open(alloc, &name, 1, &drv->lib, why, sizeof why);
+  if (st == TIRX_ERR_NOMEM) {
+    snprintf(msg, cap, "out of memory");
+    return st;
+  }
+  if (st != TIRX_OK) {
     snprintf(msg, cap, "CUDA driver not found (%s): %s", name, why);
     return TIRX_ERR_IO;
   }

@@ -216,8 +216,11 @@ typedef struct tx_cuda_driver {
 /* Load the driver from `library` (NULL: TX_CUDA_DRIVER_LIBRARY) and resolve
  * every entry point (the optional ones when present). Does not call cuInit. TIRX_ERR_IO with
  * "CUDA driver not found (libcuda.so.1): <dlerror>" when it does not load,
- * or "the CUDA driver (...) lacks cuXxx: ..." when it is too old. */
-tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, char *msg, size_t cap);
+ * or "the CUDA driver (...) lacks cuXxx: ..." when it is too old;
+ * TIRX_ERR_NOMEM when the handle (from `alloc`, which must outlive the
+ * driver) cannot be allocated. */
+tirx_status tx_cu_load(tx_cuda_driver *drv, const char *library, const tirx_allocator *alloc,
+                       char *msg, size_t cap);
 void tx_cu_unload(tx_cuda_driver *drv);
 
 /* "cuXxx failed: CUDA_ERROR_NAME (code)" into msg. `name_fn` (the driver's

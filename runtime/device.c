@@ -54,7 +54,8 @@ static void destroy(tx_runtime *rt) {
   }
   pthread_mutex_destroy(&rt->lock);
   tx_cu_unload(&rt->cu);
-  free(rt);
+  tirx_allocator alloc = rt->alloc; /* rt itself goes last */
+  tx_mem_free(&alloc, rt);
 }
 
 void tx_rt_release(tx_runtime *rt) {
@@ -100,20 +101,26 @@ static tirx_status read_facts(tx_runtime *rt, tx_rt_error *err) {
 
 tirx_status tx_rt_open_with(const char *driver_library, int ordinal, tx_runtime **out,
                             tx_rt_error *err) {
+  return tx_rt_open_alloc(driver_library, ordinal, NULL, out, err);
+}
+
+tirx_status tx_rt_open_alloc(const char *driver_library, int ordinal, const tirx_allocator *alloc,
+                             tx_runtime **out, tx_rt_error *err) {
   if (!out) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_open: out is NULL");
   *out = NULL;
   if (ordinal < 0) return tx_rt_fail(err, TIRX_ERR_USAGE, "device ordinal %d is negative", ordinal);
-  tx_runtime *rt = calloc(1, sizeof *rt);
+  tx_runtime *rt = tx_mem_calloc(alloc, 1, sizeof *rt);
   if (!rt) return tx_rt_fail(err, TIRX_ERR_NOMEM, "out of memory");
+  if (alloc) rt->alloc = *alloc;
   char msg[sizeof err->message];
-  tirx_status st = tx_cu_load(&rt->cu, driver_library, msg, sizeof msg);
+  tirx_status st = tx_cu_load(&rt->cu, driver_library, &rt->alloc, msg, sizeof msg);
   if (st != TIRX_OK) {
-    free(rt);
+    tx_mem_free(alloc, rt);
     return tx_rt_fail(err, st, "%s", msg);
   }
   if (pthread_mutex_init(&rt->lock, NULL) != 0) {
     tx_cu_unload(&rt->cu);
-    free(rt);
+    tx_mem_free(alloc, rt);
     return tx_rt_fail(err, TIRX_ERR_NOMEM, "pthread_mutex_init failed");
   }
   atomic_init(&rt->refs, 1);

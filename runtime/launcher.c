@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/mem.h"
 #include "passes/packed_api.h"
 #include "runtime/tensor.h"
 
@@ -173,7 +174,8 @@ struct tx_launcher {
   uint32_t nslots, capslots;
   uint32_t max_stack;
   int has_launch;
-  uint32_t nmaps; /* LS_MAP statements */
+  uint32_t nmaps;              /* LS_MAP statements */
+  const tirx_allocator *alloc; /* every block above, and the interpreter's heap slots */
 };
 
 /* ---- building ------------------------------------------------------------- */
@@ -183,6 +185,7 @@ typedef struct lx_builder {
   char *why;
   size_t cap;
   int failed;
+  int nomem;                 /* the failure is an allocation's: the build says TIRX_ERR_NOMEM */
   uint32_t depth, max_depth; /* stack depth while emitting */
   /* The tensor maps allocated so far and whether an encode call filled each
    * (the host part has no control flow, so this is known here). */
@@ -200,13 +203,13 @@ static void fail(lx_builder *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-static char *dup_n(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (p) {
-    memcpy(p, s, n);
-    p[n] = 0;
-  }
-  return p;
+static void fail_nomem(lx_builder *b) {
+  b->nomem = 1;
+  fail(b, "out of memory");
+}
+
+static char *dup_n(const tx_launcher *l, const char *s, size_t n) {
+  return tx_mem_strndup(l->alloc, s, n);
 }
 
 static void emit(lx_builder *b, lx_op op, int32_t a, int32_t bb, lx_val imm, int push) {
@@ -214,9 +217,9 @@ static void emit(lx_builder *b, lx_op op, int32_t a, int32_t bb, lx_val imm, int
   if (b->failed) return;
   if (l->ncode == l->capcode) {
     uint32_t cap = l->capcode ? l->capcode * 2 : 64;
-    lx_ins *p = realloc(l->code, cap * sizeof *p);
+    lx_ins *p = tx_mem_realloc(l->alloc, l->code, cap * sizeof *p);
     if (!p) {
-      fail(b, "out of memory");
+      fail_nomem(b);
       return;
     }
     l->code = p;
@@ -240,9 +243,9 @@ static int32_t add_slot(lx_builder *b, const tx_expr *var) {
   if (s >= 0) return s;
   if (l->nslots == l->capslots) {
     uint32_t cap = l->capslots ? l->capslots * 2 : 16;
-    const tx_expr **p = realloc(l->slots, cap * sizeof *p);
+    const tx_expr **p = tx_mem_realloc(l->alloc, l->slots, cap * sizeof *p);
     if (!p) {
-      fail(b, "out of memory");
+      fail_nomem(b);
       return 0;
     }
     l->slots = p;
@@ -257,9 +260,9 @@ static lx_stmt *add_stmt(lx_builder *b, lx_stmt_kind kind) {
   if (b->failed) return NULL;
   if (l->nstmts == l->capstmts) {
     uint32_t cap = l->capstmts ? l->capstmts * 2 : 32;
-    lx_stmt *p = realloc(l->stmts, cap * sizeof *p);
+    lx_stmt *p = tx_mem_realloc(l->alloc, l->stmts, cap * sizeof *p);
     if (!p) {
-      fail(b, "out of memory");
+      fail_nomem(b);
       return NULL;
     }
     l->stmts = p;
@@ -513,9 +516,9 @@ static void compile_assert(lx_builder *b, const tx_stmt *s) {
   lx_stmt *st = add_stmt(b, LS_CHECK);
   if (!st) return;
   st->expr = compile_range(b, cond);
-  st->msg = msg && msg->kind == EXPR_STRING ? dup_n(msg->u.str.data, msg->u.str.len)
-                                            : dup_n("assertion failed", 16);
-  if (!st->msg) fail(b, "out of memory");
+  st->msg = msg && msg->kind == EXPR_STRING ? dup_n(b->l, msg->u.str.data, msg->u.str.len)
+                                            : dup_n(b->l, "assertion failed", 16);
+  if (!st->msg) fail_nomem(b);
   st->got = GOT_NONE;
   if (cond->kind == EXPR_EQ || cond->kind == EXPR_NE) {
     const tx_expr *lhs = cond->ops[0];
@@ -561,16 +564,16 @@ static void compile_launch(lx_builder *b, const tx_module *m, const tx_expr *cal
     return;
   }
   l->has_launch = 1;
-  l->kernel = dup_n(call->ops[0]->u.str.data, call->ops[0]->u.str.len);
-  if (!l->kernel) fail(b, "out of memory");
+  l->kernel = dup_n(l, call->ops[0]->u.str.data, call->ops[0]->u.str.len);
+  if (!l->kernel) fail_nomem(b);
   l->nkparams = n - 8;
   if (l->nkparams > TX_LAUNCH_MAX_PARAMS) {
     fail(b, "the kernel has more than %d parameters", TX_LAUNCH_MAX_PARAMS);
     return;
   }
-  l->kparams = calloc(l->nkparams ? l->nkparams : 1, sizeof *l->kparams);
+  l->kparams = tx_mem_calloc(l->alloc, l->nkparams ? l->nkparams : 1, sizeof *l->kparams);
   if (!l->kparams) {
-    fail(b, "out of memory");
+    fail_nomem(b);
     return;
   }
   for (uint32_t i = 0; i < l->nkparams; i++) {
@@ -651,9 +654,9 @@ static void compile_encode(lx_builder *b, const tx_expr *call) {
     return;
   }
   lx_stmt *st = add_stmt(b, LS_ENCODE);
-  lx_encode *e = st ? calloc(1, sizeof *e) : NULL;
+  lx_encode *e = st ? tx_mem_calloc(b->l->alloc, 1, sizeof *e) : NULL;
   if (!e) {
-    fail(b, "out of memory");
+    fail_nomem(b);
     return;
   }
   st->enc = e;
@@ -761,18 +764,19 @@ static void compile_stmt(lx_builder *b, const tx_module *m, const tx_stmt *s) {
 
 void tx_launcher_free(tx_launcher *l) {
   if (!l) return;
+  const tirx_allocator *a = l->alloc;
   for (uint32_t i = 0; i < l->nstmts; i++) {
-    free(l->stmts[i].msg);
-    free(l->stmts[i].enc);
+    tx_mem_free(a, l->stmts[i].msg);
+    tx_mem_free(a, l->stmts[i].enc);
   }
-  free(l->stmts);
-  free(l->code);
-  free(l->params);
-  free(l->kparams);
-  free((void *)l->slots);
-  free(l->kernel);
-  free(l->func_name);
-  free(l);
+  tx_mem_free(a, l->stmts);
+  tx_mem_free(a, l->code);
+  tx_mem_free(a, l->params);
+  tx_mem_free(a, l->kparams);
+  tx_mem_free(a, (void *)l->slots);
+  tx_mem_free(a, l->kernel);
+  tx_mem_free(a, l->func_name);
+  tx_mem_free(a, l);
 }
 
 static int attr_is_packed(const tx_func *f) {
@@ -781,17 +785,18 @@ static int attr_is_packed(const tx_func *f) {
   return 0;
 }
 
-tirx_status tx_launcher_build(const tx_module *lowered, const tx_func *f, tx_launcher **out,
-                              char *why, size_t cap) {
+tirx_status tx_launcher_build(const tirx_allocator *alloc, const tx_module *lowered,
+                              const tx_func *f, tx_launcher **out, char *why, size_t cap) {
   *out = NULL;
-  tx_launcher *l = calloc(1, sizeof *l);
+  tx_launcher *l = tx_mem_calloc(alloc, 1, sizeof *l);
   if (!l) return TIRX_ERR_NOMEM;
+  l->alloc = alloc;
   lx_builder b = {.l = l, .why = why, .cap = cap};
-  l->func_name = dup_n(f->name, strlen(f->name));
-  if (!l->func_name) fail(&b, "out of memory");
+  l->func_name = dup_n(l, f->name, strlen(f->name));
+  if (!l->func_name) fail_nomem(&b);
   if (!attr_is_packed(f)) fail(&b, "'%s' is not a packed (host) function", f->name);
-  l->params = calloc(f->nparams ? f->nparams : 1, sizeof *l->params);
-  if (!l->params) fail(&b, "out of memory");
+  l->params = tx_mem_calloc(l->alloc, f->nparams ? f->nparams : 1, sizeof *l->params);
+  if (!l->params) fail_nomem(&b);
   for (uint32_t i = 0; !b.failed && i < f->nparams; i++) {
     const tx_buffer *buf = f->param_bufs ? f->param_bufs[i] : NULL;
     const tx_expr *var = buf ? buf->data : f->params[i];
@@ -811,7 +816,7 @@ tirx_status tx_launcher_build(const tx_module *lowered, const tx_func *f, tx_lau
   if (!b.failed && l->max_stack > 64) fail(&b, "expressions too deep for the launcher");
   if (b.failed) {
     tx_launcher_free(l);
-    return TIRX_ERR_INPUT;
+    return b.nomem ? TIRX_ERR_NOMEM : TIRX_ERR_INPUT;
   }
   *out = l;
   return TIRX_OK;
@@ -1094,7 +1099,7 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
   lx_val *sv = slots;
   lx_val *heap = NULL;
   if (l->nslots > sizeof slots / sizeof *slots) {
-    heap = malloc(l->nslots * sizeof *heap);
+    heap = tx_mem_alloc(l->alloc, l->nslots * sizeof *heap);
     if (!heap) {
       snprintf(msg, cap, "%s: out of memory", l->func_name);
       return TIRX_ERR_NOMEM;
@@ -1209,6 +1214,6 @@ tirx_status tx_launcher_run(const tx_launcher *l, const tirx_arg *args, size_t n
       }
     }
   }
-  free(heap);
+  tx_mem_free(l->alloc, heap);
   return st;
 }

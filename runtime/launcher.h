@@ -45,9 +45,11 @@ typedef tirx_status (*tx_launch_encode_fn)(void *user, const tx_tensormap_values
 
 /* Compile host function `f` of `lowered`. When it cannot be run (a host-only
  * function, an unsupported statement), returns TIRX_ERR_INPUT with the
- * reason in why. */
-tirx_status tx_launcher_build(const tx_module *lowered, const tx_func *f, tx_launcher **out,
-                              char *why, size_t cap);
+ * reason in why; TIRX_ERR_NOMEM when an allocation failed. The launcher
+ * allocates through `alloc` (NULL: malloc), at build time and in
+ * tx_launcher_run, so the allocator must outlive it. */
+tirx_status tx_launcher_build(const tirx_allocator *alloc, const tx_module *lowered,
+                              const tx_func *f, tx_launcher **out, char *why, size_t cap);
 void tx_launcher_free(tx_launcher *l);
 
 /* The kernel it launches and that kernel's cluster shape (zeros: none). */

@@ -121,7 +121,7 @@ struct tx_rt_timer {
 static void timer_free(tx_runtime *rt, tx_rt_timer *t) {
   if (t->start) rt->cu.EventDestroy(t->start);
   if (t->end) rt->cu.EventDestroy(t->end);
-  free(t);
+  tx_mem_free(tx_rt_alloc_of(rt), t);
 }
 
 tirx_status tx_rt_timer_start(tx_runtime *rt, tx_rt_stream s, tx_rt_timer **out, tx_rt_error *err) {
@@ -129,7 +129,7 @@ tirx_status tx_rt_timer_start(tx_runtime *rt, tx_rt_stream s, tx_rt_timer **out,
   *out = NULL;
   tirx_status st = tx_rt_enter(rt, err);
   if (st) return st;
-  tx_rt_timer *t = calloc(1, sizeof *t);
+  tx_rt_timer *t = tx_mem_calloc(tx_rt_alloc_of(rt), 1, sizeof *t);
   if (!t) return tx_rt_fail(err, TIRX_ERR_NOMEM, "out of memory");
   /* Both events up front, so stop cannot fail for lack of an event after
    * the work it measures has been queued. */

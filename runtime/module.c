@@ -24,11 +24,12 @@ tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size, tx
   if (!image) return tx_rt_fail(err, TIRX_ERR_USAGE, "tx_rt_module_load: image is NULL");
   tirx_status st = tx_rt_enter(rt, err);
   if (st) return st;
-  tx_rt_module *m = calloc(1, sizeof *m);
-  char *log = calloc(1, JIT_LOG_BYTES);
+  const tirx_allocator *a = tx_rt_alloc_of(rt);
+  tx_rt_module *m = tx_mem_calloc(a, 1, sizeof *m);
+  char *log = tx_mem_calloc(a, 1, JIT_LOG_BYTES);
   if (!m || !log || pthread_mutex_init(&m->lock, NULL) != 0) {
-    free(m);
-    free(log);
+    tx_mem_free(a, m);
+    tx_mem_free(a, log);
     return tx_rt_fail(err, TIRX_ERR_NOMEM, "out of memory");
   }
   /* The JIT's error log is the only explanation of a PTX the driver
@@ -47,11 +48,11 @@ tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size, tx
       snprintf(err->message + used, sizeof err->message - used, "; JIT log: %s", log);
     }
     pthread_mutex_destroy(&m->lock);
-    free(m);
-    free(log);
+    tx_mem_free(a, m);
+    tx_mem_free(a, log);
     return st;
   }
-  free(log);
+  tx_mem_free(a, log);
   m->rt = rt;
   pthread_mutex_lock(&rt->lock);
   m->next = rt->modules;
@@ -63,12 +64,13 @@ tirx_status tx_rt_module_load(tx_runtime *rt, const void *image, size_t size, tx
 }
 
 void tx_rt_module_destroy(tx_rt_module *m) {
+  const tirx_allocator *a = tx_rt_alloc_of(m->rt);
   for (size_t i = 0; i < m->cap; i++)
-    free(m->slots[i]);
-  free(m->slots);
+    tx_mem_free(a, m->slots[i]);
+  tx_mem_free(a, m->slots);
   m->rt->cu.ModuleUnload(m->mod);
   pthread_mutex_destroy(&m->lock);
-  free(m);
+  tx_mem_free(a, m);
 }
 
 void tx_rt_module_unload(tx_runtime *rt, tx_rt_module *m) {
@@ -104,11 +106,12 @@ static size_t find_slot(tx_rt_function *const *slots, size_t cap, const char *na
 static int grow(tx_rt_module *m) {
   if ((m->count + 1) * 2 <= m->cap) return 1;
   size_t cap = m->cap ? m->cap * 2 : 16;
-  tx_rt_function **slots = calloc(cap, sizeof *slots);
+  const tirx_allocator *a = tx_rt_alloc_of(m->rt);
+  tx_rt_function **slots = tx_mem_calloc(a, cap, sizeof *slots);
   if (!slots) return 0;
   for (size_t i = 0; i < m->cap; i++)
     if (m->slots[i]) slots[find_slot(slots, cap, m->slots[i]->name)] = m->slots[i];
-  free(m->slots);
+  tx_mem_free(a, m->slots);
   m->slots = slots;
   m->cap = cap;
   return 1;
@@ -145,10 +148,10 @@ tirx_status tx_rt_get_function(tx_runtime *rt, tx_rt_module *m, const char *name
     return st;
   }
   size_t len = strlen(name);
-  tx_rt_function *f = malloc(sizeof *f + len + 1);
+  tx_rt_function *f = tx_mem_alloc(tx_rt_alloc_of(rt), sizeof *f + len + 1);
   if (!f || !grow(m)) {
     pthread_mutex_unlock(&m->lock);
-    free(f);
+    tx_mem_free(tx_rt_alloc_of(rt), f);
     return tx_rt_fail(err, TIRX_ERR_NOMEM, "out of memory");
   }
   f->fn = fn;

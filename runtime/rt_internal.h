@@ -8,10 +8,14 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "ir/mem.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/runtime.h"
 
 struct tx_runtime {
+  /* Everything the runtime allocates (itself, modules, functions, timers,
+   * exported tensors' blocks) comes from here; a copy of the opener's. */
+  tirx_allocator alloc;
   tx_cuda_driver cu;
   tx_cu_device dev;
   tx_cu_context ctx; /* the device's primary context, retained */
@@ -51,6 +55,11 @@ tirx_status tx_rt_check(const tx_runtime *rt, tx_cu_result r, const char *call, 
 /* Make the runtime's context current on this thread (every entry point's
  * first step: the driver's current context is per thread). */
 tirx_status tx_rt_enter(tx_runtime *rt, tx_rt_error *err);
+
+/* The runtime's allocator (ir/mem.h), valid as long as the runtime. */
+static inline const tirx_allocator *tx_rt_alloc_of(const tx_runtime *rt) {
+  return &rt->alloc;
+}
 
 void tx_rt_retain(tx_runtime *rt);
 void tx_rt_release(tx_runtime *rt);

@@ -54,6 +54,11 @@ tirx_status tx_rt_open(int ordinal, tx_runtime **out, tx_rt_error *err);
  * unusual installs and for tests. */
 tirx_status tx_rt_open_with(const char *driver_library, int ordinal, tx_runtime **out,
                             tx_rt_error *err);
+/* Same with everything the runtime allocates going through `alloc` (NULL:
+ * malloc; the struct is copied), which must stay valid until the runtime is
+ * gone: closed, and every tensor it exported released. */
+tirx_status tx_rt_open_alloc(const char *driver_library, int ordinal, const tirx_allocator *alloc,
+                             tx_runtime **out, tx_rt_error *err);
 /* Drop the caller's reference. Modules still loaded are unloaded; device
  * tensors exported through tensor.h keep the runtime alive until their
  * deleters have run. NULL is ignored. */

@@ -214,8 +214,8 @@ typedef struct export_block {
 static void release_block(export_block *b, void *data) {
   tx_runtime *rt = b->rt;
   tx_rt_free(rt, data, NULL); /* a deleter cannot report; the memory is gone either way */
-  free(b);
-  tx_rt_release(rt);
+  tx_mem_free(tx_rt_alloc_of(rt), b);
+  tx_rt_release(rt); /* may free rt: the block went first */
 }
 
 static void delete_versioned(DLManagedTensorVersioned *self) {
@@ -233,7 +233,8 @@ static tirx_status make_block(tx_runtime *rt, const int64_t *shape, int32_t ndim
   if (!rt) return tx_rt_fail(err, TIRX_ERR_USAGE, "no runtime (NULL)");
   if (ndim < 0 || (ndim > 0 && !shape))
     return tx_rt_fail(err, TIRX_ERR_USAGE, "invalid tensor rank %d", (int)ndim);
-  export_block *b = calloc(1, sizeof *b + (size_t)ndim * sizeof(int64_t));
+  export_block *b =
+      tx_mem_calloc(tx_rt_alloc_of(rt), 1, sizeof *b + (size_t)ndim * sizeof(int64_t));
   if (!b) return tx_rt_fail(err, TIRX_ERR_NOMEM, "out of memory");
   if (ndim) memcpy(b->shape, shape, (size_t)ndim * sizeof(int64_t));
   *t = (DLTensor){NULL, tx_rt_device(rt), ndim, dtype, ndim ? b->shape : NULL, NULL, 0};
@@ -241,7 +242,7 @@ static tirx_status make_block(tx_runtime *rt, const int64_t *shape, int32_t ndim
   tirx_status st = tx_dl_nbytes(t, 0, &bytes, err);
   if (!st) st = tx_rt_alloc(rt, bytes, &t->data, err);
   if (st) {
-    free(b);
+    tx_mem_free(tx_rt_alloc_of(rt), b);
     return st;
   }
   tx_rt_retain(rt);

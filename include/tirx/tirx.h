@@ -59,6 +59,38 @@ typedef struct tirx_diagnostic {
   const char *message; /* owned by the context, valid until it is destroyed */
 } tirx_diagnostic;
 
+/* ==== Allocators ============================================================
+ *
+ * Every allocation libtirx makes goes through an allocator: the one given to
+ * the object it belongs to (a context, a compile, an executable, a cache, a
+ * runtime), or malloc/realloc/free where none was given. The function has
+ * the shape of Lua's lua_Alloc:
+ *
+ *   fn(ud, NULL, 0, n)   with n > 0: allocate n bytes, aligned for any type
+ *                         (as malloc aligns);
+ *   fn(ud, p, old, n)    with n > 0: resize the block p, keeping its first
+ *                         min(old, n) bytes; it may move;
+ *   fn(ud, p, old, 0)    free p and return NULL.
+ *
+ * `old` is always the exact size last asked for p (libtirx keeps it), and p
+ * is never NULL when old > 0. A failed allocation or resize returns NULL and
+ * leaves the block as it was; libtirx then answers TIRX_ERR_NOMEM and frees
+ * what it had. fn must be thread-safe when one allocator serves objects used
+ * from several threads (a tirx_function called from many threads allocates
+ * through its executable's allocator).
+ *
+ * libtirx copies the tirx_allocator struct, so it may be a temporary; fn and
+ * ud must stay valid as long as anything made with them lives (each entry
+ * point below says how long that is). A NULL allocator, or one whose fn is
+ * NULL, means malloc. Not covered: what the C library allocates inside its
+ * own calls (stdio buffers, dlopen, locales), and the CUDA driver and NVRTC,
+ * which allocate for themselves. See docs/runtime.md "Allocators". */
+typedef void *(*tirx_alloc_fn)(void *ud, void *ptr, size_t old_size, size_t new_size);
+typedef struct tirx_allocator {
+  tirx_alloc_fn fn;
+  void *ud;
+} tirx_allocator;
+
 typedef struct tirx_ctx tirx_ctx;
 typedef struct tirx_module tirx_module;
 
@@ -67,6 +99,10 @@ TIRX_API const char *tirx_status_name(tirx_status status);
 
 /* Create a context; *out is NULL and TIRX_ERR_NOMEM is returned on failure. */
 TIRX_API tirx_status tirx_ctx_create(tirx_ctx **out);
+/* Same with everything the context allocates (IR, strings, diagnostics,
+ * scratch memory of parsing and printing) going through `alloc` (NULL:
+ * malloc), which must stay valid until tirx_ctx_destroy returns. */
+TIRX_API tirx_status tirx_ctx_create_with(const tirx_allocator *alloc, tirx_ctx **out);
 /* Free the context and everything made from it (modules, strings, diagnostics). */
 TIRX_API void tirx_ctx_destroy(tirx_ctx *ctx);
 
@@ -141,6 +177,9 @@ typedef struct tirx_error {
  * disk cache. */
 typedef struct tirx_cache tirx_cache;
 TIRX_API tirx_status tirx_cache_create(tirx_cache **out);
+/* Same with the cache's table and entries allocated through `alloc` (NULL:
+ * malloc), which must stay valid until tirx_cache_destroy returns. */
+TIRX_API tirx_status tirx_cache_create_with(const tirx_allocator *alloc, tirx_cache **out);
 TIRX_API void tirx_cache_destroy(tirx_cache *cache);
 /* Lookups that hit and entries stored, for tests and tools. */
 TIRX_API void tirx_cache_stats(const tirx_cache *cache, uint64_t *hits, uint64_t *entries);
@@ -157,9 +196,14 @@ typedef struct tirx_compile_options {
   tirx_cache *cache;     /* optional in-memory cache, checked before the disk */
   int host_only;         /* 1: no device code (no NVRTC); such an executable's
                             functions check arguments but cannot launch */
+  /* What the compile allocates through (NULL: malloc): its internal
+   * contexts and the executable it returns, which keeps a copy and uses it
+   * until tirx_executable_free (calls of its functions allocate through it
+   * too). A tirx_cache keeps its own (tirx_cache_create_with). */
+  const tirx_allocator *allocator;
 } tirx_compile_options;
 
-/* Defaults: size set, sm_90a, -O2, no cache. */
+/* Defaults: size set, sm_90a, -O2, no cache, malloc. */
 TIRX_API void tirx_compile_options_init(tirx_compile_options *opts);
 
 typedef struct tirx_executable tirx_executable;
@@ -169,7 +213,8 @@ typedef struct tirx_executable tirx_executable;
 TIRX_API tirx_status tirx_compile(const char *name, const char *text, size_t len,
                                   const tirx_compile_options *opts, tirx_executable **out,
                                   tirx_error *err);
-/* Compile a parsed module; its diagnostics also go to the module's context. */
+/* Compile a parsed module; its diagnostics also go to the module's context,
+ * whose allocator the pipeline uses (opts->allocator is the executable's). */
 TIRX_API tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_options *opts,
                                          tirx_executable **out, tirx_error *err);
 TIRX_API void tirx_executable_free(tirx_executable *exe);
@@ -179,6 +224,10 @@ TIRX_API void tirx_executable_free(tirx_executable *exe);
 TIRX_API tirx_status tirx_executable_save(const tirx_executable *exe, const char *path,
                                           tirx_error *err);
 TIRX_API tirx_status tirx_executable_load(const char *path, tirx_executable **out, tirx_error *err);
+/* Same with the executable allocated through `alloc` (NULL: malloc), which
+ * must stay valid until tirx_executable_free returns. */
+TIRX_API tirx_status tirx_executable_load_with(const char *path, const tirx_allocator *alloc,
+                                               tirx_executable **out, tirx_error *err);
 /* The callable (packed) functions, in module order. */
 TIRX_API size_t tirx_executable_func_count(const tirx_executable *exe);
 TIRX_API const char *tirx_executable_func_name(const tirx_executable *exe, size_t i);
@@ -209,6 +258,26 @@ TIRX_API tirx_status tirx_runtime_open(int ordinal, tirx_runtime **out, tirx_err
 /* Same with the driver library named (NULL: libcuda.so.1): unusual installs, tests. */
 TIRX_API tirx_status tirx_runtime_open_with(const char *driver_library, int ordinal,
                                             tirx_runtime **out, tirx_error *err);
+
+/* Everything tirx_runtime_open_with takes, and an allocator. Size-versioned
+ * like tirx_compile_options: fields past `size` read as defaults. */
+typedef struct tirx_runtime_options {
+  size_t size;                /* sizeof(tirx_runtime_options) */
+  const char *driver_library; /* NULL: libcuda.so.1 */
+  int ordinal;                /* the GPU, default 0 */
+  /* What the runtime allocates through (NULL: malloc): the runtime itself,
+   * loaded executables (tirx_runtime_load), modules, functions and the
+   * DLPack capsules of tirx_tensor_alloc. A capsule keeps the runtime
+   * alive until its deleter runs, which may be after tirx_runtime_close:
+   * the allocator must stay valid until the runtime is closed AND every
+   * capsule it exported has been released. */
+  const tirx_allocator *allocator;
+} tirx_runtime_options;
+/* Defaults: size set, libcuda.so.1, GPU 0, malloc. */
+TIRX_API void tirx_runtime_options_init(tirx_runtime_options *opts);
+/* Open a runtime as opts says (NULL: the defaults). */
+TIRX_API tirx_status tirx_runtime_open_ex(const tirx_runtime_options *opts, tirx_runtime **out,
+                                          tirx_error *err);
 TIRX_API void tirx_runtime_close(tirx_runtime *rt);
 /* The architecture to compile for on this device ("sm_90a"). */
 TIRX_API const char *tirx_runtime_arch(const tirx_runtime *rt);

@@ -494,7 +494,7 @@ static char *read_file_text(const char *path, size_t *len) {
 /* Compile to PTX or a cubin for the device; GPU_SKIP when NVRTC is missing. */
 static int compile(const char *src, size_t len, const char *arch, int sm, tx_nvrtc_output output,
                    tx_strbuf *image, char *msg, size_t cap) {
-  tx_arena *arena = tx_arena_create();
+  tx_arena *arena = tx_arena_create(NULL);
   tx_diag_sink *diags = arena ? tx_diag_create(arena) : NULL;
   if (!diags) {
     tx_arena_destroy(arena);

@@ -92,7 +92,7 @@ static int rt_fail(env *e, const char *what) {
 /* Compile KERNELS_CU to a cubin for `arch` (no PTX JIT involved, so an
  * NVRTC newer than the driver still works). CHILD_SKIP without a toolkit. */
 static int compile_kernels(const char *arch, int sm, tx_strbuf *image, char *msg, size_t cap) {
-  tx_arena *arena = tx_arena_create();
+  tx_arena *arena = tx_arena_create(NULL);
   tx_diag_sink *diags = arena ? tx_diag_create(arena) : NULL;
   if (!diags) {
     tx_arena_destroy(arena);

@@ -30,7 +30,7 @@ static tx_ir ir;
 static const tirx_span NOSPAN = {0};
 
 static void ir_setup(void) {
-  ir.arena = tx_arena_create();
+  ir.arena = tx_arena_create(NULL);
   cr_assert_not_null(ir.arena);
   ir.strings = tx_interner_create(ir.arena);
   cr_assert_not_null(ir.strings);
@@ -157,7 +157,7 @@ static const tx_func *make_func(const char *pa, const char *pn, const char *pi, 
 TestSuite(arena);
 
 Test(arena, alloc_is_zeroed_and_aligned) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   cr_assert_not_null(a);
   for (size_t size = 1; size < 200; size += 7) {
     unsigned char *p = tx_arena_alloc(a, size);
@@ -172,7 +172,7 @@ Test(arena, alloc_is_zeroed_and_aligned) {
 }
 
 Test(arena, big_allocations) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   size_t before = tx_arena_used(a);
   size_t big = (size_t)8 << 20; /* larger than any chunk */
   unsigned char *p = tx_arena_alloc(a, big);
@@ -188,7 +188,7 @@ Test(arena, big_allocations) {
 }
 
 Test(arena, strndup_and_dup) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   char *s = tx_arena_strndup(a, "hello world", 5);
   cr_assert_str_eq(s, "hello");
   char *e = tx_arena_strndup(a, "", 0);
@@ -345,7 +345,7 @@ static char *render(tx_diag_sink *d, tx_arena *a) {
 }
 
 Test(diag, render_caret_and_underline) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   const char *file;
   tx_diag_sink *d = sink_with_source(a, &file);
   tx_error(d, ((tirx_span){file, 2, 5, 2, 8}), "unknown name '%s'", "foo");
@@ -364,7 +364,7 @@ Test(diag, render_caret_and_underline) {
 }
 
 Test(diag, notes_and_unlocated) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   const char *file;
   tx_diag_sink *d = sink_with_source(a, &file);
   tx_note(d, ((tirx_span){file, 1, 5, 1, 6}), "defined here");
@@ -387,7 +387,7 @@ Test(diag, notes_and_unlocated) {
 }
 
 Test(diag, saturates_at_max_errors) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   const char *file;
   tx_diag_sink *d = sink_with_source(a, &file);
   for (int i = 0; i < TX_MAX_ERRORS + 50; i++)
@@ -406,7 +406,7 @@ Test(diag, saturates_at_max_errors) {
 }
 
 Test(diag, internal_error_names_stage) {
-  tx_arena *a = tx_arena_create();
+  tx_arena *a = tx_arena_create(NULL);
   tx_diag_sink *d = tx_diag_create(a);
   tx_internal_error(d, "lower", "unexpected kind %d", 7);
   cr_assert(tx_diag_has_internal(d));
@@ -522,7 +522,7 @@ Test(equal, floats_bitwise) {
 
 Test(equal, strings_and_calls_by_content) {
   /* A second context: interned pointers differ, contents match. */
-  tx_arena *a2 = tx_arena_create();
+  tx_arena *a2 = tx_arena_create(NULL);
   tx_ir ir2 = {a2, tx_interner_create(a2)};
   const tx_expr *s1 = tx_string(&ir, "abc", 3, NOSPAN), *s2 = tx_string(&ir2, "abc", 3, NOSPAN);
   cr_assert(tx_expr_equal(s1, s2));

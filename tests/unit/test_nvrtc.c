@@ -28,7 +28,7 @@ typedef struct fixture {
 
 static void fx_init(fixture *f) {
   memset(f, 0, sizeof *f);
-  f->arena = tx_arena_create();
+  f->arena = tx_arena_create(NULL);
   cr_assert_not_null(f->arena);
   f->diags = tx_diag_create(f->arena);
   cr_assert_not_null(f->diags);

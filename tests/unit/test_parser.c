@@ -23,7 +23,7 @@ typedef struct parsed {
 static parsed *parse_n(const char *text, size_t len) {
   parsed *p = calloc(1, sizeof *p);
   cr_assert_not_null(p);
-  p->arena = tx_arena_create();
+  p->arena = tx_arena_create(NULL);
   p->strings = tx_interner_create(p->arena);
   p->diags = tx_diag_create(p->arena);
   const char *file = tx_diag_add_source(p->diags, "t.py", text, len);

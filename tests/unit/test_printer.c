@@ -16,7 +16,7 @@ static tx_strbuf sb;
 static const tirx_span NOSPAN = {0};
 
 static void setup(void) {
-  arena = tx_arena_create();
+  arena = tx_arena_create(NULL);
   ir = (tx_ir){arena, tx_interner_create(arena)};
   sb = (tx_strbuf){0};
 }

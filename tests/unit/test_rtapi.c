@@ -366,7 +366,7 @@ static void with_kernel_info(const char *info, tx_strbuf *out) {
   tirx_executable_free(exe);
   char *data = NULL;
   size_t len = 0;
-  cr_assert(tx_read_file(path, &data, &len));
+  cr_assert_eq(tx_read_file(NULL, path, &data, &len), 0);
   unlink(path);
   tx_exe_parts parts;
   char why[256];
@@ -459,7 +459,7 @@ Test(rtapi_cache, damaged_disk_entry_is_a_miss) {
   entry[strcspn(entry, "\n")] = 0;
   char *data = NULL;
   size_t len = 0;
-  cr_assert(tx_read_file(entry, &data, &len));
+  cr_assert_eq(tx_read_file(NULL, entry, &data, &len), 0);
   /* three kinds of damage: truncated, a flipped byte, an odd source map */
   tx_strbuf odd = {0};
   with_kernel_info("@src scale_dyn 5 1 \n", &odd);
@@ -615,7 +615,7 @@ static tirx_executable *compile_with_stand_in_ptx(const char *src) {
   tirx_executable_free(exe);
   char *data = NULL;
   size_t len = 0;
-  cr_assert(tx_read_file(path, &data, &len));
+  cr_assert_eq(tx_read_file(NULL, path, &data, &len), 0);
   tx_exe_parts parts;
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
