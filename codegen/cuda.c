@@ -826,15 +826,6 @@ static void emit_block(cuda_cg *g, const tx_stmt *s) {
   g->indent--;
 }
 
-static int64_t const_numel(const tx_buffer *b) {
-  int64_t n = 1;
-  for (uint32_t i = 0; i < b->ndim; i++) {
-    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT) return -1;
-    n *= b->shape[i]->u.ival;
-  }
-  return n;
-}
-
 static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   const tx_buffer *b = s->buffer;
   const char *scope = b->scope ? b->scope : "global";
@@ -851,10 +842,19 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
                b->name ? b->name : "?", scope);
     return;
   }
-  int64_t n = const_numel(b);
-  if (n < 0) {
+  /* The element count in 64 bits: it is the printed array extent, which
+   * must not wrap (verify-memory has checked it against the target). */
+  int64_t n = 0, bytes = 0;
+  int known = tx_cuda_buffer_numel(b, &n);
+  if (known > 0) known = tx_cuda_buffer_bytes(b, &bytes);
+  if (known == 0) {
     cuda_error(g, s->span, "%s buffer '%s' needs a constant extent", scope,
                b->name ? b->name : "?");
+    return;
+  }
+  if (known < 0) {
+    tx_cuda_report_bad_size(g->diags, s->span, b, known);
+    g->failed = 1;
     return;
   }
   const char *name = bind_name(g, b->data, "_ptr");

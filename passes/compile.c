@@ -53,6 +53,37 @@ int tx_target_from_arch(const char *arch, tx_target *out) {
   return 0;
 }
 
+/* Per-block shared and per-thread local memory, from the CUDA C++
+ * Programming Guide's "Technical Specifications per Compute Capability"
+ * table (rows "Maximum amount of shared memory per thread block" and
+ * "Maximum amount of local memory per thread"), the same numbers CCCL
+ * encodes in libcudacxx/include/cuda/__device/arch_traits.h
+ * (max_shared_memory_per_block = 48 KiB; max_shared_memory_per_block_optin
+ * = shared memory per SM minus the 1 KiB the driver reserves per block):
+ *  - static __shared__ arrays: 48 KiB on every architecture (more needs
+ *    dynamic shared memory and the cudaFuncAttributeMaxDynamicSharedMemorySize
+ *    opt-in, which the runtime sets);
+ *  - with the opt-in: 163 KiB on 8.0 (164 KiB per SM), 99 KiB on 8.6, 8.9
+ *    and 12.0 (100 KiB per SM), 227 KiB = 232448 bytes on 9.0, 10.0, 10.1
+ *    and 10.3 (228 KiB per SM; the Hopper tuning guide's "up to 227 KB");
+ *  - local memory: 512 KiB per thread on all of them. */
+#define KIB INT64_C(1024)
+static const tx_target_limits LIMITS[] = {
+    /* sm, static shared, static + dynamic shared (opt-in), local per thread */
+    {0, 48 * KIB, 99 * KIB, 512 * KIB}, /* fallback: valid on every row below */
+    {80, 48 * KIB, 163 * KIB, 512 * KIB},  {86, 48 * KIB, 99 * KIB, 512 * KIB},
+    {89, 48 * KIB, 99 * KIB, 512 * KIB},   {90, 48 * KIB, 227 * KIB, 512 * KIB},
+    {100, 48 * KIB, 227 * KIB, 512 * KIB}, {101, 48 * KIB, 227 * KIB, 512 * KIB},
+    {103, 48 * KIB, 227 * KIB, 512 * KIB}, {120, 48 * KIB, 99 * KIB, 512 * KIB},
+};
+#undef KIB
+
+const tx_target_limits *tx_target_limits_of(const tx_target *t) {
+  for (size_t i = 1; t && i < sizeof LIMITS / sizeof *LIMITS; i++)
+    if (LIMITS[i].sm == t->sm) return &LIMITS[i];
+  return &LIMITS[0];
+}
+
 const char *tx_target_arch_list(void) {
   return "sm_80 sm_86 sm_89 sm_90 sm_90a sm_100 sm_100a sm_101a sm_103a sm_120 sm_120a";
 }
