@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "codegen/cuda_internal.h"
+#include "ir/fold.h"
 #include "ir/visit.h"
 
 /* ---- small tables ---------------------------------------------------------- */
@@ -270,6 +271,10 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)))
     wrap = cuda_ctype(g, t, e->span);
   g->features |= tx_cuda_type_features(t);
+  /* Below float64 the text is a float literal, so it must be the value's
+   * float32 rounding: a literal beyond FLT_MAX is inf (1e+39f would be an
+   * ill-formed C++ literal). Finite values keep their own text. */
+  if (!f64 && isinf(tx_fold_float_round(TX_FLOAT32, v))) v = tx_fold_float_round(TX_FLOAT32, v);
   if (wrap) cuda_open_call(sb, wrap);
   if (isnan(v)) {
     tx_sb_puts(sb,
