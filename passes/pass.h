@@ -23,19 +23,19 @@ typedef struct tx_target {
 } tx_target;
 
 /* What a target allows a kernel's on-chip buffers, in bytes. The numbers
- * live in one table keyed by sm (passes/compile.c, next to the architecture
- * names): a new architecture adds a row there, and passes ask
- * tx_target_limits_of instead of spelling a number. */
+ * live in one table, the rows of the architecture names (passes/compile.c):
+ * a new architecture adds a row there, and passes ask tx_target_limits_of
+ * instead of spelling a number. */
 typedef struct tx_target_limits {
-  int sm;                      /* the row's compute capability (0: the fallback row) */
+  const char *arch;            /* the row ("sm_90a"); NULL for the fallback */
   int64_t static_shared_bytes; /* all static __shared__ arrays of one block */
   int64_t dyn_shared_bytes;    /* static + dynamic shared memory of one block, with the opt-in */
   int64_t local_bytes;         /* local memory of one thread */
 } tx_target_limits;
 
-/* The limits of t's architecture. A target without a row (or no target)
- * gets the fallback row: the smallest limits of every supported
- * architecture. Never NULL. */
+/* The limits of t's architecture: the row of t->arch, else the portable row
+ * of t->sm ("sm_100f" gets sm_100's), else (also for no target) a fallback
+ * that holds on every supported architecture. Never NULL. */
 const tx_target_limits *tx_target_limits_of(const tx_target *t);
 
 /* What a pipeline run remembers between passes (tx_lc_census). Only

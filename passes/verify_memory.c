@@ -259,7 +259,7 @@ static const char *bytes_text(char *buf, size_t n, int64_t bytes) {
  * architecture for a target without a row of its own. */
 static const char *target_text(const size_state *z) {
   const tx_target *t = z->pc->target;
-  return t && t->arch && z->lim->sm ? t->arch : "every supported architecture";
+  return t && t->arch && z->lim->arch ? t->arch : "every supported architecture";
 }
 
 static const char *name_of(const tx_buffer *b) {
@@ -282,8 +282,9 @@ static void check_static_shared(size_state *z, const tx_buffer *b, tirx_span spa
   if (!buffer_bytes(z, b, span, &bytes)) return;
   if (bytes > limit) {
     /* Dynamic shared memory holds more, up to the opt-in limit. */
-    const char *hint =
-        bytes <= z->lim->dyn_shared_bytes ? " (a larger buffer must be scope=\"shared.dyn\")" : "";
+    const char *hint = bytes <= z->lim->dyn_shared_bytes
+                           ? " (larger shared buffers need scope=\"shared.dyn\")"
+                           : "";
     tx_error(z->pc->diags, span,
              "shared buffer '%s' takes %" PRId64 " bytes, more than the %s of static shared "
              "memory a block may have on %s%s",

@@ -544,7 +544,6 @@ static const char *const PIPELINE_REJECTS[] = {
     "cuda/module.tirx",                /* host-only function writes A: verify-memory */
     "lower/control_flow_scalars.tirx", /* scalar sugar on the host: verify-memory */
     "lower/functions_symbolic.tirx",   /* m is not determined by the arguments: make-packed-api */
-    "lower/layouts_tile.tirx", /* R5 takes 64 KiB of static shared memory (48 KiB): verify-memory */
     "passes/lower-tirx/scalar_sugar.tirx", /* scalar sugar on the host: verify-memory */
 };
 
