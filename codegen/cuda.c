@@ -857,14 +857,14 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
                b->name ? b->name : "?");
     return;
   }
-  if (known < 0) {
+  const char *name = bind_name(g, b->data, "_ptr");
+  const char *t = cuda_ctype(g, b->dtype, s->span);
+  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
+  if (known < 0) { /* the storage is known, so its uses report nothing more */
     tx_cuda_report_bad_size(g->diags, s->span, b, known);
     g->failed = 1;
     return;
   }
-  const char *name = bind_name(g, b->data, "_ptr");
-  const char *t = cuda_ctype(g, b->dtype, s->span);
-  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
   if (shared)
     cuda_line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
               b->align ? b->align : 64, t, name, n);

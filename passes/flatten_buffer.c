@@ -305,14 +305,14 @@ static int const_physical_extent(const tx_buffer *b, int64_t *n) {
   return 1;
 }
 
-static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b) {
+static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b, tirx_span span) {
   /* A literal extent is exact: int32 when it fits (as index arithmetic is),
    * else int64, so that `(65536, 65536)` is 4294967296 elements, not 0. */
   int64_t n;
   int known = const_physical_extent(b, &n);
   if (known > 0) return tx_lc_int(st->ir, n == (int32_t)n ? TX_INT32 : TX_INT64, n);
   if (known < 0) {
-    tx_error(st->pc->diags, b->span, "the element count of buffer '%s' does not fit in 64 bits",
+    tx_error(st->pc->diags, span, "the element count of buffer '%s' does not fit in 64 bits",
              b->name ? b->name : "?");
     st->error = 1;
     return NULL;
@@ -338,10 +338,11 @@ static const tx_buffer *lookup(fb_state *st, const tx_buffer *b) {
   return NULL;
 }
 
+/* The flat buffer of b; `span` locates an error in b's extent. */
 static const tx_buffer *make_flat(fb_state *st, const tx_buffer *b, const char *name,
-                                  tx_buffer_form form, const tx_expr *data) {
+                                  tx_buffer_form form, const tx_expr *data, tirx_span span) {
   tx_buffer *f = tx_arena_alloc(st->ir->arena, sizeof *f);
-  const tx_expr *ext = physical_extent(st, b);
+  const tx_expr *ext = physical_extent(st, b, span);
   if (!f || !ext) return st->oom = !st->error, NULL;
   *f = *b;
   f->name = name;
@@ -571,7 +572,7 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
     if (view_source(b, &method)) return tx_lc_empty(st->ir); /* reads through its source */
     tx_buffer_form form =
         b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
-    const tx_buffer *f = make_flat(st, b, b->name, form, b->data);
+    const tx_buffer *f = make_flat(st, b, b->name, form, b->data, s->span.line ? s->span : b->span);
     if (!f) return m->failed = 1, s; /* out of memory, or an error (st->error) */
     tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts,
                              s->nstmts, s->span);
@@ -679,7 +680,7 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
         tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
     tx_sb_free(&sb);
     const tx_expr *data = b->data ? b->data : b->origin;
-    const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data) : NULL;
+    const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data, b->span) : NULL;
     tx_stmt *decl = flat ? tx_stmt_new(st->ir, STMT_DECL, NULL, 0, NULL, 0, b->span) : NULL;
     if (!decl) {
       st->oom = !st->error;
