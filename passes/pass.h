@@ -84,7 +84,8 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
     "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
   X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
-    "check that host code (before T.device_entry()) never reads or writes device memory")          \
+    "check that host code (before T.device_entry()) never reads or writes device memory, "         \
+    "and that shared and local buffers fit the target")                                            \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
     "split each kernel into a host launcher and a <name>_kernel device function")                  \
   X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \

@@ -399,7 +399,9 @@ static const tx_stmt *fix_empty(tx_mutator *m, const tx_stmt *s) {
   return NULL;
 }
 
-static const tx_stmt *sp_stmt_outer_rec(tx_mutator *m, const tx_stmt *s) {
+/* sp_stmt, then the children of a compound statement it left alone (never
+ * leaving an empty body). */
+static const tx_stmt *sp_stmt_children(tx_mutator *m, const tx_stmt *s) {
   const tx_stmt *r = sp_stmt(m, s);
   if (!r && s->nstmts && s->kind != STMT_SEQ) {
     r = tx_mutate_stmt_children(m, s);
@@ -431,7 +433,7 @@ static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
   /* A leaf's expressions are simplified after this returns NULL, still
    * under its span; a compound statement restores its parent's below. */
   if (s->span.line) st->stmt_span = s->span;
-  const tx_stmt *r = sp_stmt_outer_rec(m, s);
+  const tx_stmt *r = sp_stmt_children(m, s);
   if (r || s->nstmts) st->stmt_span = outer;
   return r;
 }

@@ -266,6 +266,12 @@ static const char *name_of(const tx_buffer *b) {
   return b->name ? b->name : "?";
 }
 
+/* a + b, or INT64_MAX when it overflows (a size past every limit). */
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* The bytes of b in *bytes: 1, 0 when symbolic; an overflow is reported. */
 static int buffer_bytes(size_state *z, const tx_buffer *b, tirx_span span, int64_t *bytes) {
   int r = tx_cuda_buffer_bytes(b, bytes);
@@ -293,7 +299,7 @@ static void check_static_shared(size_state *z, const tx_buffer *b, tirx_span spa
     z->static_reported = 1;
     return;
   }
-  if (__builtin_add_overflow(z->static_bytes, bytes, &z->static_bytes)) z->static_bytes = INT64_MAX;
+  z->static_bytes = sat_add(z->static_bytes, bytes);
   if (z->static_bytes > limit && !z->static_reported) {
     tx_error(z->pc->diags, span,
              "with shared buffer '%s' the static shared buffers of '%s' take %" PRId64
@@ -360,10 +366,11 @@ static void check_dyn_shared(size_state *z) {
   }
   if (tx_cuda_dyn_smem_layout(z->pc->diags, z->dyn, z->ndyn, offs, &total, &sym) != TIRX_OK) {
     z->errors++;
-  } else if (!sym && z->static_bytes + total > limit) {
+  } else if (!sym && sat_add(z->static_bytes, total) > limit) {
     uint32_t i = 0;
     for (int64_t bytes = 0; i + 1 < z->ndyn; i++)
-      if (tx_cuda_buffer_bytes(z->dyn[i], &bytes) > 0 && z->static_bytes + offs[i] + bytes > limit)
+      if (tx_cuda_buffer_bytes(z->dyn[i], &bytes) > 0 &&
+          sat_add(sat_add(z->static_bytes, offs[i]), bytes) > limit)
         break;
     char lim[64], with[96] = "";
     if (z->static_bytes)
@@ -372,8 +379,8 @@ static void check_dyn_shared(size_state *z) {
     tx_error(z->pc->diags, z->dyn_spans[i],
              "with dynamic shared buffer '%s' the shared memory of '%s' takes %" PRId64
              " bytes%s, more than the %s a block may have on %s",
-             name_of(z->dyn[i]), z->f->name ? z->f->name : "?", z->static_bytes + total, with,
-             bytes_text(lim, sizeof lim, limit), target_text(z));
+             name_of(z->dyn[i]), z->f->name ? z->f->name : "?", sat_add(z->static_bytes, total),
+             with, bytes_text(lim, sizeof lim, limit), target_text(z));
     z->errors++;
   }
   free(offs);
