@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/fold.h"
 #include "ir/printer.h"
 #include "ir/tensormap.h"
 #include "passes/lower_common.h"
@@ -241,6 +242,8 @@ static void c_int_literal(tx_strbuf *o, tx_dtype t, int64_t v) {
 
 static void c_float_literal(tx_strbuf *o, tx_dtype t, double v) {
   int single = t.bits == 32;
+  /* A float32 literal beyond FLT_MAX is inf (as in the kernels' CUDA). */
+  if (single && isinf(tx_fold_float_round(t, v))) v = tx_fold_float_round(t, v);
   if (isnan(v)) {
     tx_sb_puts(o, single ? "NAN" : "(double)NAN");
   } else if (isinf(v)) {

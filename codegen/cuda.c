@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "codegen/cuda_internal.h"
+#include "ir/fold.h"
 #include "ir/visit.h"
 #include "passes/packed_api.h"
 
@@ -274,6 +275,10 @@ static void emit_float(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   else if (!(t.code == DT_FLOAT && (t.bits == 32 || t.bits == 64)))
     wrap = cuda_ctype(g, t, e->span);
   g->features |= tx_cuda_type_features(t);
+  /* Below float64 the text is a float literal, so it must be the value's
+   * float32 rounding: a literal beyond FLT_MAX is inf (1e+39f would be an
+   * ill-formed C++ literal). Finite values keep their own text. */
+  if (!f64 && isinf(tx_fold_float_round(TX_FLOAT32, v))) v = tx_fold_float_round(TX_FLOAT32, v);
   if (wrap) cuda_open_call(sb, wrap);
   if (isnan(v)) {
     tx_sb_puts(sb,
@@ -830,15 +835,6 @@ static void emit_block(cuda_cg *g, const tx_stmt *s) {
   g->indent--;
 }
 
-static int64_t const_numel(const tx_buffer *b) {
-  int64_t n = 1;
-  for (uint32_t i = 0; i < b->ndim; i++) {
-    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT) return -1;
-    n *= b->shape[i]->u.ival;
-  }
-  return n;
-}
-
 static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   const tx_buffer *b = s->buffer;
   const char *scope = b->scope ? b->scope : "global";
@@ -855,8 +851,12 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
                b->name ? b->name : "?", scope);
     return;
   }
-  int64_t n = const_numel(b);
-  if (n < 0) {
+  /* The element count in 64 bits: it is the printed array extent, which
+   * must not wrap (verify-memory has checked it against the target). */
+  int64_t n = 0, bytes = 0;
+  int known = tx_cuda_buffer_numel(b, &n);
+  if (known > 0) known = tx_cuda_buffer_bytes(b, &bytes);
+  if (known == 0) {
     cuda_error(g, s->span, "%s buffer '%s' needs a constant extent", scope,
                b->name ? b->name : "?");
     return;
@@ -864,6 +864,11 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   const char *name = bind_name(g, b->data, "_ptr");
   const char *t = cuda_ctype(g, b->dtype, s->span);
   add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
+  if (known < 0) { /* the storage is known, so its uses report nothing more */
+    tx_cuda_report_bad_size(g->diags, s->span, b, known);
+    g->failed = 1;
+    return;
+  }
   if (shared)
     cuda_line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
               b->align ? b->align : 64, t, name, n);

@@ -41,6 +41,16 @@ int64_t tx_cuda_elem_bytes(tx_dtype t);
 
 /* ---- storage -------------------------------------------------------------- */
 
+/* The element count of b, the product of its extents, computed in 64 bits:
+ * returns 1 with *n set, 0 when an extent is not a scalar literal, -1 when
+ * the product overflows int64, -2 when an extent is negative. */
+int tx_cuda_buffer_numel(const tx_buffer *b, int64_t *n);
+/* The bytes of b's storage (element count * tx_cuda_elem_bytes), with the
+ * same returns (-1 also when the byte count overflows int64). */
+int tx_cuda_buffer_bytes(const tx_buffer *b, int64_t *bytes);
+/* The located error for a negative return `why` of the two above. */
+void tx_cuda_report_bad_size(tx_diag_sink *diags, tirx_span span, const tx_buffer *b, int why);
+
 /* Does `b` own its storage (an allocation, or a decl_buffer without data=)
  * rather than view another buffer's? */
 int tx_cuda_buffer_owns_storage(const tx_buffer *b);
@@ -49,7 +59,9 @@ int tx_cuda_buffer_owns_storage(const tx_buffer *b);
  * each starts at the previous end rounded up to max(16, align) bytes.
  * offsets (optional) receives the byte offset of each; *total the bytes.
  * Extents must be constant, except that a lone allocation may be symbolic:
- * then *sym is its element count and *total is 0. Errors are located. */
+ * then *sym is its element count and *total is 0. Errors are located (a
+ * size that overflows int64 is one). Whether the total fits the target is
+ * verify-memory's check. */
 tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const *bufs, uint32_t n,
                                     int64_t *offsets, int64_t *total, const tx_expr **sym);
 

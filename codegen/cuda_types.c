@@ -144,14 +144,33 @@ int tx_cuda_buffer_owns_storage(const tx_buffer *b) {
   return v->form == VAR_BUFFER_DATA && v->name && b->name && strcmp(v->name, b->name) == 0;
 }
 
-/* Constant element count of a buffer, or -1 when an extent is symbolic. */
-static int64_t const_numel(const tx_buffer *b) {
-  int64_t n = 1;
+int tx_cuda_buffer_numel(const tx_buffer *b, int64_t *n) {
+  int64_t p = 1;
+  for (uint32_t i = 0; i < b->ndim; i++)
+    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT || b->shape[i]->dtype.lanes != 1) return 0;
   for (uint32_t i = 0; i < b->ndim; i++) {
-    if (!b->shape[i] || b->shape[i]->kind != EXPR_INT) return -1;
-    n *= b->shape[i]->u.ival;
+    int64_t e = b->shape[i]->u.ival;
+    if (e < 0) return -2;
+    if (__builtin_mul_overflow(p, e, &p)) return -1;
   }
-  return n;
+  *n = p;
+  return 1;
+}
+
+int tx_cuda_buffer_bytes(const tx_buffer *b, int64_t *bytes) {
+  int64_t n = 0;
+  int r = tx_cuda_buffer_numel(b, &n);
+  if (r <= 0) return r;
+  return __builtin_mul_overflow(n, tx_cuda_elem_bytes(b->dtype), bytes) ? -1 : 1;
+}
+
+void tx_cuda_report_bad_size(tx_diag_sink *diags, tirx_span span, const tx_buffer *b, int why) {
+  const char *scope = b->scope ? b->scope : "global";
+  if (why == -2)
+    tx_error(diags, span, "%s buffer '%s' has a negative extent", scope, b->name ? b->name : "?");
+  else
+    tx_error(diags, span, "the size of %s buffer '%s' in bytes does not fit in 64 bits", scope,
+             b->name ? b->name : "?");
 }
 
 tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const *bufs, uint32_t n,
@@ -161,11 +180,15 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
   *sym = NULL;
   for (uint32_t i = 0; i < n; i++) {
     const tx_buffer *b = bufs[i];
-    int64_t align = b->align > 16 ? b->align : 16;
-    off = (off + align - 1) / align * align;
+    int64_t align = b->align > 16 ? b->align : 16, bytes = 0;
+    if (__builtin_add_overflow(off, align - 1, &off)) {
+      tx_cuda_report_bad_size(diags, b->span, b, -1);
+      return TIRX_ERR_INPUT;
+    }
+    off = off / align * align;
     if (offsets) offsets[i] = off;
-    int64_t numel = const_numel(b);
-    if (numel < 0) {
+    int known = tx_cuda_buffer_bytes(b, &bytes);
+    if (known == 0) {
       if (n == 1 && b->ndim == 1) {
         *sym = b->shape[0];
         return TIRX_OK;
@@ -176,7 +199,10 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
                b->name ? b->name : "?");
       return TIRX_ERR_INPUT;
     }
-    off += numel * tx_cuda_elem_bytes(b->dtype);
+    if (known < 0 || __builtin_add_overflow(off, bytes, &off)) {
+      tx_cuda_report_bad_size(diags, b->span, b, known < 0 ? known : -1);
+      return TIRX_ERR_INPUT;
+    }
   }
   *total = off;
   return TIRX_OK;

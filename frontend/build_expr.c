@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/fold.h"
 
 static const tx_expr *build(builder *b, const tx_ast *a, int depth);
 
@@ -516,6 +517,8 @@ static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *
   }
   tx_expr *e = tx_binary(b->ir, kind, x, y, span);
   if (!e) bld_oom(b);
+  /* x // 0 and friends: TVM rejects them as it builds them. */
+  if (e && tx_fold_check_operands(b->diags, e, span)) return NULL;
   return e;
 }
 
@@ -563,7 +566,10 @@ static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
     BLD_ERROR(b, a, "operator '%s' needs integer operands", ops[op].sym);
     return NULL;
   }
-  return call_of(b, ops[op].call, x->dtype, x, y, a->span);
+  const tx_expr *e = call_of(b, ops[op].call, x->dtype, x, y, a->span);
+  /* x << 64 on int64: TVM rejects a literal shift amount out of range. */
+  if (e && tx_fold_check_operands(b->diags, e, a->span)) return NULL;
+  return e;
 }
 
 static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
@@ -1029,7 +1035,8 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
       e->u.call.op = q;
       e->u.call.kw.npos = npos + (self ? 1 : 0);
       e->u.call.kw.names = nkw ? (const char *const *)vec_finish(b, &kw) : NULL;
-      result = e;
+      /* T.shift_left(x, 64) on int64, as the operator form. */
+      result = tx_fold_check_operands(b->diags, e, call->span) ? NULL : e;
     } else {
       bld_oom(b);
     }

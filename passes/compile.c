@@ -34,14 +34,47 @@ const char *tx_emit_name(tx_emit_kind kind) {
 typedef struct arch_info {
   const char *name;
   int sm;
+  tx_target_limits limits;
 } arch_info;
 
-/* What NVRTC can target and the kernels are written for. */
+/* What NVRTC can target and the kernels are written for, with what each
+ * allows a block's shared memory and a thread's local memory.
+ *
+ * The numbers: the CUDA C++ Programming Guide's "Technical Specifications
+ * per Compute Capability" table ("Maximum amount of shared memory per
+ * thread block", "Maximum amount of local memory per thread"), as CCCL
+ * encodes it in libcudacxx/include/cuda/__device/arch_traits.h
+ * (max_shared_memory_per_block_optin = shared memory per SM minus the 1 KiB
+ * the driver reserves per block):
+ *  - with the opt-in (cudaFuncAttributeMaxDynamicSharedMemorySize, which the
+ *    runtime sets; static plus dynamic may not exceed it): 163 KiB on 8.0
+ *    (164 KiB per SM), 99 KiB on 8.6, 8.9 and 12.0 (100 KiB per SM), 227 KiB
+ *    = 232448 bytes on 9.0, 10.x (228 KiB per SM; the Hopper tuning guide's
+ *    "up to 227 KB");
+ *  - static __shared__ arrays: 48 KiB (0xc000) for portable targets, but
+ *    the whole per-block maximum for arch-specific ('a') ones -- the guide
+ *    calls kernels over 48 KB architecture-specific. Measured with ptxas of
+ *    CUDA 13.0: 49168 bytes of static shared memory fail for sm_80, sm_90,
+ *    sm_100, sm_100f and sm_120 ("0xc000 max") and pass for sm_90a, sm_100a
+ *    and sm_103a up to 232448 (232464: "0x38c00 max") and for sm_120a up to
+ *    101376; a 232448-byte static array launched without error on an H200
+ *    (sm_90a);
+ *  - local memory: 512 KiB per thread on all of them. */
+#define KIB INT64_C(1024)
+/* clang-format off */
+#define ROW(name, sm, static_kib, optin_kib) \
+  {name, sm, {name, (static_kib) * KIB, (optin_kib) * KIB, 512 * KIB}}
+/* clang-format on */
 static const arch_info ARCHES[] = {
-    {"sm_80", 80},    {"sm_86", 86},   {"sm_89", 89},    {"sm_90", 90},
-    {"sm_90a", 90},   {"sm_100", 100}, {"sm_100a", 100}, {"sm_101a", 101},
-    {"sm_103a", 103}, {"sm_120", 120}, {"sm_120a", 120},
+    ROW("sm_80", 80, 48, 163),     ROW("sm_86", 86, 48, 99),      ROW("sm_89", 89, 48, 99),
+    ROW("sm_90", 90, 48, 227),     ROW("sm_90a", 90, 227, 227),   ROW("sm_100", 100, 48, 227),
+    ROW("sm_100a", 100, 227, 227), ROW("sm_101a", 101, 227, 227), ROW("sm_103a", 103, 227, 227),
+    ROW("sm_120", 120, 48, 99),    ROW("sm_120a", 120, 99, 99),
 };
+/* For a target with no row of its own or of its sm: valid on every row. */
+static const tx_target_limits FALLBACK_LIMITS = {NULL, 48 * KIB, 99 * KIB, 512 * KIB};
+#undef ROW
+#undef KIB
 
 int tx_target_from_arch(const char *arch, tx_target *out) {
   for (size_t i = 0; arch && i < sizeof ARCHES / sizeof *ARCHES; i++)
@@ -51,6 +84,21 @@ int tx_target_from_arch(const char *arch, tx_target *out) {
       return 1;
     }
   return 0;
+}
+
+static int arch_specific(const char *name) {
+  size_t n = strlen(name);
+  return n && name[n - 1] == 'a';
+}
+
+const tx_target_limits *tx_target_limits_of(const tx_target *t) {
+  const size_t n = sizeof ARCHES / sizeof *ARCHES;
+  for (size_t i = 0; t && t->arch && i < n; i++)
+    if (strcmp(ARCHES[i].name, t->arch) == 0) return &ARCHES[i].limits;
+  /* Another spelling of a known sm ("sm_100f"): its portable row. */
+  for (size_t i = 0; t && i < n; i++)
+    if (ARCHES[i].sm == t->sm && !arch_specific(ARCHES[i].name)) return &ARCHES[i].limits;
+  return &FALLBACK_LIMITS;
 }
 
 const char *tx_target_arch_list(void) {

@@ -254,7 +254,70 @@ static const tx_expr *layout_extent(fb_state *st, const tx_layout *l) {
   return e;
 }
 
-static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b) {
+/* ---- constant extents in 64 bits ------------------------------------------------ */
+
+/* Sum += (extent - 1) * stride over the memory-axis iterators of `it`;
+ * 0 when a field is not a literal, -1 on int64 overflow. */
+static int iter_span(const tx_layout_iter *it, uint32_t n, int offsets, int64_t *sum) {
+  for (uint32_t k = 0; k < n; k++) {
+    if (it[k].axis) continue;
+    int64_t e = 1, s, term;
+    if ((!offsets && !tx_lc_const(it[k].extent, &e)) || !tx_lc_const(it[k].stride, &s)) return 0;
+    if (offsets) { /* an offset iterator's stride is the offset itself */
+      term = s;
+    } else if (__builtin_mul_overflow(e - 1, s, &term)) {
+      return -1;
+    }
+    if (__builtin_add_overflow(*sum, term, sum)) return -1;
+  }
+  return 1;
+}
+
+static int const_layout_extent(const tx_layout *l, int64_t *n) {
+  int64_t e = 1;
+  int r = iter_span(l->shard, l->nshard, 0, &e);
+  if (r > 0) r = iter_span(l->replica, l->nreplica, 0, &e);
+  if (r > 0) r = iter_span(l->offset, l->noffset, 1, &e);
+  if (r > 0) *n = e;
+  return r;
+}
+
+/* physical_extent's value computed exactly in int64 when every field is a
+ * literal: 1 with *n set, 0 when something is symbolic, -1 on overflow. The
+ * expression builders would fold it in the shapes' type (int32) and wrap. */
+static int const_physical_extent(const tx_buffer *b, int64_t *n) {
+  int64_t e = 1, x, s, term;
+  if (b->nstrides) {
+    for (uint32_t i = 0; i < b->ndim; i++) {
+      if (!tx_lc_const(b->shape[i], &x) || !tx_lc_const(b->strides[i], &s)) return 0;
+      if (__builtin_mul_overflow(x - 1, s, &term) || __builtin_add_overflow(e, term, &e)) return -1;
+    }
+    *n = e;
+    return 1;
+  }
+  if (b->layout && b->layout->kind == LAYOUT_TILE) return const_layout_extent(b->layout, n);
+  if (b->layout && b->layout->kind == LAYOUT_COMPOSE && b->layout->tile)
+    return const_layout_extent(b->layout->tile, n);
+  for (uint32_t i = 0; i < b->ndim; i++) {
+    if (!tx_lc_const(b->shape[i], &x)) return 0;
+    if (__builtin_mul_overflow(e, x, &e)) return -1;
+  }
+  *n = e;
+  return 1;
+}
+
+static const tx_expr *physical_extent(fb_state *st, const tx_buffer *b, tirx_span span) {
+  /* A literal extent is exact: int32 when it fits (as index arithmetic is),
+   * else int64, so that `(65536, 65536)` is 4294967296 elements, not 0. */
+  int64_t n;
+  int known = const_physical_extent(b, &n);
+  if (known > 0) return tx_lc_int(st->ir, n == (int32_t)n ? TX_INT32 : TX_INT64, n);
+  if (known < 0) {
+    tx_error(st->pc->diags, span, "the element count of buffer '%s' does not fit in 64 bits",
+             b->name ? b->name : "?");
+    st->error = 1;
+    return NULL;
+  }
   if (b->nstrides) {
     const tx_expr *e = tx_lc_int(st->ir, TX_INT32, 1);
     for (uint32_t i = 0; i < b->ndim; i++)
@@ -276,11 +339,12 @@ static const tx_buffer *lookup(fb_state *st, const tx_buffer *b) {
   return NULL;
 }
 
+/* The flat buffer of b; `span` locates an error in b's extent. */
 static const tx_buffer *make_flat(fb_state *st, const tx_buffer *b, const char *name,
-                                  tx_buffer_form form, const tx_expr *data) {
+                                  tx_buffer_form form, const tx_expr *data, tirx_span span) {
   tx_buffer *f = tx_arena_alloc(st->ir->arena, sizeof *f);
-  const tx_expr *ext = physical_extent(st, b);
-  if (!f || !ext) return st->oom = 1, NULL;
+  const tx_expr *ext = physical_extent(st, b, span);
+  if (!f || !ext) return st->oom = !st->error, NULL;
   *f = *b;
   f->name = name;
   f->form = form;
@@ -512,8 +576,8 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
     if (view_source(b, &method)) return tx_lc_empty(st->ir); /* reads through its source */
     tx_buffer_form form =
         b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
-    const tx_buffer *f = make_flat(st, b, b->name, form, b->data);
-    if (!f) return m->failed = 1, s;
+    const tx_buffer *f = make_flat(st, b, b->name, form, b->data, s->span.line ? s->span : b->span);
+    if (!f) return m->failed = 1, s; /* out of memory, or an error (st->error) */
     tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts,
                              s->nstmts, s->span);
     if (!r) return m->failed = 1, s;
@@ -621,10 +685,10 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
         tx_sb_cstr(&sb) ? tx_lc_fresh_name(&st->names, st->ir, tx_sb_cstr(&sb)) : NULL;
     tx_sb_free(&sb);
     const tx_expr *data = b->data ? b->data : b->origin;
-    const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data) : NULL;
+    const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data, b->span) : NULL;
     tx_stmt *decl = flat ? tx_stmt_new(st->ir, STMT_DECL, NULL, 0, NULL, 0, b->span) : NULL;
     if (!decl) {
-      st->oom = 1;
+      st->oom = !st->error;
       break;
     }
     decl->buffer = flat;
@@ -636,10 +700,10 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   tx_ptrmap_free(&body_uses.bufs);
   tx_ptrmap_free(&host_uses.bufs);
   const tx_func *r = f;
-  if (!st->oom) {
+  if (!st->oom && !st->error) {
     tx_mutator m = {.ir = st->ir, .user = st, .expr = fb_expr, .stmt = fb_stmt};
     const tx_stmt *nb = tx_mutate_stmt(&m, body);
-    if (m.failed) st->oom = 1;
+    if (m.failed && !st->error) st->oom = 1;
     if (!st->oom && (ntop || nafter)) {
       /* nb keeps the top-level shape: the device entry is still at `entry`
        * unless statements before it were dropped, so find it again. */

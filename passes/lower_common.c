@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/fold.h"
 #include "ir/strbuf.h"
 
 static const tirx_span NOSPAN = {0};
@@ -23,26 +24,11 @@ int tx_lc_const(const tx_expr *e, int64_t *out) {
 }
 
 int64_t tx_lc_wrap(tx_dtype t, int64_t v) {
-  if (t.code == DT_BOOL) return v != 0;
-  if (t.bits == 0 || t.bits >= 64) return v;
-  uint64_t mask = (UINT64_C(1) << t.bits) - 1, u = (uint64_t)v & mask;
-  if (t.code == DT_UINT) return (int64_t)u;
-  if (u >> (t.bits - 1)) u |= ~mask; /* sign-extend */
-  return (int64_t)u;
+  return tx_fold_wrap(t, v);
 }
 
 const tx_expr *tx_lc_int(tx_ir *ir, tx_dtype t, int64_t v) {
   return tx_int(ir, t, tx_lc_wrap(t, v), NOSPAN);
-}
-
-/* Floor division and modulo of int64 (b != 0), rounding toward -inf. */
-static int64_t floordiv64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t floormod64(int64_t a, int64_t b) {
-  return a - floordiv64(a, b) * b;
 }
 
 const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
@@ -51,15 +37,14 @@ const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_e
   int ca = tx_lc_const(a, &x), cb = tx_lc_const(b, &y);
   tx_dtype t = a->dtype;
   int is_int = tx_dtype_is_int(t) && tx_dtype_is_int(b->dtype);
-  if (is_int && ca && cb) {
-    /* Only the ops the passes build; the simplifier folds the rest. */
-    if (k == EXPR_ADD) return tx_lc_int(ir, t, (int64_t)((uint64_t)x + (uint64_t)y));
-    if (k == EXPR_SUB) return tx_lc_int(ir, t, (int64_t)((uint64_t)x - (uint64_t)y));
-    if (k == EXPR_MUL) return tx_lc_int(ir, t, (int64_t)((uint64_t)x * (uint64_t)y));
-    if (k == EXPR_FLOORDIV && y != 0 && !(y == -1 && x == INT64_MIN))
-      return tx_lc_int(ir, t, floordiv64(x, y));
-    if (k == EXPR_FLOORMOD && y != 0 && y != -1) return tx_lc_int(ir, t, floormod64(x, y));
-  }
+  int64_t folded;
+  /* Only the ops the passes build; the simplifier folds the rest. A
+   * division by 0 stays for the simplifier to report. */
+  if (is_int && ca && cb &&
+      (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_FLOORDIV ||
+       k == EXPR_FLOORMOD) &&
+      tx_fold_int(k, t, x, y, &folded))
+    return tx_lc_int(ir, t, folded);
   if (is_int) {
     if (cb && !ca && (k == EXPR_ADD || k == EXPR_SUB) && y == 0) return a;
     if (ca && !cb && k == EXPR_ADD && x == 0) return b;

@@ -25,6 +25,22 @@ typedef struct tx_target {
   int opt_level;    /* 0..3 */
 } tx_target;
 
+/* What a target allows a kernel's on-chip buffers, in bytes. The numbers
+ * live in one table, the rows of the architecture names (passes/compile.c):
+ * a new architecture adds a row there, and passes ask tx_target_limits_of
+ * instead of spelling a number. */
+typedef struct tx_target_limits {
+  const char *arch;            /* the row ("sm_90a"); NULL for the fallback */
+  int64_t static_shared_bytes; /* all static __shared__ arrays of one block */
+  int64_t dyn_shared_bytes;    /* static + dynamic shared memory of one block, with the opt-in */
+  int64_t local_bytes;         /* local memory of one thread */
+} tx_target_limits;
+
+/* The limits of t's architecture: the row of t->arch, else the portable row
+ * of t->sm ("sm_100f" gets sm_100's), else (also for no target) a fallback
+ * that holds on every supported architecture. Never NULL. */
+const tx_target_limits *tx_target_limits_of(const tx_target *t);
+
 /* What a pipeline run remembers between passes (tx_lc_census). Only
  * tx_run_pipeline turns it on: outside a run a module's address may be
  * reused by another module after its context is freed. */
@@ -71,7 +87,8 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
   X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
     "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
   X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
-    "check that host code (before T.device_entry()) never reads or writes device memory")          \
+    "check that host code (before T.device_entry()) never reads or writes device memory, "         \
+    "and that shared and local buffers fit the target")                                            \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
     "split each kernel into a host launcher and a <name>_kernel device function")                  \
   X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \

@@ -3,9 +3,10 @@
  *
  * Requires: scalar integer expressions; anything else is "unknown".
  * Guarantees: a known range contains every value the expression can take
- * given the recorded variable ranges (wrap-around of narrow types is not
- * modelled, which is why ranges are capped far below int64's limits and
- * casts only keep a range that fits the target type).
+ * given the recorded variable ranges. Wrap-around is not modelled, so a
+ * range that leaves its expression's type (where the value would wrap) is
+ * unknown, as is one beyond 2^40 (not useful, and far from int64 overflow);
+ * bounds are combined with overflow checks, never C signed overflow.
  */
 #include "passes/range.h"
 
@@ -16,15 +17,37 @@
 
 static const tx_range UNKNOWN = {0, 0, 0};
 
-static tx_range rconst(int64_t v) {
-  return (tx_range){1, v, v};
-}
-
 /* Keep ranges far from int64 overflow: beyond 2^40 they are not useful. */
 static tx_range checked(tx_range r) {
   const int64_t lim = INT64_C(1) << 40;
   if (!r.known || r.lo < -lim || r.hi > lim || r.lo > r.hi) return UNKNOWN;
   return r;
+}
+
+static tx_range rconst(int64_t v) {
+  return checked((tx_range){1, v, v});
+}
+
+/* r, when every value in it is a value of integer type t (no wrap). */
+static tx_range in_type(tx_dtype t, tx_range r) {
+  if (!r.known || t.bits >= 64 || t.code == DT_BOOL) return r;
+  int64_t lo = t.code == DT_UINT ? 0 : -(INT64_C(1) << (t.bits - 1));
+  int64_t hi = t.code == DT_UINT ? (INT64_C(1) << t.bits) - 1 : (INT64_C(1) << (t.bits - 1)) - 1;
+  return r.lo >= lo && r.hi <= hi ? r : UNKNOWN;
+}
+
+/* [lo, hi] from the products of the bounds, or unknown on overflow. */
+static tx_range range_mul(tx_range a, tx_range b) {
+  int64_t p[4];
+  if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) ||
+      __builtin_mul_overflow(a.hi, b.lo, &p[2]) || __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+    return UNKNOWN;
+  tx_range r = {1, p[0], p[0]};
+  for (int i = 1; i < 4; i++) {
+    if (p[i] < r.lo) r.lo = p[i];
+    if (p[i] > r.hi) r.hi = p[i];
+  }
+  return checked(r);
 }
 
 int64_t tx_range_fdiv(int64_t a, int64_t b) {
@@ -60,21 +83,13 @@ static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
   int64_t c;
   int cb = tx_lc_const(e->ops[1], &c);
   switch ((tx_expr_kind)e->kind) {
+  /* Known ranges are within 2^40, so sums and differences cannot overflow. */
   case EXPR_ADD:
     return a.known && b.known ? checked((tx_range){1, a.lo + b.lo, a.hi + b.hi}) : UNKNOWN;
   case EXPR_SUB:
     return a.known && b.known ? checked((tx_range){1, a.lo - b.hi, a.hi - b.lo}) : UNKNOWN;
   case EXPR_MUL:
-    if (a.known && b.known) {
-      int64_t p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
-      tx_range r = {1, p[0], p[0]};
-      for (int i = 1; i < 4; i++) {
-        if (p[i] < r.lo) r.lo = p[i];
-        if (p[i] > r.hi) r.hi = p[i];
-      }
-      return checked(r);
-    }
-    return UNKNOWN;
+    return a.known && b.known ? range_mul(a, b) : UNKNOWN;
   case EXPR_FLOORDIV:
     if (cb && c > 0 && a.known)
       return (tx_range){1, tx_range_fdiv(a.lo, c), tx_range_fdiv(a.hi, c)};
@@ -82,7 +97,7 @@ static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
   case EXPR_FLOORMOD:
     if (cb && c > 0) {
       if (a.known && a.lo >= 0 && a.hi < c) return a;
-      return (tx_range){1, 0, c - 1};
+      return checked((tx_range){1, 0, c - 1});
     }
     return UNKNOWN;
   case EXPR_MIN:
@@ -142,7 +157,8 @@ tx_range tx_range_of(const tx_range_map *m, const tx_expr *e) {
     int64_t lim = e->dtype.bits >= 64 ? INT64_MAX : (INT64_C(1) << (e->dtype.bits - 1)) - 1;
     return r.known && r.lo >= 0 && r.hi <= lim ? r : UNKNOWN;
   }
-  if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2) return range_bin(m, e);
+  if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2)
+    return in_type(e->dtype, range_bin(m, e));
   return UNKNOWN;
 }
 
@@ -162,7 +178,7 @@ void tx_range_record_bind(tx_range_map *m, const tx_stmt *s) {
   int64_t ext = launch_extent(val);
   if (!ext && val->kind == EXPR_CAST && val->nops == 1) ext = launch_extent(val->ops[0]);
   if (ext) {
-    tx_range_set(m, v, (tx_range){1, 0, ext - 1});
+    tx_range_set(m, v, checked((tx_range){1, 0, ext - 1}));
     return;
   }
   tx_range_set(m, v, tx_range_of(m, val));
@@ -173,7 +189,7 @@ void tx_range_record_loop(tx_range_map *m, const tx_expr *var, const tx_expr *be
   int64_t lo, hi, st = 1;
   if (step && !tx_lc_const(step, &st)) return;
   if (var && tx_lc_const(begin, &lo) && tx_lc_const(end, &hi) && hi > lo && st > 0)
-    tx_range_set(m, var, (tx_range){1, lo, hi - 1});
+    tx_range_set(m, var, in_type(var->dtype, checked((tx_range){1, lo, hi - 1})));
 }
 
 void tx_range_clear(tx_range_map *m) {

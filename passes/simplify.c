@@ -7,7 +7,10 @@
  * Guarantees:
  *  - integer and bool operations on literals are folded with TIRx semantics
  *    (floordiv/floormod round toward -inf, T.truncdiv/T.truncmod toward
- *    zero, results wrap to the type's width); a division by zero is left;
+ *    zero, results wrap to the type's width: ir/fold.h);
+ *  - an integer division or modulo by a constant 0, or a T.shift_left /
+ *    T.shift_right by a constant outside [0, bits), including one that only
+ *    folding makes constant, is a located error (as TVM rejects them);
  *  - identities x+0, x-0, x*1, x*0 (integers only), x//1, x%1, min/max of
  *    equal operands, and/or/not/select with literal operands; a literal
  *    operand of a commutative op goes right; (x+c1)+c2 and (x*c1)*c2 combine;
@@ -16,7 +19,11 @@
  *    x // c -> 0 and x % c -> x for 0 <= x < c, (x*c + y) // c -> x + y // c,
  *    (x*c) % c -> 0, (x*c + y) % c -> y % c (c > 0), comparisons decided by
  *    the ranges fold, and an `if` on a literal condition keeps one arm;
- *  - float +, -, * of two literals of the same dtype fold;
+ *  - float +, -, * of two literals of the same IEEE dtype (float16,
+ *    bfloat16, float32, float64) fold as IEEE arithmetic in that type: each
+ *    operand is first its value in the type (a float32 literal 1e39 is
+ *    inf), the result is rounded to the type (overflow gives inf, inf - inf
+ *    NaN, NaN stays NaN); fp8/fp6/fp4 literals are not folded;
  *  - idempotent: simplifying its own output changes nothing.
  * Variables are identities, so a range is recorded once per variable for
  * the whole function and needs no scoping. The range analysis itself is
@@ -26,6 +33,7 @@
 #include <string.h>
 
 #include "ir/equal.h"
+#include "ir/fold.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
 #include "passes/range.h"
@@ -38,7 +46,8 @@ typedef struct sp_state {
   tx_pass_ctx *pc;
   tx_ir *ir;
   tx_range_map ranges; /* shared range analysis (passes/range.h) */
-  int oom;
+  tirx_span stmt_span; /* the innermost statement being simplified, for errors */
+  int oom, errors;
 } sp_state;
 
 static range range_of(sp_state *st, const tx_expr *e) {
@@ -79,31 +88,23 @@ static const tx_expr *multiple_of(const tx_expr *x, int64_t c, int64_t *q) {
 
 static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int64_t y) {
   tx_dtype t = e->ops[0]->dtype;
+  x = tx_fold_wrap(t, x);
+  y = tx_fold_wrap(t, y);
   uint64_t ux = (uint64_t)x, uy = (uint64_t)y;
   int is_uint = t.code == DT_UINT && t.bits == 64;
+  int64_t r;
+  if (tx_fold_int((tx_expr_kind)e->kind, t, x, y, &r)) return mk_int(st, e->dtype, r);
   switch ((tx_expr_kind)e->kind) {
   case EXPR_ADD:
-    return mk_int(st, e->dtype, (int64_t)(ux + uy));
   case EXPR_SUB:
-    return mk_int(st, e->dtype, (int64_t)(ux - uy));
   case EXPR_MUL:
-    return mk_int(st, e->dtype, (int64_t)(ux * uy));
   case EXPR_DIV:
-    if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
-    return mk_int(st, e->dtype, x / y);
   case EXPR_MOD:
-    if (y == 0 || y == -1 || is_uint) return e;
-    return mk_int(st, e->dtype, x % y);
   case EXPR_FLOORDIV:
-    if (y == 0 || (y == -1 && x == INT64_MIN) || is_uint) return e;
-    return mk_int(st, e->dtype, tx_range_fdiv(x, y));
   case EXPR_FLOORMOD:
-    if (y == 0 || y == -1 || is_uint) return e;
-    return mk_int(st, e->dtype, tx_range_fmod(x, y));
   case EXPR_MIN:
-    return mk_int(st, e->dtype, x < y ? x : y);
   case EXPR_MAX:
-    return mk_int(st, e->dtype, x > y ? x : y);
+    return e; /* no value: a division by zero, reported by simp */
   case EXPR_EQ:
     return mk_bool(st, e, x == y);
   case EXPR_NE:
@@ -165,12 +166,14 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   int bools = tx_dtype_is_bool(a->dtype) && tx_dtype_is_bool(b->dtype);
   if ((ints || bools) && ca && cb) return fold_consts(st, e, x, y);
   if (a->kind == EXPR_FLOAT && b->kind == EXPR_FLOAT && tx_dtype_eq(a->dtype, b->dtype) &&
-      a->dtype.lanes == 1 && (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL)) {
-    double r = k == EXPR_ADD   ? a->u.fval + b->u.fval
-               : k == EXPR_SUB ? a->u.fval - b->u.fval
-                               : a->u.fval * b->u.fval;
-    if (a->dtype.bits == 32) r = (double)(float)r;
-    return tx_float(st->ir, a->dtype, r, e->span);
+      tx_fold_float_type(a->dtype) && (k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL)) {
+    /* IEEE arithmetic in the type. The operands are values of the type, so
+     * the double product is exact, and a double sum rounded again to the
+     * type is the correctly rounded sum (53 >= 2 * 24 + 2 bits). */
+    tx_dtype t = a->dtype;
+    double fx = tx_fold_float_round(t, a->u.fval), fy = tx_fold_float_round(t, b->u.fval);
+    double r = k == EXPR_ADD ? fx + fy : k == EXPR_SUB ? fx - fy : fx * fy;
+    return tx_float(st->ir, t, tx_fold_float_round(t, r), e->span);
   }
   if (bools) {
     if (k == EXPR_AND && (ca || cb)) return (ca ? x : y) ? (ca ? b : a) : mk_bool(st, e, 0);
@@ -204,12 +207,14 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_ADD:
   case EXPR_SUB: {
     if (y == 0) return a;
-    int64_t add = k == EXPR_ADD ? y : -y;
+    /* Constants combine modulo 2^64 (then wrap to the type), as the
+     * operations they replace do: never C signed overflow. */
+    uint64_t add = k == EXPR_ADD ? (uint64_t)y : UINT64_C(0) - (uint64_t)y;
     /* (x + c1) + c2 -> x + (c1 + c2) */
     if (a->kind == EXPR_ADD && tx_lc_const(a->ops[1], &z))
-      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, z + add));
+      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, (int64_t)((uint64_t)z + add)));
     if (a->kind == EXPR_SUB && tx_lc_const(a->ops[1], &z))
-      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, add - z));
+      return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, (int64_t)(add - (uint64_t)z)));
     if (k == EXPR_SUB && y < 0 && y != INT64_MIN)
       return mk_bin(st, EXPR_ADD, a, mk_int(st, e->dtype, -y));
     if (k == EXPR_ADD && y < 0 && y != INT64_MIN)
@@ -220,7 +225,8 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
     if (y == 1) return a;
     if (y == 0) return mk_int(st, e->dtype, 0);
     if (a->kind == EXPR_MUL && tx_lc_const(a->ops[1], &z))
-      return mk_bin(st, EXPR_MUL, a->ops[0], mk_int(st, e->dtype, z * y));
+      return mk_bin(st, EXPR_MUL, a->ops[0],
+                    mk_int(st, e->dtype, (int64_t)((uint64_t)z * (uint64_t)y)));
     return e;
   case EXPR_DIV:
   case EXPR_MOD:
@@ -307,6 +313,10 @@ static const tx_expr *simp(sp_state *st, const tx_expr *e) {
     return NULL;
   }
   int64_t x;
+  if (tx_fold_check_operands(st->pc->diags, e, st->stmt_span)) {
+    st->errors++;
+    return e;
+  }
   if (tx_expr_is_binary((tx_expr_kind)e->kind) && e->nops == 2 && e->dtype.lanes == 1) {
     const tx_expr *r = simp_binary(st, e);
     if (!r) st->oom = 1;
@@ -392,7 +402,9 @@ static const tx_stmt *fix_empty(tx_mutator *m, const tx_stmt *s) {
   return NULL;
 }
 
-static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
+/* sp_stmt, then the children of a compound statement it left alone (never
+ * leaving an empty body). */
+static const tx_stmt *sp_stmt_children(tx_mutator *m, const tx_stmt *s) {
   const tx_stmt *r = sp_stmt(m, s);
   if (!r && s->nstmts && s->kind != STMT_SEQ) {
     r = tx_mutate_stmt_children(m, s);
@@ -418,13 +430,24 @@ static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
   return r;
 }
 
+static const tx_stmt *sp_stmt_outer(tx_mutator *m, const tx_stmt *s) {
+  sp_state *st = m->user;
+  tirx_span outer = st->stmt_span;
+  /* A leaf's expressions are simplified after this returns NULL, still
+   * under its span; a compound statement restores its parent's below. */
+  if (s->span.line) st->stmt_span = s->span;
+  const tx_stmt *r = sp_stmt_children(m, s);
+  if (r || s->nstmts) st->stmt_span = outer;
+  return r;
+}
+
 tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   sp_state st = {.pc = pc, .ir = pc->ir, .ranges = {.alloc = tx_ir_alloc(pc->ir)}};
   const tx_func **funcs =
       in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
   if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
   int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
+  for (uint32_t i = 0; i < in->nfuncs && !st.oom && !tx_diag_saturated(pc->diags); i++) {
     tx_range_clear(&st.ranges);
     tx_mutator m = {.ir = pc->ir, .user = &st, .expr = sp_expr, .stmt = sp_stmt_outer};
     const tx_func *f = in->funcs[i];
@@ -445,7 +468,7 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
     }
     changed |= funcs[i] != f;
   }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM : st.errors ? TIRX_ERR_INPUT : TIRX_OK;
   *out = in;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
   tx_mem_free(tx_ir_alloc(pc->ir), funcs);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/fold.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
 
@@ -45,7 +46,8 @@ typedef struct un_state {
   tx_pass_ctx *pc;
   tx_ir *ir;
   tx_lc_names names;
-  int oom;
+  tirx_span loop_span; /* the loop being copied out, for errors without a span */
+  int oom, errors;
 } un_state;
 
 static int grow(const tirx_allocator *a, void **items, uint32_t *cap, uint32_t len, size_t size) {
@@ -181,6 +183,12 @@ static const tx_expr *copy_expr(tx_mutator *m, const tx_expr *e) {
     if (!f) return m->failed = 1, e;
     return f;
   }
+  /* A substituted literal can make an operation undefined (7 // i with
+   * i = 0): the error simplify would give, had the literal been there. */
+  if (r != e && tx_fold_check_operands(c->st->pc->diags, r, c->st->loop_span)) {
+    c->st->errors++;
+    return r;
+  }
   /* Fold what the substituted literal makes foldable (x * 0, x + 0, 2 * 4). */
   if (r != e && r->dtype.lanes == 1 && tx_dtype_is_int(r->dtype) && r->nops == 2 &&
       is_int_arith((tx_expr_kind)r->kind)) {
@@ -311,7 +319,10 @@ static int literal_loop(const tx_stmt *s, int64_t *begin, int64_t *step, int64_t
   if (npos == 3 && (!tx_lc_const(s->exprs[2], &st) || st <= 0)) return 0;
   *begin = b;
   *step = st;
-  *trip = e <= b ? 0 : (e - b + st - 1) / st;
+  /* In uint64: e - b is exact there (e > b), and no signed overflow. */
+  uint64_t span = e <= b ? 0 : (uint64_t)e - (uint64_t)b;
+  uint64_t n = span / (uint64_t)st + (span % (uint64_t)st != 0);
+  *trip = n > INT64_MAX ? INT64_MAX : (int64_t)n;
   return 1;
 }
 
@@ -330,8 +341,11 @@ static const tx_stmt *unroll(tx_mutator *m, const tx_stmt *s) {
     const tx_stmt **items =
         tx_mem_calloc(tx_ir_alloc(m->ir), trip ? (size_t)trip : 1, sizeof *items);
     if (!items) m->failed = 1;
+    st->loop_span = s->span;
     for (int64_t k = 0; items && k < trip && !m->failed; k++) {
-      items[k] = body_copy(st, s->stmts[0], s->vars[0], begin + k * step, &d, (int)k);
+      /* begin + k * step < end fits, but k * step alone may not: uint64. */
+      int64_t value = (int64_t)((uint64_t)begin + (uint64_t)k * (uint64_t)step);
+      items[k] = body_copy(st, s->stmts[0], s->vars[0], value, &d, (int)k);
       if (!items[k]) m->failed = 1;
     }
     if (items && !m->failed) {
@@ -376,7 +390,7 @@ tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_m
     if (!st.oom) tx_lc_names_keep(&st.names, pc, funcs[i]);
     changed |= funcs[i] != in->funcs[i];
   }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
+  tirx_status status = st.oom ? TIRX_ERR_NOMEM : st.errors ? TIRX_ERR_INPUT : TIRX_OK;
   if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
   tx_mem_free(tx_ir_alloc(pc->ir), funcs);
   tx_lc_names_free(&st.names);

@@ -16,13 +16,29 @@
  * pointer value (an EXPR_BUFFER operand, A.ptr_to, A.access_ptr) do not
  * touch the memory. Global allocations made on the host are host memory.
  *
+ * It also checks that each function's on-chip buffers fit the target
+ * (tx_target_limits_of; docs/limits.md, "Buffer sizes"), with sizes in
+ * 64 bits (an overflowing size is an error too):
+ *  - every static `shared` buffer, and all of them together, within the
+ *    static shared memory of a block;
+ *  - the static buffers plus the `shared.dyn` arena (laid out by
+ *    tx_cuda_dyn_smem_layout, the rule split-host-device and codegen use)
+ *    within the shared memory a block may opt in to;
+ *  - every `local` buffer within the local memory of a thread.
+ * Buffers with symbolic extents are sized at run time and not checked.
+ *
  * The pass only checks: it never changes the module (*out = in). A function
  * whose device entry is not a top-level statement is left to
  * split-host-device, which reports it.
  */
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "codegen/cuda_internal.h"
+#include "ir/mem.h"
 #include "ir/visit.h"
+#include "passes/lower_common.h"
 #include "passes/pass.h"
 
 /* ---- which buffers live in device memory -------------------------------- */
@@ -217,14 +233,183 @@ static void check_func(vm_state *st) {
   }
 }
 
+/* ---- on-chip buffer sizes ------------------------------------------------ */
+
+typedef struct size_state {
+  tx_pass_ctx *pc;
+  const tx_func *f;
+  const tx_target_limits *lim;
+  int64_t static_bytes; /* the static shared buffers so far */
+  int static_reported;
+  const tx_buffer **dyn; /* shared.dyn allocations, in codegen's order */
+  tirx_span *dyn_spans;  /* ... and their allocation statements */
+  uint32_t ndyn, capdyn;
+  int errors, oom;
+} size_state;
+
+/* "49152 bytes (48 KiB)" */
+static const char *bytes_text(char *buf, size_t n, int64_t bytes) {
+  if (bytes % 1024 == 0)
+    snprintf(buf, n, "%" PRId64 " bytes (%" PRId64 " KiB)", bytes, bytes / 1024);
+  else
+    snprintf(buf, n, "%" PRId64 " bytes", bytes);
+  return buf;
+}
+
+/* Where the limits come from, for messages: "sm_90a", or every supported
+ * architecture for a target without a row of its own. */
+static const char *target_text(const size_state *z) {
+  const tx_target *t = z->pc->target;
+  return t && t->arch && z->lim->arch ? t->arch : "every supported architecture";
+}
+
+static const char *name_of(const tx_buffer *b) {
+  return b->name ? b->name : "?";
+}
+
+/* a + b, or INT64_MAX when it overflows (a size past every limit). */
+static int64_t sat_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+/* The bytes of b in *bytes: 1, 0 when symbolic; an overflow is reported. */
+static int buffer_bytes(size_state *z, const tx_buffer *b, tirx_span span, int64_t *bytes) {
+  int r = tx_cuda_buffer_bytes(b, bytes);
+  if (r < 0) {
+    tx_cuda_report_bad_size(z->pc->diags, span, b, r);
+    z->errors++;
+  }
+  return r > 0;
+}
+
+static void check_static_shared(size_state *z, const tx_buffer *b, tirx_span span) {
+  int64_t bytes, limit = z->lim->static_shared_bytes;
+  char lim[64];
+  if (!buffer_bytes(z, b, span, &bytes)) return;
+  if (bytes > limit) {
+    /* Dynamic shared memory holds more, up to the opt-in limit. */
+    const char *hint = bytes <= z->lim->dyn_shared_bytes
+                           ? " (larger shared buffers need scope=\"shared.dyn\")"
+                           : "";
+    tx_error(z->pc->diags, span,
+             "shared buffer '%s' takes %" PRId64 " bytes, more than the %s of static shared "
+             "memory a block may have on %s%s",
+             name_of(b), bytes, bytes_text(lim, sizeof lim, limit), target_text(z), hint);
+    z->errors++;
+    z->static_reported = 1;
+    return;
+  }
+  z->static_bytes = sat_add(z->static_bytes, bytes);
+  if (z->static_bytes > limit && !z->static_reported) {
+    tx_error(z->pc->diags, span,
+             "with shared buffer '%s' the static shared buffers of '%s' take %" PRId64
+             " bytes, more than the %s of static shared memory a block may have on %s",
+             name_of(b), z->f->name ? z->f->name : "?", z->static_bytes,
+             bytes_text(lim, sizeof lim, limit), target_text(z));
+    z->errors++;
+    z->static_reported = 1;
+  }
+}
+
+static void check_local(size_state *z, const tx_buffer *b, tirx_span span) {
+  int64_t bytes, limit = z->lim->local_bytes;
+  char lim[64];
+  if (!buffer_bytes(z, b, span, &bytes) || bytes <= limit) return;
+  tx_error(z->pc->diags, span,
+           "local buffer '%s' takes %" PRId64 " bytes per thread, more than the %s of local "
+           "memory a thread may have on %s",
+           name_of(b), bytes, bytes_text(lim, sizeof lim, limit), target_text(z));
+  z->errors++;
+}
+
+static void note_dyn(size_state *z, const tx_buffer *b, tirx_span span) {
+  if (z->ndyn == z->capdyn) {
+    uint32_t cap = z->capdyn ? 2 * z->capdyn : 8;
+    const tx_buffer **p = tx_mem_realloc(tx_ir_alloc(z->pc->ir), (void *)z->dyn, cap * sizeof *p);
+    if (p) z->dyn = p;
+    tirx_span *sp =
+        p ? tx_mem_realloc(tx_ir_alloc(z->pc->ir), z->dyn_spans, cap * sizeof *sp) : NULL;
+    if (!sp) {
+      z->oom = 1;
+      return;
+    }
+    z->dyn_spans = sp;
+    z->capdyn = cap;
+  }
+  z->dyn_spans[z->ndyn] = span;
+  z->dyn[z->ndyn++] = b;
+}
+
+/* Allocations and decl_buffers with storage of their own, as codegen
+ * emits them; errors are located at the allocation statement. */
+static int size_pre_stmt(tx_visitor *v, const tx_stmt *s) {
+  size_state *z = v->user;
+  int owns =
+      s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer));
+  const char *scope = owns && s->buffer ? s->buffer->scope : NULL;
+  tirx_span span = s->span.line || !s->buffer ? s->span : s->buffer->span;
+  if (scope && strcmp(scope, "shared") == 0) check_static_shared(z, s->buffer, span);
+  if (scope && strcmp(scope, "local") == 0) check_local(z, s->buffer, span);
+  if (scope && strcmp(scope, "shared.dyn") == 0) note_dyn(z, s->buffer, span);
+  if (z->oom || tx_diag_saturated(z->pc->diags)) v->stop = 1;
+  return 1;
+}
+
+/* The static buffers and the dynamic arena together, located at the first
+ * shared.dyn buffer that does not fit. */
+static void check_dyn_shared(size_state *z) {
+  if (!z->ndyn || z->errors) return;
+  int64_t *offs = tx_mem_calloc(tx_ir_alloc(z->pc->ir), z->ndyn, sizeof *offs), total = 0,
+          limit = z->lim->dyn_shared_bytes;
+  const tx_expr *sym = NULL;
+  if (!offs) {
+    z->oom = 1;
+    return;
+  }
+  if (tx_cuda_dyn_smem_layout(z->pc->diags, z->dyn, z->ndyn, offs, &total, &sym) != TIRX_OK) {
+    z->errors++;
+  } else if (!sym && sat_add(z->static_bytes, total) > limit) {
+    uint32_t i = 0;
+    for (int64_t bytes = 0; i + 1 < z->ndyn; i++)
+      if (tx_cuda_buffer_bytes(z->dyn[i], &bytes) > 0 &&
+          sat_add(sat_add(z->static_bytes, offs[i]), bytes) > limit)
+        break;
+    char lim[64], with[96] = "";
+    if (z->static_bytes)
+      snprintf(with, sizeof with, " (%" PRId64 " of them in static shared buffers)",
+               z->static_bytes);
+    tx_error(z->pc->diags, z->dyn_spans[i],
+             "with dynamic shared buffer '%s' the shared memory of '%s' takes %" PRId64
+             " bytes%s, more than the %s a block may have on %s",
+             name_of(z->dyn[i]), z->f->name ? z->f->name : "?", sat_add(z->static_bytes, total),
+             with, bytes_text(lim, sizeof lim, limit), target_text(z));
+    z->errors++;
+  }
+  tx_mem_free(tx_ir_alloc(z->pc->ir), offs);
+}
+
+static void check_sizes(size_state *z) {
+  tx_visitor v = {.user = z, .pre_stmt = size_pre_stmt, .pre_expr = tx_lc_skip_expr};
+  if (z->f->body) tx_visit_stmt(&v, z->f->body);
+  if (!z->oom) check_dyn_shared(z);
+  tx_mem_free(tx_ir_alloc(z->pc->ir), (void *)z->dyn);
+  tx_mem_free(tx_ir_alloc(z->pc->ir), z->dyn_spans);
+}
+
 tirx_status tx_pass_verify_memory(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   int errors = 0;
+  const tx_target_limits *lim = tx_target_limits_of(pc->target);
   for (uint32_t i = 0; i < in->nfuncs; i++) {
     vm_state st = {0};
     st.pc = pc;
     st.f = in->funcs[i];
     check_func(&st);
     errors += st.errors;
+    size_state z = {.pc = pc, .f = in->funcs[i], .lim = lim};
+    check_sizes(&z);
+    if (z.oom) return TIRX_ERR_NOMEM;
+    errors += z.errors;
     if (tx_diag_saturated(pc->diags)) break;
   }
   if (errors) return TIRX_ERR_INPUT;

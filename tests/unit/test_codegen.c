@@ -133,7 +133,7 @@ static void run_golden(const char *name) {
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
-  X(cluster_binding) X(ptr_bind) X(mapa_ptr)
+  X(cluster_binding) X(ptr_bind) X(mapa_ptr) X(float_special)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -699,4 +699,44 @@ Test(errors, kernel_parameter_limit) {
             "%s", c.diags);
   cuda_compiled_free(&c);
   free(src);
+}
+
+/* ---- sizes and literals past 32 bits -------------------------------------------- */
+
+/* Codegen declares an array with its 64-bit element count: a size that
+ * does not fit in int32 (verify-memory rejects it in the pipeline; the
+ * harness here skips the pipeline) is printed as it is, never wrapped. */
+Test(codegen, array_extents_print_in_64_bits) {
+  static const char *const local[] = {"float L_ptr[4295032832];", NULL};
+  cuda_expect_text(&SM90, &E,
+                   "    L = T.alloc_buffer((4295032832,), \"float32\", scope=\"local\")\n"
+                   "    L[tx] = A[tx]\n"
+                   "    A[tx] = L[tx]\n",
+                   local);
+  static const char *const shared[] = {"__shared__ alignas(64) signed char S_ptr[4294967296];",
+                                       NULL};
+  cuda_expect_text(&SM90, &E,
+                   "    S = T.alloc_buffer((T.int64(4294967296),), \"int8\", scope=\"shared\")\n"
+                   "    S[tx] = T.int8(1)\n",
+                   shared);
+  cuda_expect_error(&SM90, &E,
+                    "    S = T.alloc_buffer((T.int64(4611686018427387904),), \"float32\", "
+                    "scope=\"shared\")\n"
+                    "    S[tx] = A[tx]\n",
+                    "the size of shared buffer 'S' in bytes does not fit in 64 bits", 8);
+}
+
+/* A float32 literal beyond FLT_MAX is inf: printed as its bit pattern, not
+ * as the ill-formed C++ literal 1e+39f. */
+Test(codegen, out_of_range_float_literals_are_inf) {
+  static const char *const f32[] = {"A_ptr[tx] = __int_as_float(0x7f800000);",
+                                    "A_ptr[(tx + 1)] = __int_as_float((int)0xff800000u);", NULL};
+  cuda_expect_text(&SM90, &E,
+                   "    A[tx] = T.float32(1e39)\n"
+                   "    A[tx + 1] = T.float32(-1e39)\n",
+                   f32);
+  char *cu = cuda_text_of(&SM90, &E, "    A[tx] = T.float32(3.4028234663852886e38)\n");
+  cr_assert_null(strstr(cu, "0x7f800000"), "FLT_MAX is finite:\n%s", cu);
+  cr_assert_null(strstr(cu, "e+39"), "%s", cu);
+  free(cu);
 }

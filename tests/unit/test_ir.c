@@ -18,6 +18,7 @@
 #include "ir/diag.h"
 #include "ir/dtype.h"
 #include "ir/equal.h"
+#include "ir/fold.h"
 #include "ir/intern.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
@@ -906,4 +907,134 @@ Test(strbuf, put_int_matches_printf) {
     cr_expect_str_eq(tx_sb_cstr(&sb), want);
     tx_sb_free(&sb);
   }
+}
+
+/* ---- literal arithmetic (ir/fold.h) ---------------------------------------- */
+
+static int64_t fold(tx_expr_kind k, tx_dtype t, int64_t x, int64_t y) {
+  int64_t r = 0x5a5a;
+  cr_assert(tx_fold_int(k, t, x, y, &r), "%s %" PRId64 ", %" PRId64 " should fold",
+            tx_expr_kind_name(k), x, y);
+  return r;
+}
+
+/* The overflowing cases wrap in the type, as TVM folds them; none is C UB
+ * (the sanitizer build runs this). */
+Test(fold, integers_wrap_in_their_type) {
+  const tx_dtype i64 = TX_INT64, i32 = TX_INT32, u64 = tx_dt(DT_UINT, 64, 1);
+  const tx_dtype u8 = tx_dt(DT_UINT, 8, 1), i8 = tx_dt(DT_INT, 8, 1);
+  cr_assert_eq(fold(EXPR_DIV, i64, INT64_MIN, -1), INT64_MIN);
+  cr_assert_eq(fold(EXPR_FLOORDIV, i64, INT64_MIN, -1), INT64_MIN);
+  cr_assert_eq(fold(EXPR_MOD, i64, INT64_MIN, -1), 0);
+  cr_assert_eq(fold(EXPR_FLOORMOD, i64, INT64_MIN, -1), 0);
+  cr_assert_eq(fold(EXPR_FLOORDIV, i32, INT32_MIN, -1), INT32_MIN);
+  cr_assert_eq(fold(EXPR_ADD, i32, INT32_MAX, 1), INT32_MIN);
+  cr_assert_eq(fold(EXPR_MUL, i32, 65536, 65536), 0);
+  cr_assert_eq(fold(EXPR_MUL, i64, INT64_MAX, 2), -2);
+  cr_assert_eq(fold(EXPR_SUB, i64, INT64_MIN, 1), INT64_MAX);
+  cr_assert_eq(fold(EXPR_ADD, i8, 127, 1), -128);
+  cr_assert_eq(fold(EXPR_SUB, u8, 0, 1), 255);
+  /* Rounding: floor toward -inf, trunc toward 0. */
+  cr_assert_eq(fold(EXPR_FLOORDIV, i32, -7, 2), -4);
+  cr_assert_eq(fold(EXPR_FLOORMOD, i32, -7, 2), 1);
+  cr_assert_eq(fold(EXPR_FLOORMOD, i32, 7, -2), -1);
+  cr_assert_eq(fold(EXPR_DIV, i32, -7, 2), -3);
+  cr_assert_eq(fold(EXPR_MOD, i32, -7, 2), -1);
+  cr_assert_eq(fold(EXPR_FLOORMOD, i64, INT64_MIN, INT64_MAX), INT64_MAX - 1);
+  /* uint64 is unsigned: 2^64 - 1 (stored as -1) divided by 2. */
+  cr_assert_eq(fold(EXPR_DIV, u64, -1, 2), INT64_MAX);
+  cr_assert_eq(fold(EXPR_FLOORMOD, u64, -1, 10), 5); /* 18446744073709551615 % 10 */
+  cr_assert_eq(fold(EXPR_MIN, u64, -1, 1), 1);
+  cr_assert_eq(fold(EXPR_MAX, u64, -1, 1), -1);
+  cr_assert_eq(fold(EXPR_MIN, i64, -1, 1), -1);
+  /* Operands are taken in the type first: an int8 300 is 44. */
+  cr_assert_eq(fold(EXPR_ADD, i8, 300, 0), 44);
+}
+
+Test(fold, division_by_zero_has_no_value) {
+  static const tx_expr_kind kinds[] = {EXPR_DIV, EXPR_MOD, EXPR_FLOORDIV, EXPR_FLOORMOD};
+  int64_t r = 42;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+    cr_assert_not(tx_fold_int(kinds[i], TX_INT32, 7, 0, &r));
+    cr_assert_not(tx_fold_int(kinds[i], TX_INT32, 7, INT64_C(1) << 32, &r), "0 in int32");
+  }
+  cr_assert_eq(r, 42, "nothing stored");
+  cr_assert_not(tx_fold_int(EXPR_EQ, TX_INT32, 1, 1, &r), "comparisons are not arithmetic");
+}
+
+static double round_to(tx_dtype t, double v) {
+  return tx_fold_float_round(t, v);
+}
+
+Test(fold, floats_round_as_ieee_in_their_type) {
+  const tx_dtype f32 = TX_FLOAT32, f16 = tx_dt(DT_FLOAT, 16, 1), bf16 = tx_dt(DT_BFLOAT, 16, 1);
+  const tx_dtype f64 = tx_dt(DT_FLOAT, 64, 1);
+  cr_assert(isinf(round_to(f32, 1e39)) && round_to(f32, 1e39) > 0);
+  cr_assert(isinf(round_to(f32, -1e39)) && round_to(f32, -1e39) < 0);
+  cr_assert_eq(round_to(f32, 3.4028234663852886e38), 3.4028234663852886e38, "FLT_MAX stays");
+  /* Past FLT_MAX by half an ulp (2^103) is the tie that rounds to inf. */
+  double flt_max = 3.4028234663852886e38;
+  cr_assert_eq(round_to(f32, flt_max + ldexp(1.0, 102)), flt_max);
+  cr_assert(isinf(round_to(f32, flt_max + ldexp(1.0, 103))));
+  cr_assert_eq(round_to(f32, 0.1), (double)0.1f);
+  cr_assert_eq(round_to(f32, 16777217.0), 16777216.0, "ties to even");
+  cr_assert_eq(round_to(f32, 16777219.0), 16777220.0, "ties to even");
+  cr_assert_eq(round_to(f32, 1e-46), 0.0, "below half the smallest subnormal");
+  cr_assert_eq(round_to(f32, ldexp(1.5, -149)), ldexp(1.0, -148), "subnormal tie to even");
+  cr_assert(signbit(round_to(f32, -1e-50)), "-0 keeps its sign");
+  cr_assert(isnan(round_to(f32, NAN)));
+  cr_assert_eq(round_to(f16, 65504.0), 65504.0);
+  cr_assert_eq(round_to(f16, 65519.0), 65504.0);
+  cr_assert(isinf(round_to(f16, 65520.0)), "65520 is the tie above float16's max");
+  cr_assert_eq(round_to(f16, 1.0001), 1.0);
+  cr_assert_eq(round_to(f16, ldexp(1.0, -24)), ldexp(1.0, -24), "smallest subnormal");
+  cr_assert_eq(round_to(bf16, 1.00390625), 1.0, "a tie (bit 8) to even");
+  cr_assert_eq(round_to(bf16, 1.01171875), 1.015625, "a tie to even, upwards");
+  cr_assert(isinf(round_to(bf16, 3.4e38)), "3.4e38 is past bfloat16's max (3.3895e38)");
+  cr_assert_eq(round_to(f64, 1e39), 1e39);
+  cr_assert_eq(round_to(tx_dt(DT_E4M3FN, 8, 1), 1000.0), 1000.0, "fp8 is not an IEEE type here");
+  cr_assert(tx_fold_float_type(f16) && tx_fold_float_type(bf16) && tx_fold_float_type(f64));
+  cr_assert_not(tx_fold_float_type(tx_dt(DT_E5M2, 8, 1)));
+  cr_assert_not(tx_fold_float_type(tx_dt(DT_FLOAT, 32, 4)), "vectors are not folded");
+}
+
+/* The literal operands that make an operation undefined, and only those. */
+Test(fold, undefined_operands_are_located_errors, .init = ir_setup, .fini = ir_teardown) {
+  tx_diag_sink *d = tx_diag_create(ir.arena);
+  tirx_span at = {"t.tirx", 3, 5, 3, 12};
+  const tx_expr *x = tx_var(&ir, "x", TX_INT32, VAR_PLAIN, NOSPAN);
+  const tx_expr *zero = tx_int(&ir, TX_INT32, 0, NOSPAN), *two = tx_int(&ir, TX_INT32, 2, NOSPAN);
+  const tx_expr *fx = tx_var(&ir, "f", TX_FLOAT32, VAR_PLAIN, NOSPAN);
+  const tx_expr *fzero = tx_float(&ir, TX_FLOAT32, 0.0, NOSPAN);
+  cr_assert(tx_fold_check_operands(d, tx_binary(&ir, EXPR_FLOORMOD, x, zero, at), NOSPAN));
+  cr_assert_str_eq(tx_diag_at(d, 0)->message,
+                   "integer modulo by zero: the divisor is the constant 0");
+  cr_assert_eq(tx_diag_at(d, 0)->span.line, 3);
+  cr_assert(tx_fold_check_operands(d, tx_binary(&ir, EXPR_DIV, x, zero, NOSPAN), at),
+            "the fallback span locates it");
+  cr_assert_eq(tx_diag_at(d, 1)->span.line, 3);
+  cr_assert_not(tx_fold_check_operands(d, tx_binary(&ir, EXPR_DIV, x, two, at), at));
+  cr_assert_not(tx_fold_check_operands(d, tx_binary(&ir, EXPR_DIV, fx, fzero, at), at),
+                "float division by 0 is IEEE (inf or NaN)");
+  cr_assert_not(tx_fold_check_operands(d, tx_binary(&ir, EXPR_ADD, x, zero, at), at));
+  /* shifts: [0, bits) of the shifted operand's type */
+  const tx_expr *ops[2] = {x, tx_int(&ir, TX_INT32, 31, NOSPAN)};
+  tx_expr *shl = tx_expr_new(&ir, EXPR_CALL, TX_INT32, ops, 2, at);
+  shl->u.call.op = tx_intern(ir.strings, "T.shift_left");
+  cr_assert_not(tx_fold_check_operands(d, shl, at));
+  ops[1] = tx_int(&ir, TX_INT64, 32, NOSPAN);
+  shl = tx_expr_new(&ir, EXPR_CALL, TX_INT32, ops, 2, at);
+  shl->u.call.op = tx_intern(ir.strings, "T.shift_right");
+  cr_assert(tx_fold_check_operands(d, shl, at));
+  cr_assert_str_eq(tx_diag_at(d, 2)->message,
+                   "shift amount 32 is out of range: it must be in [0, 32) for int32");
+  ops[1] = tx_int(&ir, tx_dt(DT_UINT, 64, 1), -1, NOSPAN); /* 2^64 - 1 */
+  shl = tx_expr_new(&ir, EXPR_CALL, TX_INT32, ops, 2, at);
+  shl->u.call.op = tx_intern(ir.strings, "T.shift_left");
+  cr_assert(tx_fold_check_operands(d, shl, at));
+  cr_assert_str_eq(tx_diag_at(d, 3)->message,
+                   "shift amount 18446744073709551615 is out of range: it must be in [0, 32) "
+                   "for int32");
+  cr_assert_eq(tx_diag_errors(d), 4);
+  tx_diag_destroy(d);
 }

@@ -9,6 +9,8 @@
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,7 +623,7 @@ static void pipeline_input(const char *dir, const char *name, void *user) {
 Test(passes, verify_each_accepts_the_golden_lowering_corpus) {
   static const char base[] = TIRX_SOURCE_DIR "/tests/golden/";
   corpus_run run = {.rel_base = base};
-  static const char *const dirs[] = {"cuda", "lower", "lowering"};
+  static const char *const dirs[] = {"cuda", "lower", "lowering", "limits"};
   char dir[1024];
   for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
     snprintf(dir, sizeof dir, "%s%s", base, dirs[i]);
@@ -712,4 +714,325 @@ Test(passes, legalize_and_narrow_keep_plain_modules) {
   cr_assert_eq(out, m, "no narrow floats: same module");
   cr_assert_eq(tx_pass_narrow_datatype(&pc, m, &out), TIRX_OK);
   cr_assert_eq(out, m, "no int64: same module");
+}
+
+/* ---- buffer size limits (docs/limits.md) ------------------------------------------ */
+
+Test(passes, every_arch_has_its_own_limits_row) {
+  char list[256];
+  snprintf(list, sizeof list, "%s", tx_target_arch_list());
+  int rows = 0;
+  for (char *name = strtok(list, " "); name; name = strtok(NULL, " ")) {
+    tx_target t = {0};
+    cr_assert(tx_target_from_arch(name, &t), "%s", name);
+    const tx_target_limits *l = tx_target_limits_of(&t);
+    cr_assert_str_eq(l->arch, name, "%s has no row of its own", name);
+    cr_assert_eq(l->local_bytes, 512 * 1024, "%s", name);
+    int specific = name[strlen(name) - 1] == 'a';
+    /* Portable targets: 48 KiB of static __shared__ arrays; arch-specific
+     * ones: the whole per-block maximum (ptxas allows it). */
+    cr_assert_eq(l->static_shared_bytes, specific ? l->dyn_shared_bytes : 49152, "%s", name);
+    rows++;
+  }
+  cr_assert_eq(rows, 11);
+  tx_target t = {0};
+  tx_target_from_arch("sm_90a", &t);
+  cr_assert_eq(tx_target_limits_of(&t)->dyn_shared_bytes, 232448);
+  tx_target_from_arch("sm_100a", &t);
+  cr_assert_eq(tx_target_limits_of(&t)->dyn_shared_bytes, 232448);
+  tx_target_from_arch("sm_80", &t);
+  cr_assert_eq(tx_target_limits_of(&t)->dyn_shared_bytes, 166912);
+  tx_target_from_arch("sm_120a", &t);
+  cr_assert_eq(tx_target_limits_of(&t)->static_shared_bytes, 101376);
+  /* Another spelling of a known sm gets that sm's portable row. */
+  const tx_target fam = {"sm_100f", 100, 2};
+  cr_assert_str_eq(tx_target_limits_of(&fam)->arch, "sm_100");
+  cr_assert_eq(tx_target_limits_of(&fam)->static_shared_bytes, 49152);
+  /* No target, or an unknown one: limits that hold on every row. */
+  const tx_target odd = {"sm_75", 75, 2};
+  cr_assert_null(tx_target_limits_of(NULL)->arch);
+  cr_assert_eq(tx_target_limits_of(&odd), tx_target_limits_of(NULL));
+  cr_assert_eq(tx_target_limits_of(NULL)->static_shared_bytes, 49152);
+  cr_assert_eq(tx_target_limits_of(NULL)->dyn_shared_bytes, 101376);
+}
+
+/* A kernel `k` whose body (after the device entry) is `body`, through the
+ * whole pipeline for `arch`. Returns the status; errors stay in ctx. */
+static tirx_status pipeline_body(const char *arch, const char *body) {
+  char src[4096];
+  snprintf(src, sizeof src,
+           "from tvm.script import tirx as T\n"
+           "\n"
+           "@T.prim_func\n"
+           "def k(A: T.Buffer((64,), \"float32\"), n: T.int32):\n"
+           "    T.device_entry(grid=1, block=32)\n" /* line 5; body from line 6 */
+           "%s",
+           body);
+  cr_assert(tx_target_from_arch(arch, &target), "%s", arch);
+  const tx_module *m = parse(src), *out = NULL;
+  tx_pipeline_options o = {.verify_each = 1};
+  tirx_status st = tx_run_pipeline(&pc, &o, m, &out);
+  cr_assert_not(tx_diag_has_internal(ctx->diags));
+  return st;
+}
+
+static void expect_fits(const char *arch, const char *body) {
+  tirx_status st = pipeline_body(arch, body);
+  char buf[2048] = "";
+  if (st != TIRX_OK) tirx_diag_render(ctx, buf, sizeof buf, NULL);
+  cr_assert_eq(st, TIRX_OK, "%s:\n%s\n%s", arch, body, buf);
+}
+
+/* One located error, at `line`, with exactly `msg`. */
+static void expect_too_large(const char *arch, const char *body, uint32_t line, const char *msg) {
+  cr_assert_eq(pipeline_body(arch, body), TIRX_ERR_INPUT, "%s:\n%s", arch, body);
+  cr_assert_eq(tx_diag_errors(ctx->diags), 1);
+  cr_assert_str_eq(diag_msg(0), msg);
+  cr_assert_eq(tx_diag_at(ctx->diags, 0)->span.line, line);
+  tx_diag_clear(ctx->diags);
+}
+
+Test(passes, static_shared_memory_at_and_over_the_limit) {
+  /* One buffer: 12288 floats are 49152 bytes, sm_90's limit. */
+  expect_fits("sm_90", "    S = T.alloc_buffer((12288,), \"float32\", scope=\"shared\")\n"
+                       "    S[1] = A[0]\n");
+  expect_too_large("sm_90",
+                   "    S = T.alloc_buffer((12289,), \"float32\", scope=\"shared\")\n"
+                   "    S[1] = A[0]\n",
+                   6,
+                   "shared buffer 'S' takes 49156 bytes, more than the 49152 bytes (48 KiB) of "
+                   "static shared memory a block may have on sm_90 (larger shared buffers need "
+                   "scope=\"shared.dyn\")");
+  /* The sum of a kernel's static buffers, a decl_buffer with storage too. */
+  static const char two_at[] = "    S = T.alloc_buffer((6144,), \"float32\", scope=\"shared\")\n"
+                               "    R = T.decl_buffer((6144,), \"float32\", scope=\"shared\")\n"
+                               "    S[1] = A[0]\n"
+                               "    R[1] = A[1]\n";
+  expect_fits("sm_90", two_at);
+  expect_too_large("sm_90",
+                   "    S = T.alloc_buffer((6144,), \"float32\", scope=\"shared\")\n"
+                   "    R = T.decl_buffer((6145,), \"float32\", scope=\"shared\")\n"
+                   "    S[1] = A[0]\n"
+                   "    R[1] = A[1]\n",
+                   7,
+                   "with shared buffer 'R' the static shared buffers of 'k' take 49156 bytes, "
+                   "more than the 49152 bytes (48 KiB) of static shared memory a block may have "
+                   "on sm_90");
+  /* Arch-specific targets: the whole 227 KiB, and no more. */
+  expect_fits("sm_90a", "    S = T.alloc_buffer((58112,), \"float32\", scope=\"shared\")\n"
+                        "    S[1] = A[0]\n");
+  expect_too_large("sm_100a",
+                   "    S = T.alloc_buffer((58113,), \"float32\", scope=\"shared\")\n"
+                   "    S[1] = A[0]\n",
+                   6,
+                   "shared buffer 'S' takes 232452 bytes, more than the 232448 bytes (227 KiB) of "
+                   "static shared memory a block may have on sm_100a");
+}
+
+Test(passes, dynamic_shared_memory_at_and_over_the_limit) {
+  expect_fits("sm_90a", "    D = T.alloc_buffer((232448,), \"uint8\", scope=\"shared.dyn\")\n"
+                        "    D[1] = T.uint8(1)\n");
+  expect_too_large("sm_90a",
+                   "    D = T.alloc_buffer((232449,), \"uint8\", scope=\"shared.dyn\")\n"
+                   "    D[1] = T.uint8(1)\n",
+                   6,
+                   "with dynamic shared buffer 'D' the shared memory of 'k' takes 232449 bytes, "
+                   "more than the 232448 bytes (227 KiB) a block may have on sm_90a");
+  /* Static and dynamic share the opt-in limit: sm_80 has 163 KiB. */
+  static const char mixed[] = "    S = T.alloc_buffer((4096,), \"float32\", scope=\"shared\")\n"
+                              "    D = T.alloc_buffer((%d,), \"uint8\", scope=\"shared.dyn\")\n"
+                              "    S[1] = A[0]\n"
+                              "    D[1] = T.uint8(1)\n";
+  char body[512];
+  snprintf(body, sizeof body, mixed, 166912 - 16384);
+  expect_fits("sm_80", body);
+  snprintf(body, sizeof body, mixed, 166912 - 16384 + 1);
+  expect_too_large("sm_80", body, 7,
+                   "with dynamic shared buffer 'D' the shared memory of 'k' takes 166913 bytes "
+                   "(16384 of them in static shared buffers), more than the 166912 bytes "
+                   "(163 KiB) a block may have on sm_80");
+  /* A symbolic arena is sized at launch: not checked here. */
+  expect_fits("sm_90a", "    D = T.alloc_buffer((n * 1000000,), \"uint8\", scope=\"shared.dyn\")\n"
+                        "    D[1] = T.uint8(1)\n");
+}
+
+Test(passes, local_memory_at_and_over_the_limit) {
+  expect_fits("sm_90a", "    L = T.alloc_buffer((131072,), \"float32\", scope=\"local\")\n"
+                        "    L[1] = A[0]\n"
+                        "    A[1] = L[1]\n");
+  expect_too_large("sm_120",
+                   "    L = T.alloc_buffer((65537, 2), \"float32\", scope=\"local\")\n"
+                   "    L[1, 1] = A[0]\n"
+                   "    A[1] = L[1, 1]\n",
+                   6,
+                   "local buffer 'L' takes 524296 bytes per thread, more than the 524288 bytes "
+                   "(512 KiB) of local memory a thread may have on sm_120");
+}
+
+/* The three sizes of the reliability issue: each used to wrap in int32 and
+ * compile to a wrong-sized array without a word. */
+Test(passes, sizes_that_wrapped_in_int32_are_errors) {
+  expect_too_large("sm_90a",
+                   "    S = T.alloc_buffer((65536, 65536), \"float32\", scope=\"shared\")\n"
+                   "    S[1, 2] = A[0]\n",
+                   6,
+                   "shared buffer 'S' takes 17179869184 bytes, more than the 232448 bytes "
+                   "(227 KiB) of static shared memory a block may have on sm_90a");
+  expect_too_large(
+      "sm_90a",
+      "    S = T.alloc_buffer((2147483647, 2147483647), \"float32\", scope=\"shared\")\n"
+      "    S[1, 2] = A[0]\n",
+      6, "the size of shared buffer 'S' in bytes does not fit in 64 bits");
+  expect_too_large("sm_90a",
+                   "    L = T.alloc_buffer((65536, 65537), \"float32\", scope=\"local\")\n"
+                   "    L[1, 2] = A[0]\n",
+                   6,
+                   "local buffer 'L' takes 17180131328 bytes per thread, more than the 524288 "
+                   "bytes (512 KiB) of local memory a thread may have on sm_90a");
+  expect_too_large("sm_90a",
+                   "    G = T.alloc_buffer((T.int64(4294967296), T.int64(4294967296)), \"int8\")\n"
+                   "    G[1, 2] = T.int8(0)\n",
+                   6, "the element count of buffer 'G' does not fit in 64 bits");
+}
+
+/* The first ALLOC statement of f's body. */
+static int first_alloc(tx_visitor *v, const tx_stmt *s) {
+  if (s->kind == STMT_ALLOC) {
+    *(const tx_stmt **)v->user = s;
+    v->stop = 1;
+  }
+  return 1;
+}
+
+/* flatten-buffer's extent is the exact element count: int32 when it fits,
+ * int64 beyond, never a wrapped int32. */
+Test(passes, flat_extents_are_exact_in_64_bits) {
+  static const struct {
+    const char *shape;
+    int64_t extent;
+    int bits;
+  } cases[] = {
+      {"(64, 64)", 4096, 32},
+      {"(32768, 65536)", INT64_C(2147483648), 64},
+      {"(65536, 65536)", INT64_C(4294967296), 64},
+      {"(65536, 65537)", INT64_C(4295032832), 64},
+      {"(2147483647, 2147483647)", INT64_C(4611686014132420609), 64},
+      {"(T.int64(3), T.int64(5))", 15, 32},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char src[512];
+    snprintf(src, sizeof src,
+             "from tvm.script import tirx as T\n"
+             "\n"
+             "@T.prim_func\n"
+             "def k(A: T.Buffer((4,), \"float32\")):\n"
+             "    T.device_entry(grid=1, block=1)\n"
+             "    S = T.alloc_buffer(%s, \"float32\", scope=\"shared\")\n"
+             "    S[1, 2] = A[0]\n",
+             cases[i].shape);
+    const tx_module *m = parse(src), *low = NULL, *flat = NULL;
+    cr_assert_eq(tx_pass_lower_tirx(&pc, m, &low), TIRX_OK);
+    cr_assert_eq(tx_pass_flatten_buffer(&pc, low, &flat), TIRX_OK);
+    const tx_stmt *s = NULL;
+    tx_visitor v = {.user = &s, .pre_stmt = first_alloc};
+    tx_visit_module(&v, flat);
+    cr_assert_not_null(s);
+    cr_assert_eq(s->buffer->ndim, 1);
+    const tx_expr *ext = s->buffer->shape[0];
+    cr_assert_eq(ext->kind, EXPR_INT, "%s", cases[i].shape);
+    cr_assert_eq(ext->u.ival, cases[i].extent, "%s: %" PRId64, cases[i].shape, ext->u.ival);
+    cr_assert_eq(ext->dtype.bits, cases[i].bits, "%s", cases[i].shape);
+  }
+}
+
+/* ---- constant folding: undefined operations, IEEE floats ---------------------------- */
+
+static const char FOLDS[] = "from tvm.script import tirx as T\n"
+                            "\n"
+                            "@T.prim_func\n"
+                            "def f(A: T.Buffer((16,), \"int32\"), n: T.int32):\n"
+                            "    T.device_entry(grid=1, block=1)\n"
+                            "    A[0] = n // (3 - 3)\n"
+                            "    A[1] = T.truncmod(n, n - n)\n"
+                            "    A[2] = T.shift_right(n, 16 * 2)\n"
+                            "    A[3] = n // (3 - 2) + T.shift_right(n, 15 * 2)\n";
+
+/* simplify reports what folding makes undefined, one error per operation,
+ * each at its own line; the rest still folds. */
+Test(passes, simplify_reports_folded_undefined_operations) {
+  const tx_module *m = parse(FOLDS), *out = NULL;
+  cr_assert_eq(tx_pass_simplify(&pc, m, &out), TIRX_ERR_INPUT);
+  cr_assert_eq(tx_diag_errors(ctx->diags), 3);
+  cr_assert_str_eq(diag_msg(0), "integer division by zero: the divisor is the constant 0");
+  cr_assert_eq(tx_diag_at(ctx->diags, 0)->span.line, 6);
+  cr_assert_str_eq(diag_msg(1), "integer modulo by zero: the divisor is the constant 0");
+  cr_assert_eq(tx_diag_at(ctx->diags, 1)->span.line, 7);
+  cr_assert_str_eq(diag_msg(2), "shift amount 32 is out of range: it must be in [0, 32) for int32");
+  cr_assert_eq(tx_diag_at(ctx->diags, 2)->span.line, 8);
+  /* -O0 does not fold, and nothing reaches codegen as `n / 0`: the pipeline
+   * at -O2 stops at simplify. */
+  tx_diag_clear(ctx->diags);
+  tx_pipeline_options o = {0};
+  cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_ERR_INPUT);
+  cr_assert_eq(tx_diag_errors(ctx->diags), 3);
+}
+
+Test(passes, unroll_reports_an_operation_its_literal_makes_undefined) {
+  const tx_module *m = parse("from tvm.script import tirx as T\n"
+                             "\n"
+                             "@T.prim_func\n"
+                             "def f(A: T.Buffer((16,), \"int32\")):\n"
+                             "    T.device_entry(grid=1, block=1)\n"
+                             "    for i in T.unroll(4):\n"
+                             "        A[i] = 12 // (i - 2)\n"),
+                  *out = NULL;
+  cr_assert_eq(tx_pass_unroll_loop(&pc, m, &out), TIRX_ERR_INPUT);
+  cr_assert_eq(tx_diag_errors(ctx->diags), 1, "only the copy for i = 2");
+  cr_assert_str_eq(diag_msg(0), "integer division by zero: the divisor is the constant 0");
+  cr_assert_eq(tx_diag_at(ctx->diags, 0)->span.line, 7);
+  target.opt_level = 0;
+  cr_assert_eq(tx_pass_unroll_loop(&pc, m, &out), TIRX_OK, "-O0 keeps the loop");
+}
+
+/* The float literal of `A[0] = <expr>` after simplify. */
+static const tx_expr *folded_float(const char *dtype, const char *expr) {
+  char src[512];
+  snprintf(src, sizeof src,
+           "from tvm.script import tirx as T\n"
+           "\n"
+           "@T.prim_func\n"
+           "def f(A: T.Buffer((4,), \"%s\")):\n"
+           "    A[0] = %s\n",
+           dtype, expr);
+  const tx_module *m = parse(src), *out = NULL;
+  cr_assert_eq(tx_pass_simplify(&pc, m, &out), TIRX_OK);
+  const tx_stmt *st = out->funcs[0]->body;
+  cr_assert_eq(st->kind, STMT_STORE);
+  cr_assert_eq(st->exprs[0]->kind, EXPR_FLOAT, "%s did not fold", expr);
+  return st->exprs[0];
+}
+
+Test(passes, simplify_folds_floats_as_ieee_in_their_type) {
+  cr_assert(isnan(folded_float("float32", "T.float32(1e39) - T.float32(1e39)")->u.fval),
+            "a float32 1e39 is inf, inf - inf is NaN");
+  double inf = folded_float("float32", "T.float32(3e38) * T.float32(10.0)")->u.fval;
+  cr_assert(isinf(inf) && inf > 0);
+  cr_assert(isnan(folded_float("float32", "T.float32(\"nan\") * T.float32(0.0)")->u.fval));
+  cr_assert_eq(folded_float("float32", "T.float32(0.1) + T.float32(0.2)")->u.fval,
+               (double)(0.1f + 0.2f));
+  cr_assert_eq(folded_float("float32", "T.float32(16777216.0) + T.float32(1.0)")->u.fval,
+               16777216.0, "rounded to float32, not kept as the double 16777217");
+  cr_assert(isinf(folded_float("float16", "T.float16(60000.0) + T.float16(10000.0)")->u.fval));
+  cr_assert_eq(folded_float("float16", "T.float16(1.0) + T.float16(0.0001)")->u.fval, 1.0);
+  cr_assert_eq(folded_float("bfloat16", "T.bfloat16(1.0) + T.bfloat16(0.001)")->u.fval, 1.0);
+  cr_assert_eq(folded_float("float64", "T.float64(1e39) - T.float64(1e39)")->u.fval, 0.0);
+  /* fp8 has no IEEE infinities (e4m3fn saturates to NaN): not folded. */
+  const tx_module *m = parse("from tvm.script import tirx as T\n"
+                             "\n"
+                             "@T.prim_func\n"
+                             "def f(A: T.Buffer((4,), \"float8_e4m3fn\")):\n"
+                             "    A[0] = T.float8_e4m3fn(448.0) + T.float8_e4m3fn(448.0)\n"),
+                  *out = NULL;
+  cr_assert_eq(tx_pass_simplify(&pc, m, &out), TIRX_OK);
+  cr_assert_eq(out->funcs[0]->body->exprs[0]->kind, EXPR_ADD);
 }
