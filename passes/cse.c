@@ -169,7 +169,11 @@ typedef struct cse_state {
   uint32_t caplist, captmp;
   uint32_t *root_child, *root_last; /* per statement: the bindings right before it */
   uint32_t caproot, caproot_last;
-  tx_ptrmap memo; /* expression -> 1 + class, for lookups outside the scan */
+  struct cse_memo {
+    const tx_expr *e;
+    uint32_t cls, gen; /* empty unless gen is the table's */
+  } * memo;            /* expression -> class, for lookups outside the scan */
+  uint32_t mcap, mlen;
   struct {
     const tx_expr *var;
     uint32_t cls, gen;
@@ -459,7 +463,7 @@ static uint32_t intern(cse_state *st, const tx_expr *e, const uint32_t *kids, ui
                            .current = c,
                            .pick = NONE,
                            .first = NONE};
-  memcpy(st->kid + st->nkid, kids, e->nops * sizeof *kids);
+  if (e->nops) memcpy(st->kid + st->nkid, kids, e->nops * sizeof *kids);
   st->nkid += e->nops;
   return table_put(st, h, c) ? c : CLS_NONE;
 }
@@ -469,6 +473,46 @@ static uint32_t leaf_class(cse_state *st, const tx_expr *var) {
   if (!var || var->kind != EXPR_VAR || var->nops) return CLS_NONE;
   cse_sig s = sig_of(var, NULL);
   return table_find(st, &s, sig_hash(&s), 0);
+}
+
+static uint32_t leaf_slot_wide(const tx_expr *e) {
+  uint64_t h = (uint64_t)(uintptr_t)e * 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(h >> 32);
+}
+
+/* Make room for n more memo entries (kept at most half full). */
+static void memo_reserve(cse_state *st, uint32_t n) {
+  if (2 * ((uint64_t)st->mlen + n) <= st->mcap) return;
+  uint64_t cap = st->mcap ? st->mcap : 256;
+  while (cap < 2 * ((uint64_t)st->mlen + n))
+    cap *= 2;
+  if (cap > UINT32_MAX / 2) {
+    st->oom = 1;
+    return;
+  }
+  struct cse_memo *t = cse_realloc(st, NULL, (size_t)cap * sizeof *t);
+  if (!t) return;
+  memset(t, 0, (size_t)cap * sizeof *t);
+  for (uint32_t i = 0; i < st->mcap; i++) {
+    if (st->memo[i].gen != st->gen) continue;
+    uint32_t j = leaf_slot_wide(st->memo[i].e) & (uint32_t)(cap - 1);
+    while (t[j].gen == st->gen)
+      j = (j + 1) & (uint32_t)(cap - 1);
+    t[j] = st->memo[i];
+  }
+  free(st->memo);
+  st->memo = t;
+  st->mcap = (uint32_t)cap;
+}
+
+static void memo_put(cse_state *st, const tx_expr *e, uint32_t c) {
+  memo_reserve(st, 1);
+  if (st->oom) return;
+  uint32_t mask = st->mcap - 1, j = leaf_slot_wide(e) & mask;
+  while (st->memo[j].gen == st->gen)
+    j = (j + 1) & mask;
+  st->memo[j] = (struct cse_memo){e, c, st->gen};
+  st->mlen++;
 }
 
 /* The class of any expression, by lookup (CLS_NONE: impure, or no pure node
@@ -483,8 +527,9 @@ static uint32_t classify(cse_state *st, const tx_expr *e) {
     cse_sig s = sig_of(e, NULL);
     return table_find(st, &s, sig_hash(&s), 0);
   }
-  uintptr_t m = (uintptr_t)tx_ptrmap_get(&st->memo, e);
-  if (m) return (uint32_t)(m - 1);
+  uint32_t mask = st->mcap - 1, j = st->mcap ? leaf_slot_wide(e) & mask : 0;
+  for (; st->mcap && st->memo[j].gen == st->gen; j = (j + 1) & mask)
+    if (st->memo[j].e == e) return st->memo[j].cls;
   st->probe->work++;
   uint32_t c = CLS_FIRST;
   uint32_t base = st->nstack;
@@ -500,7 +545,7 @@ static uint32_t classify(cse_state *st, const tx_expr *e) {
     c = table_find(st, &s, sig_hash(&s), 0);
   }
   st->nstack = base;
-  if (!tx_ptrmap_put(&st->memo, e, (void *)((uintptr_t)c + 1))) st->oom = 1;
+  memo_put(st, e, c);
   return c;
 }
 
@@ -1135,6 +1180,7 @@ static void emit_binding(cse_state *st, tx_mutator *m, item_vec *out, uint32_t p
 
 /* The block with every binding in place and every statement rewritten. */
 static void rewrite_block(cse_state *st, item_vec *out) {
+  memo_reserve(st, st->nnodes + 64); /* about one entry per scanned node */
   tx_mutator m = {.ir = st->ir, .user = st, .expr = subst_expr, .stmt = subst_stmt};
   uint32_t from = st->nitems; /* no statement before this one reads a variable */
   for (uint32_t p = 0; p < st->npicks; p++) {
@@ -1164,10 +1210,11 @@ static void rewrite_block(cse_state *st, item_vec *out) {
 static void phase_begin(cse_state *st, const item_vec *v) {
   st->items = v->items;
   st->nitems = v->n;
-  st->nnodes = st->npicks = st->nstack = st->nkid = st->tlen = 0;
+  st->nnodes = st->npicks = st->nstack = st->nkid = st->tlen = st->mlen = 0;
   st->ncls = CLS_FIRST;
   if (++st->gen == 0) { /* wrapped: clear the stale slots */
     if (st->table) memset(st->table, 0, (size_t)st->tcap * sizeof *st->table);
+    if (st->memo) memset(st->memo, 0, (size_t)st->mcap * sizeof *st->memo);
     st->gen = 1;
   }
   st->has_hidden = st->hidden_done = st->restart = 0;
@@ -1175,7 +1222,6 @@ static void phase_begin(cse_state *st, const item_vec *v) {
 }
 
 static void phase_end(cse_state *st) {
-  tx_ptrmap_free(&st->memo);
   tx_ptrmap_free(&st->risky);
 }
 
@@ -1274,6 +1320,7 @@ static void state_free(cse_state *st) {
   free(st->cls);
   free(st->kid);
   free(st->table);
+  free(st->memo);
   free(st->picks);
   free(st->stack);
   free(st->snode);
