@@ -30,15 +30,18 @@
  *    statement that uses it (they are read there): a candidate that reads a
  *    variable bound by that statement or a later one of the block is refused;
  *  - largest expressions first (node count, then source order), repeated
- *    until no expression occurs twice, so `(a*b + c)` used twice gives one
- *    variable and its parts are not bound again; grouping is structural
- *    equality (tx_expr_equal), and names are cse_v1, cse_v2, ... in the
- *    order they are made (a name already used in the function is skipped),
- *    so output is deterministic.
+ *    until no expression occurs twice (within the rescan budget below), so `(a*b + c)` used twice
+ * gives one variable and its parts are not bound again; grouping is structural equality
+ * (tx_expr_equal), and names are cse_v1, cse_v2, ... in the order they are made (a name already
+ * used in the function is skipped), so output is deterministic. Must not: move, drop or reorder a
+ * statement, hoist anything impure, or let the output depend on addresses (hashes only find table
+ * slots).
  *
  * How, in O(n log n) for a block of n expression nodes (the result is the
  * one the definition above gives, which was once computed by rescanning the
- * block after every binding: quadratic):
+ * block after every binding: cubic on a block of N bindings):
+ *  - a quick look hashes the block's own expressions bottom-up: when no two
+ *    hoistable nodes hash alike nothing repeats, and most blocks stop there;
  *  - one scan hash-conses every pure node of the block's own expressions
  *    into a class (kind, dtype, payload and the classes of its operands:
  *    for these binder-free trees exactly tx_expr_equal), with its node
