@@ -52,7 +52,7 @@ int tx_fold_int(tx_expr_kind k, tx_dtype t, int64_t x, int64_t y, int64_t *out) 
   int u64 = is_u64(t),
       is_div = k == EXPR_DIV || k == EXPR_MOD || k == EXPR_FLOORDIV || k == EXPR_FLOORMOD;
   if (is_div && y == 0) return 0;
-  int64_t r;
+  int64_t r = 0; /* every case sets it; GCC -O2 cannot see that */
   switch (k) {
   case EXPR_ADD:
     r = (int64_t)(ux + uy);
