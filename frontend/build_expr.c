@@ -981,9 +981,15 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
     return bld_launch_index(b, call, q);
   if (strcmp(q, "T.reinterpret") == 0 && !self) return build_reinterpret(b, call);
   const tx_intrinsic *in = tx_intrinsic_find(q);
-  /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */
+  /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked, named so
+   * that it prints as a call that parses back to the same opcode. */
   static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};
-  if (!in && strncmp(q, "T.ptx", 5) == 0 && call->u.call.func->kind == AST_SUBSCRIPT) in = &raw_ptx;
+  if (!in && (strncmp(q, "T.ptx.", 6) == 0 || strncmp(q, "T.ptx[", 6) == 0) &&
+      call->u.call.func->kind == AST_SUBSCRIPT) {
+    q = bld_raw_ptx_name(b, q);
+    if (!q) return NULL;
+    in = &raw_ptx;
+  }
   if (!in && call->u.call.func->kind == AST_ATTR) {
     /* T.ptx.ld.global_.b32(...) is T.ptx["ld.global.b32"](...) (TVM's PTX dialect). */
     const char *raw = bld_ptx_chain_name(b, q);
