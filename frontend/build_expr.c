@@ -489,9 +489,22 @@ static int unify(builder *b, const tx_expr **x, const tx_expr **y, tirx_span spa
   return 1;
 }
 
+/* Operators need values: a tuple or a call without a result (void dtype)
+ * is reported, and 0 returned. Without this check -(1, 2) became
+ * 0 - (1, 2) with a void 0, which prints as T.void(0) and does not parse
+ * back. */
+static int check_operand(builder *b, const tx_expr *e, tirx_span span, const char *what) {
+  if (e->dtype.code != DT_VOID) return 1;
+  const char *it = e->kind == EXPR_TUPLE ? "a tuple" : "an expression without a value";
+  tx_error(b->diags, e->span.line ? e->span : span, "operator '%s' cannot be applied to %s", what,
+           it);
+  return 0;
+}
+
 static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *x, const tx_expr *y,
                                   tirx_span span, const char *what) {
   if (!x || !y) return NULL;
+  if (!check_operand(b, x, span, what) || !check_operand(b, y, span, what)) return NULL;
   if (!unify(b, &x, &y, span, what)) return NULL;
   if (kind == EXPR_AND || kind == EXPR_OR) {
     if (!tx_dtype_is_bool(x->dtype)) {
@@ -543,7 +556,9 @@ static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
     return NULL;
   }
   if (ops[op].kind != EXPR_CALL) return make_binary(b, ops[op].kind, x, y, a->span, ops[op].sym);
-  if (!unify(b, &x, &y, a->span, ops[op].sym)) return NULL;
+  if (!check_operand(b, x, a->span, ops[op].sym) || !check_operand(b, y, a->span, ops[op].sym) ||
+      !unify(b, &x, &y, a->span, ops[op].sym))
+    return NULL;
   if (op != BINOP_POW && !tx_dtype_is_int(x->dtype) && !tx_dtype_is_bool(x->dtype)) {
     BLD_ERROR(b, a, "operator '%s' needs integer operands", ops[op].sym);
     return NULL;
@@ -560,6 +575,7 @@ static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
   case UNOP_POS:
     return x;
   case UNOP_NEG:
+    if (!check_operand(b, x, a->span, "-")) return NULL;
     if (x->kind == EXPR_FLOAT) return tx_float(b->ir, x->dtype, -x->u.fval, a->span);
     {
       const tx_expr *zero = tx_dtype_is_float(x->dtype) ? tx_float(b->ir, x->dtype, 0.0, a->span)
