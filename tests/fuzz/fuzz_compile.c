@@ -7,7 +7,10 @@
  * covers the frontend). A module that parses must compile to CUDA or fail
  * with located errors: an internal error (a pass producing IR the verifier
  * rejects, a pass's own tx_internal_error), a crash, a sanitizer report or
- * a leak is a bug. Target: sm_90a at -O2, the CLI's defaults.
+ * a leak is a bug. Target: sm_90a at -O2, the CLI's defaults. A module that
+ * compiles to CUDA must also compile to an executable (tirx_compile,
+ * host_only: the same pipeline, then the lowered host functions printed and
+ * parsed back, which is what executable files and cache entries hold).
  */
 #include <string.h>
 
@@ -41,5 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(!out.failed, "the CUDA buffer failed without TIRX_ERR_NOMEM");
   tx_sb_free(&out);
   tirx_ctx_destroy(ctx);
+  if (st == TIRX_OK) {
+    tirx_compile_options o;
+    tirx_compile_options_init(&o);
+    o.host_only = 1;
+    tirx_executable *exe = NULL;
+    tirx_error err = {0};
+    tirx_status hs = tirx_compile("fuzz.tirx", (const char *)data, size, &o, &exe, &err);
+    FUZZ_CHECK(hs == TIRX_OK, "compiles to CUDA but not to an executable: %s", err.message);
+    fuzz_use_executable(exe, NULL);
+    tirx_executable_free(exe);
+  }
   return 0;
 }
