@@ -505,9 +505,22 @@ static int unify(builder *b, const tx_expr **x, const tx_expr **y, tirx_span spa
   return 1;
 }
 
+/* Operators need values: a tuple or a call without a result (void dtype)
+ * is reported, and 0 returned. Without this check -(1, 2) became
+ * 0 - (1, 2) with a void 0, which prints as T.void(0) and does not parse
+ * back. */
+static int check_operand(builder *b, const tx_expr *e, tirx_span span, const char *what) {
+  if (e->dtype.code != DT_VOID) return 1;
+  const char *it = e->kind == EXPR_TUPLE ? "a tuple" : "an expression without a value";
+  tx_error(b->diags, e->span.line ? e->span : span, "operator '%s' cannot be applied to %s", what,
+           it);
+  return 0;
+}
+
 static const tx_expr *make_binary(builder *b, tx_expr_kind kind, const tx_expr *x, const tx_expr *y,
                                   tirx_span span, const char *what) {
   if (!x || !y) return NULL;
+  if (!check_operand(b, x, span, what) || !check_operand(b, y, span, what)) return NULL;
   if (!unify(b, &x, &y, span, what)) return NULL;
   if (kind == EXPR_AND || kind == EXPR_OR) {
     if (!tx_dtype_is_bool(x->dtype)) {
@@ -561,7 +574,9 @@ static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
     return NULL;
   }
   if (ops[op].kind != EXPR_CALL) return make_binary(b, ops[op].kind, x, y, a->span, ops[op].sym);
-  if (!unify(b, &x, &y, a->span, ops[op].sym)) return NULL;
+  if (!check_operand(b, x, a->span, ops[op].sym) || !check_operand(b, y, a->span, ops[op].sym) ||
+      !unify(b, &x, &y, a->span, ops[op].sym))
+    return NULL;
   if (op != BINOP_POW && !tx_dtype_is_int(x->dtype) && !tx_dtype_is_bool(x->dtype)) {
     BLD_ERROR(b, a, "operator '%s' needs integer operands", ops[op].sym);
     return NULL;
@@ -581,6 +596,7 @@ static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
   case UNOP_POS:
     return x;
   case UNOP_NEG:
+    if (!check_operand(b, x, a->span, "-")) return NULL;
     if (x->kind == EXPR_FLOAT) return tx_float(b->ir, x->dtype, -x->u.fval, a->span);
     {
       const tx_expr *zero = tx_dtype_is_float(x->dtype) ? tx_float(b->ir, x->dtype, 0.0, a->span)
@@ -1002,9 +1018,15 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
     return bld_launch_index(b, call, q);
   if (strcmp(q, "T.reinterpret") == 0 && !self) return build_reinterpret(b, call);
   const tx_intrinsic *in = tx_intrinsic_find(q);
-  /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked. */
+  /* T.ptx["any.opcode"](...) passes a raw opcode through unchecked, named so
+   * that it prints as a call that parses back to the same opcode. */
   static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};
-  if (!in && strncmp(q, "T.ptx", 5) == 0 && call->u.call.func->kind == AST_SUBSCRIPT) in = &raw_ptx;
+  if (!in && (strncmp(q, "T.ptx.", 6) == 0 || strncmp(q, "T.ptx[", 6) == 0) &&
+      call->u.call.func->kind == AST_SUBSCRIPT) {
+    q = bld_raw_ptx_name(b, q);
+    if (!q) return NULL;
+    in = &raw_ptx;
+  }
   if (!in && call->u.call.func->kind == AST_ATTR) {
     /* T.ptx.ld.global_.b32(...) is T.ptx["ld.global.b32"](...) (TVM's PTX dialect). */
     const char *raw = bld_ptx_chain_name(b, q);

@@ -107,6 +107,13 @@ const char *bld_qualified_name(builder *b, const tx_ast *callee, const symbol **
  * is not T.ptx.<chain> or its first token is not a PTX instruction name. */
 const char *bld_ptx_chain_name(builder *b, const char *q);
 
+/* The op name of a raw-opcode call T.ptx["..."] whose qualified name is q: q
+ * itself when it prints as something that parses back to q (a bracketed name,
+ * or a dotted one that bld_ptx_chain_name reads as itself), else the bracketed
+ * spelling of the same opcode, so that T.ptx["t"] does not print as T.ptx.t
+ * (no PTX instruction 't': an unknown intrinsic). NULL when out of memory. */
+const char *bld_raw_ptx_name(builder *b, const char *q);
+
 /* T.cuda.block_idx("x") / T.cuda.thread_idx("y") after
  * T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...)) (b->launch_entry
  * set): the T.launch_thread call with the extent from the launch config; NULL

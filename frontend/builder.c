@@ -396,6 +396,22 @@ const char *bld_ptx_chain_name(builder *b, const char *q) {
   return out;
 }
 
+const char *bld_raw_ptx_name(builder *b, const char *q) {
+  if (strncmp(q, "T.ptx.", 6) != 0 || strchr(q, '[')) return q;
+  const char *chain = bld_ptx_chain_name(b, q);
+  if (chain && strcmp(chain, q) == 0) return q;
+  tx_strbuf *sb = &b->qualified;
+  sb->len = 0;
+  tx_sb_puts(sb, "T.ptx[\"");
+  for (const char *p = q + 6; *p; p++) /* dotted: identifiers and dots, nothing to escape */
+    tx_sb_putc(sb, *p);
+  tx_sb_puts(sb, "\"]");
+  const char *s = tx_sb_cstr(sb);
+  const char *out = s ? tx_intern_n(b->ir->strings, s, sb->len) : NULL;
+  if (!out) bld_oom(b);
+  return out;
+}
+
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified) {
   if (!ast || ast->kind != AST_CALL) return 0;
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);

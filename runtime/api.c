@@ -224,7 +224,9 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, const tirx_allocator *a
     st = TIRX_ERR_NOMEM;
   if (st == TIRX_OK) st = tirx_ctx_create_with(&exe->alloc, &exe->ctx);
   tirx_module *m = NULL;
-  if (st == TIRX_OK) {
+  /* An empty host section: a module without callable functions (only
+   * private ones), an executable with no functions. */
+  if (st == TIRX_OK && exe->lowered_len > 0) {
     st = tirx_parse_string(exe->ctx, exe->name, exe->lowered, exe->lowered_len, &m);
     if (st == TIRX_OK) {
       exe->mod = m->mod;
@@ -237,11 +239,12 @@ static tirx_status exe_from_parts(const tx_exe_parts *p, const tirx_allocator *a
       return st;
     }
   }
+  uint32_t nmod = exe->mod ? exe->mod->nfuncs : 0;
   if (st == TIRX_OK) {
-    exe->funcs = tx_mem_calloc(&exe->alloc, exe->mod->nfuncs, sizeof *exe->funcs);
+    exe->funcs = tx_mem_calloc(&exe->alloc, nmod ? nmod : 1, sizeof *exe->funcs);
     if (!exe->funcs) st = TIRX_ERR_NOMEM;
   }
-  for (uint32_t i = 0; st == TIRX_OK && i < exe->mod->nfuncs; i++) {
+  for (uint32_t i = 0; st == TIRX_OK && i < nmod; i++) {
     const tx_func *f = exe->mod->funcs[i];
     if (!is_packed(f)) continue;
     exe_func *ef = &exe->funcs[exe->nfuncs++];
@@ -503,7 +506,10 @@ static tirx_status compile_parts(tirx_ctx *ctx, const tx_module *m, const tirx_c
       tx_sb_printf(kernel_info, "%s %u %u %u\n", f->name, cl[0], cl[1], cl[2]);
   }
   sub.funcs = (const tx_func *const *)host;
-  tx_print_module(&sub, lowered_text);
+  /* No callable function (a module of private functions): an empty host
+   * section, which loads as an executable without functions; printed, a
+   * module without functions would not parse back. */
+  if (sub.nfuncs) tx_print_module(&sub, lowered_text);
   tx_mem_free(alloc, (void *)host);
   if (lowered_text->failed || kernel_info->failed) return TIRX_ERR_NOMEM;
   if (o->host_only) return TIRX_OK;

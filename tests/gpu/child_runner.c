@@ -78,6 +78,10 @@ int child_run(child_fn fn, void *arg, int timeout_s, char *msg, size_t cap) {
     return CHILD_FAIL;
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : CHILD_FAIL;
+  /* A sanitizer that stops the child exits with its own status (ASan 1,
+   * TSan 66) and no message: say so, its report is on stderr. */
+  if (code != CHILD_PASS && code != CHILD_SKIP && code != CHILD_FAIL && !got)
+    snprintf(msg, cap, "exited with status %d (a sanitizer report? see stderr)", code);
   return code == CHILD_PASS ? CHILD_PASS : code == CHILD_SKIP ? CHILD_SKIP : CHILD_FAIL;
 }
 

@@ -257,6 +257,40 @@ Test(rtapi_file, save_load_round_trip) {
   tirx_executable_free(exe);
 }
 
+/* A module of private functions only has nothing to call: it compiles to an
+ * executable without functions (its host section is empty), which saves,
+ * loads and loads on a runtime. (fuzz_compile found tirx_compile failing
+ * with "the lowered module does not re-parse" here: it printed a module
+ * without functions, which does not parse.) */
+Test(rtapi_file, no_callable_functions) {
+  static const char SRC[] = "# from tvm.script import tirx as T\n\n@T.prim_func(private=True)\n"
+                            "def helper():\n    T.evaluate(2)\n";
+  tirx_executable *exe = compile_host(SRC), *back = NULL;
+  cr_assert_eq(tirx_executable_func_count(exe), 0);
+  cr_assert_null(tirx_executable_func_name(exe, 0));
+  cr_assert_eq(tirx_executable_param_count(exe, "helper"), 0);
+  char path[] = "/tmp/tirx_rtapi_XXXXXX";
+  int fd = mkstemp(path);
+  cr_assert(fd >= 0);
+  close(fd);
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_save(exe, path, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_executable_load(path, &back, &err), TIRX_OK, "%s", err.message);
+  unlink(path);
+  cr_assert_eq(tirx_executable_func_count(back), 0);
+  tirx_runtime *rt = NULL;
+  tirx_loaded *lm = NULL;
+  tirx_function *fn = NULL;
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_runtime_load(rt, back, &lm, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_loaded_function(lm, "helper", &fn, &err), TIRX_ERR_USAGE);
+  cr_assert_str_eq(err.message, "no function 'helper' in t.tirx");
+  tirx_loaded_free(lm);
+  tirx_runtime_close(rt);
+  tirx_executable_free(back);
+  tirx_executable_free(exe);
+}
+
 /* ---- cache ------------------------------------------------------------------------- */
 
 Test(rtapi_cache, memory_and_disk) {

@@ -6,10 +6,12 @@
  * fails like PTX with a syntax error, filling the JIT error log.
  *
  * State is global here: this is a test double loaded into a forked test
- * process, not library code.
+ * process, not library code. The runtime may call it from many threads at
+ * once (tests/threads), so every record is written under one lock.
  */
 #include "fake_cuda.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,18 @@
 
 static fake_cuda_state S = {.init_result = 0, .device_count = 1};
 static char token_store[64]; /* addresses for fake handles */
+static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void count(int *counter) {
+  pthread_mutex_lock(&record_lock);
+  (*counter)++;
+  pthread_mutex_unlock(&record_lock);
+}
+static void add_allocations(long n) {
+  pthread_mutex_lock(&record_lock);
+  S.live_allocations += n;
+  pthread_mutex_unlock(&record_lock);
+}
 
 FAKE_API fake_cuda_state *fake_cuda_state_get(void);
 fake_cuda_state *fake_cuda_state_get(void) {
@@ -76,18 +90,18 @@ tx_cu_result cuDeviceGetAttribute(int *value, int attrib, tx_cu_device dev) {
 }
 tx_cu_result cuDevicePrimaryCtxRetain(tx_cu_context *ctx, tx_cu_device dev) {
   (void)dev;
-  S.retains++;
+  count(&S.retains);
   *ctx = (tx_cu_context)(void *)&token_store[0];
   return 0;
 }
 tx_cu_result cuDevicePrimaryCtxRelease_v2(tx_cu_device dev) {
   (void)dev;
-  S.releases++;
+  count(&S.releases);
   return 0;
 }
 tx_cu_result cuCtxSetCurrent(tx_cu_context ctx) {
   (void)ctx;
-  S.set_current++;
+  count(&S.set_current);
   return 0;
 }
 tx_cu_result cuCtxGetCurrent(tx_cu_context *ctx) {
@@ -100,12 +114,12 @@ tx_cu_result cuCtxSynchronize(void) {
 tx_cu_result cuMemAlloc_v2(tx_cu_deviceptr *ptr, size_t bytes) {
   void *p = malloc(bytes);
   if (!p) return TX_CUDA_ERROR_OUT_OF_MEMORY;
-  S.live_allocations++;
+  add_allocations(1);
   *ptr = (tx_cu_deviceptr)(uintptr_t)p;
   return 0;
 }
 tx_cu_result cuMemFree_v2(tx_cu_deviceptr ptr) {
-  S.live_allocations--;
+  add_allocations(-1);
   free((void *)(uintptr_t)ptr);
   return 0;
 }
@@ -142,7 +156,7 @@ tx_cu_result cuStreamSynchronize(tx_cu_stream s) {
 tx_cu_result cuModuleLoadDataEx(tx_cu_module *m, const void *image, unsigned int nopts, int *opts,
                                 void **vals) {
   if (strncmp(image, "bad", 3) != 0) {
-    S.modules_loaded++;
+    count(&S.modules_loaded);
     *m = (tx_cu_module)(void *)&token_store[2];
     return 0;
   }
@@ -160,12 +174,12 @@ tx_cu_result cuModuleLoadDataEx(tx_cu_module *m, const void *image, unsigned int
 }
 tx_cu_result cuModuleUnload(tx_cu_module m) {
   (void)m;
-  S.modules_unloaded++;
+  count(&S.modules_unloaded);
   return 0;
 }
 tx_cu_result cuModuleGetFunction(tx_cu_function *f, tx_cu_module m, const char *name) {
   (void)m;
-  S.get_function_calls++;
+  count(&S.get_function_calls);
   if (strcmp(name, "missing") == 0) return TX_CUDA_ERROR_NOT_FOUND;
   *f = (tx_cu_function)(void *)&token_store[8 + (name[0] & 31)];
   return 0;
@@ -175,13 +189,16 @@ tx_cu_result cuFuncSetAttribute(tx_cu_function f, int attrib, int value) {
   if (attrib != TX_CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
     return TX_CUDA_ERROR_INVALID_VALUE;
   if (value > 232448) return TX_CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&record_lock);
   S.func_set_attribute_calls++;
   S.last_smem_value = value;
+  pthread_mutex_unlock(&record_lock);
   return 0;
 }
 tx_cu_result cuLaunchKernelEx(const tx_cu_launch_config *cfg, tx_cu_function f, void **params,
                               void **extra) {
   (void)f, (void)extra;
+  pthread_mutex_lock(&record_lock);
   S.launches++;
   for (int i = 0; i < 8; i++)
     if (S.capture_size[i] && params)
@@ -189,10 +206,11 @@ tx_cu_result cuLaunchKernelEx(const tx_cu_launch_config *cfg, tx_cu_function f, 
              S.capture_size[i] < sizeof S.captured[i] ? S.capture_size[i] : sizeof S.captured[i]);
   S.last_config = *cfg;
   memset(S.last_attrs, 0, sizeof S.last_attrs);
-  if (cfg->numAttrs > 4) return TX_CUDA_ERROR_INVALID_VALUE;
-  if (cfg->numAttrs) memcpy(S.last_attrs, cfg->attrs, cfg->numAttrs * sizeof *cfg->attrs);
+  tx_cu_result r = cfg->numAttrs > 4 ? TX_CUDA_ERROR_INVALID_VALUE : 0;
+  if (r == 0 && cfg->numAttrs) memcpy(S.last_attrs, cfg->attrs, cfg->numAttrs * sizeof *cfg->attrs);
   S.last_config.attrs = NULL;
-  return 0;
+  pthread_mutex_unlock(&record_lock);
+  return r;
 }
 #ifndef FAKE_CUDA_NO_TENSORMAP
 tx_cu_result cuTensorMapEncodeTiled(tx_cu_tensor_map *map, int dtype, unsigned int rank,
@@ -200,6 +218,7 @@ tx_cu_result cuTensorMapEncodeTiled(tx_cu_tensor_map *map, int dtype, unsigned i
                                     const unsigned long long *strides, const unsigned int *box,
                                     const unsigned int *elem_strides, int interleave, int swizzle,
                                     int l2_promotion, int oob_fill) {
+  pthread_mutex_lock(&record_lock);
   S.encodes++;
   S.last_encode.map = map;
   S.last_encode.dtype = dtype;
@@ -215,6 +234,7 @@ tx_cu_result cuTensorMapEncodeTiled(tx_cu_tensor_map *map, int dtype, unsigned i
   S.last_encode.swizzle = swizzle;
   S.last_encode.l2_promotion = l2_promotion;
   S.last_encode.oob_fill = oob_fill;
+  pthread_mutex_unlock(&record_lock);
   if (S.encode_result) return S.encode_result;
   memset(map, 0, sizeof *map);
   map->opaque[0] = FAKE_TENSORMAP_MAGIC;
