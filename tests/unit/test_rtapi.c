@@ -388,10 +388,12 @@ Test(rtapi_file, empty_and_blank_source_names) {
   }
 }
 
-/* scale_dyn's executable bytes with kernel_info replaced (a valid checksum). */
-static void with_kernel_info(const char *info, tx_strbuf *out) {
-  tirx_executable *exe = compile_host(SCALE_DYN);
-  char path[] = "/tmp/tirx_rtapi_map_XXXXXX";
+/* The executable bytes of `src` (compiled host-only, saved) with its PTX or
+ * kernel info replaced where ptx/info is not NULL, re-serialized so the
+ * checksum is valid again. */
+static void rebuilt_bytes(const char *src, const char *ptx, const char *info, tx_strbuf *out) {
+  tirx_executable *exe = compile_host(src);
+  char path[] = "/tmp/tirx_rtapi_exe_XXXXXX";
   int fd = mkstemp(path);
   cr_assert(fd >= 0);
   close(fd);
@@ -405,10 +407,15 @@ static void with_kernel_info(const char *info, tx_strbuf *out) {
   tx_exe_parts parts;
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
-  parts.kernel_info = info;
-  parts.kernel_info_len = strlen(info);
+  if (ptx) parts.ptx = ptx, parts.ptx_len = strlen(ptx);
+  if (info) parts.kernel_info = info, parts.kernel_info_len = strlen(info);
   cr_assert_eq(tx_exe_serialize(&parts, out), TIRX_OK);
   free(data);
+}
+
+/* scale_dyn's executable bytes with kernel_info replaced. */
+static void with_kernel_info(const char *info, tx_strbuf *out) {
+  rebuilt_bytes(SCALE_DYN, NULL, info, out);
 }
 
 static tirx_executable *load_bytes(const tx_strbuf *bytes, const char *path) {
@@ -639,33 +646,15 @@ static fake_cuda_state *fake_state(const char *path) {
 /* A host-only executable given a stand-in PTX section: the fake driver loads
  * any image, so tirx_function_call gets all the way to cuLaunchKernelEx. */
 static tirx_executable *compile_with_stand_in_ptx(const char *src) {
-  tirx_executable *exe = compile_host(src);
+  tx_strbuf bytes = {0};
+  rebuilt_bytes(src, "// stand-in PTX for the fake driver\n", NULL, &bytes);
   char path[] = "/tmp/tirx_rtapi_tma_XXXXXX";
   int fd = mkstemp(path);
   cr_assert(fd >= 0);
   close(fd);
-  tirx_error err = {0};
-  cr_assert_eq(tirx_executable_save(exe, path, &err), TIRX_OK, "%s", err.message);
-  tirx_executable_free(exe);
-  char *data = NULL;
-  size_t len = 0;
-  cr_assert_eq(tx_read_file(NULL, path, &data, &len), 0);
-  tx_exe_parts parts;
-  char why[256];
-  cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
-  static const char PTX[] = "// stand-in PTX for the fake driver\n";
-  parts.ptx = PTX;
-  parts.ptx_len = sizeof PTX - 1;
-  tx_strbuf out = {0};
-  cr_assert_eq(tx_exe_serialize(&parts, &out), TIRX_OK);
-  FILE *fp = fopen(path, "wb");
-  cr_assert(fp && fwrite(out.data, 1, out.len, fp) == out.len);
-  fclose(fp);
-  tx_sb_free(&out);
-  free(data);
-  exe = NULL;
-  cr_assert_eq(tirx_executable_load(path, &exe, &err), TIRX_OK, "%s", err.message);
+  tirx_executable *exe = load_bytes(&bytes, path);
   unlink(path);
+  tx_sb_free(&bytes);
   return exe;
 }
 
