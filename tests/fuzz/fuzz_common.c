@@ -72,8 +72,8 @@ static void remove_scratch(void) {
       char path[1024];
       while ((e = readdir(d)) != NULL) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", scratch[i], e->d_name);
-        unlink(path);
+        int n = snprintf(path, sizeof path, "%s/%s", scratch[i], e->d_name);
+        if (n > 0 && (size_t)n < sizeof path) unlink(path);
       }
       closedir(d);
     }
