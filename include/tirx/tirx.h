@@ -203,7 +203,11 @@ typedef struct tirx_compile_options {
   const tirx_allocator *allocator;
 } tirx_compile_options;
 
-/* Defaults: size set, sm_90a, -O2, no cache, malloc. */
+/* Defaults: size set, sm_90a, -O2, no cache, malloc. Writes the whole
+ * struct as this header declares it, so `opts` must be that big: a program
+ * built against an older header sets its fields itself (with size =
+ * sizeof its struct) instead, and a binding that mirrors the struct (ctypes,
+ * ...) must declare every field. */
 TIRX_API void tirx_compile_options_init(tirx_compile_options *opts);
 
 typedef struct tirx_executable tirx_executable;

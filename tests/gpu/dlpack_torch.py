@@ -25,11 +25,14 @@ class Error(C.Structure):
     _fields_ = [("code", C.c_int), ("message", C.c_char * 1024), ("span", Span)]
 
 
+# tirx_compile_options_init fills the whole struct of tirx.h: this mirror
+# must have every field (a short one was overwritten past its end).
 class Options(C.Structure):
     _fields_ = [("size", C.c_size_t), ("arch", C.c_char_p), ("opt_level", C.c_int),
                 ("cuda_path", C.c_char_p), ("disabled_passes", C.c_void_p),
                 ("num_disabled_passes", C.c_size_t), ("disk_cache", C.c_int),
-                ("cache_dir", C.c_char_p), ("cache", C.c_void_p), ("host_only", C.c_int)]
+                ("cache_dir", C.c_char_p), ("cache", C.c_void_p), ("host_only", C.c_int),
+                ("allocator", C.c_void_p)]
 
 
 class ArgV(C.Union):
