@@ -195,7 +195,7 @@ typedef struct cse_state {
 /* Calls whose positional arguments are searched: plain math and bit
  * intrinsics (T.exp, T.min_value, T.bitwise_and, ...), not the ones whose
  * operands must keep their form or that are not device code. */
-static int searchable_call(const tx_expr *e) {
+int tx_cse_searchable_call(const tx_expr *e) {
   const char *op = e->u.call.op;
   if (!op || strncmp(op, "T.", 2) != 0 || strchr(op + 2, '.')) return 0;
   return strcmp(op, "T.launch_thread") != 0 && strcmp(op, "T.call_packed") != 0 &&
@@ -203,7 +203,7 @@ static int searchable_call(const tx_expr *e) {
 }
 
 /* Is exprs[j] of s an expression s computes itself (searched by cse)? */
-static int own_expr(const tx_stmt *s, uint32_t j) {
+int tx_cse_own_expr(const tx_stmt *s, uint32_t j) {
   switch ((tx_stmt_kind)s->kind) {
   case STMT_STORE:
     return 1;
@@ -235,7 +235,7 @@ static int own_expr(const tx_stmt *s, uint32_t j) {
 }
 
 /* Is this node itself impure (whatever its operands)? */
-static int impure_node(const tx_expr *e) {
+int tx_cse_impure_node(const tx_expr *e) {
   switch ((tx_expr_kind)e->kind) {
   case EXPR_VAR:
     return e->u.var.form == VAR_SCALAR;
@@ -281,7 +281,7 @@ static int impure_node(const tx_expr *e) {
 }
 
 /* May e be hoisted if it turns out pure? (Purity needs the operands.) */
-static int hoist_shape(const tx_expr *e) {
+int tx_cse_hoist_shape(const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   int computes = tx_expr_is_binary(k) || k == EXPR_NOT || k == EXPR_SELECT || k == EXPR_CAST;
   if (!computes || e->dtype.lanes != 1 || e->dtype.code == DT_HANDLE || e->dtype.code == DT_VOID)
@@ -295,7 +295,7 @@ static int hoist_shape(const tx_expr *e) {
 
 /* Subexpressions a rewrite leaves alone (and the scan does not enter). */
 static int opaque(const tx_expr *e) {
-  return e->kind == EXPR_LET || (e->kind == EXPR_CALL && !searchable_call(e));
+  return e->kind == EXPR_LET || (e->kind == EXPR_CALL && !tx_cse_searchable_call(e));
 }
 
 /* ---- memory ------------------------------------------------------------------------- */
@@ -464,7 +464,7 @@ static uint32_t intern(cse_state *st, const tx_expr *e, const uint32_t *kids, ui
                            .dtype = e->dtype,
                            .kind = e->kind,
                            .python_bool = s.python_bool,
-                           .hoistable = (uint8_t)hoist_shape(e),
+                           .hoistable = (uint8_t)tx_cse_hoist_shape(e),
                            .nops = e->nops,
                            .kids = st->nkid,
                            .size = size,
@@ -530,7 +530,7 @@ static void memo_put(cse_state *st, const tx_expr *e, uint32_t c) {
  * of the block's own expressions has its shape); memoized per phase. */
 static uint32_t classify(cse_state *st, const tx_expr *e) {
   if (!e) return CLS_NULL;
-  if (impure_node(e)) return CLS_NONE;
+  if (tx_cse_impure_node(e)) return CLS_NONE;
   if (!e->nops) { /* a leaf: one lookup (a variable's often cached) */
     uint32_t slot = leaf_slot(e);
     if (e->kind == EXPR_VAR && st->leaves[slot].var == e && st->leaves[slot].gen == st->gen)
@@ -603,7 +603,7 @@ static void scan_layout(cse_state *st, const tx_layout *l, uint32_t item) {
 /* Searchable calls: positional arguments are own expressions, keywords are
  * only rewritten. */
 static void scan_call(cse_state *st, const tx_expr *e, uint32_t item) {
-  if (!searchable_call(e)) return;
+  if (!tx_cse_searchable_call(e)) return;
   uint32_t c;
   for (uint32_t i = 0; i < e->u.call.kw.npos && i < e->nops; i++)
     scan_expr(st, e->ops[i], item, &c);
@@ -623,7 +623,7 @@ static uint32_t scan_expr(cse_state *st, const tx_expr *e, uint32_t item, uint32
     return NONE;
   }
   uint32_t c, first = st->nnodes;
-  if (impure_node(e)) { /* its operands' pure parts are roots */
+  if (tx_cse_impure_node(e)) { /* its operands' pure parts are roots */
     for (uint32_t i = 0; i < e->nops; i++)
       scan_expr(st, e->ops[i], item, &c);
     if (e->kind == EXPR_LAYOUT) scan_layout(st, e->u.layout, item);
@@ -669,7 +669,7 @@ static uint64_t quick_hash(cse_state *st, const tx_expr *e, int *pure, int *repe
   st->probe->work++;
   int p;
   if (e->kind == EXPR_CALL) {
-    for (uint32_t i = 0; searchable_call(e) && i < e->u.call.kw.npos && i < e->nops; i++)
+    for (uint32_t i = 0; tx_cse_searchable_call(e) && i < e->u.call.kw.npos && i < e->nops; i++)
       quick_hash(st, e->ops[i], &p, repeat);
     return 0;
   }
@@ -677,7 +677,7 @@ static uint64_t quick_hash(cse_state *st, const tx_expr *e, int *pure, int *repe
   uint64_t h = (uint64_t)e->kind | (uint64_t)t.code << 8 | (uint64_t)t.bits << 16 |
                (uint64_t)t.lanes << 32 | (uint64_t)e->nops << 48;
   h = tx_hash_mix(h, sig_of(e, NULL).payload ^ (e->kind == EXPR_INT ? e->python_bool : 0));
-  int all = !impure_node(e);
+  int all = !tx_cse_impure_node(e);
   for (uint32_t i = 0; i < e->nops; i++) {
     h = tx_hash_mix(h, quick_hash(st, e->ops[i], &p, repeat));
     all &= p;
@@ -695,7 +695,7 @@ static uint64_t quick_hash(cse_state *st, const tx_expr *e, int *pure, int *repe
   }
   if (!all || *repeat) return 0;
   *pure = 1;
-  if (!hoist_shape(e)) return h;
+  if (!tx_cse_hoist_shape(e)) return h;
   uint32_t mask = st->tcap - 1;
   for (uint32_t j = (uint32_t)h & mask; st->tcap && st->table[j].gen == st->gen; j = (j + 1) & mask)
     if (st->table[j].hash == h) {
@@ -713,7 +713,7 @@ static int may_repeat(cse_state *st) {
   for (uint32_t i = 0; i < st->nitems && !repeat && !st->oom; i++) {
     const tx_stmt *s = st->items[i];
     for (uint32_t j = 0; j < s->nexprs && !repeat; j++)
-      if (own_expr(s, j)) quick_hash(st, s->exprs[j], &pure, &repeat);
+      if (tx_cse_own_expr(s, j)) quick_hash(st, s->exprs[j], &pure, &repeat);
   }
   return repeat || st->oom;
 }
@@ -744,7 +744,7 @@ static void scan_block(cse_state *st) {
     if (s->nstmts) st->has_hidden = 1;
     uint32_t c;
     for (uint32_t j = 0; j < s->nexprs; j++)
-      if (own_expr(s, j)) scan_expr(st, s->exprs[j], i, &c);
+      if (tx_cse_own_expr(s, j)) scan_expr(st, s->exprs[j], i, &c);
   }
   if (!st->oom) note_bindings(st);
 }
@@ -1079,7 +1079,7 @@ static void hidden_own(cse_state *st, const tx_expr *e, uint32_t item) {
 
 static void hidden_stmt(cse_state *st, const tx_stmt *s, uint32_t item) {
   for (uint32_t j = 0; j < s->nexprs; j++)
-    if (own_expr(s, j)) hidden_expr(st, s->exprs[j], item);
+    if (tx_cse_own_expr(s, j)) hidden_expr(st, s->exprs[j], item);
   for (uint32_t j = 0; j < s->nstmts; j++)
     if (s->stmts[j]) hidden_stmt(st, s->stmts[j], item);
 }
@@ -1089,7 +1089,7 @@ static void hidden_scan(cse_state *st) {
   for (uint32_t i = 0; i < st->nitems; i++) {
     const tx_stmt *s = st->items[i];
     for (uint32_t j = 0; j < s->nexprs; j++)
-      if (own_expr(s, j)) hidden_own(st, s->exprs[j], i);
+      if (tx_cse_own_expr(s, j)) hidden_own(st, s->exprs[j], i);
     for (uint32_t j = 0; j < s->nstmts; j++)
       if (s->stmts[j]) hidden_stmt(st, s->stmts[j], i);
   }
@@ -1103,7 +1103,7 @@ static const tx_expr *subst_expr(tx_mutator *m, const tx_expr *e) {
   cse_state *st = m->user;
   st->probe->work++;
   if (opaque(e)) return e;
-  if (!hoist_shape(e)) return NULL; /* never a bound class */
+  if (!tx_cse_hoist_shape(e)) return NULL; /* never a bound class */
   uint32_t c = classify(st, e);
   if (st->oom) return m->failed = 1, e;
   if (c < CLS_FIRST || st->cls[c].pick == NONE) return NULL;
@@ -1136,14 +1136,14 @@ static void *copy_ptrs(tx_mutator *m, const void *src, uint32_t n) {
   return memcpy(p, src, (size_t)n * sizeof(void *));
 }
 
-/* Mutate only the expressions a statement computes itself (own_expr), and
+/* Mutate only the expressions a statement computes itself (tx_cse_own_expr), and
  * its child statements. The operand arrays are copied at the first change
  * and freed on every path. */
 static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
   const tx_expr **exprs = NULL;
   const tx_stmt **stmts = NULL;
   for (uint32_t j = 0; j < s->nexprs && !m->failed; j++) {
-    const tx_expr *r = own_expr(s, j) ? tx_mutate_expr(m, s->exprs[j]) : s->exprs[j];
+    const tx_expr *r = tx_cse_own_expr(s, j) ? tx_mutate_expr(m, s->exprs[j]) : s->exprs[j];
     if (r != s->exprs[j] && !m->failed && (exprs || (exprs = copy_ptrs(m, s->exprs, s->nexprs))))
       exprs[j] = r;
   }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/equal.h"
+#include "passes/cse.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
 
@@ -41,108 +42,8 @@ typedef struct cse_state {
   int oom, internal;
 } cse_state;
 
-/* ---- what may be searched, counted and hoisted ----------------------------------- */
-
-/* Calls whose positional arguments are searched: plain math and bit
- * intrinsics (T.exp, T.min_value, T.bitwise_and, ...), not the ones whose
- * operands must keep their form or that are not device code. */
-static int searchable_call(const tx_expr *e) {
-  const char *op = e->u.call.op;
-  if (!op || strncmp(op, "T.", 2) != 0 || strchr(op + 2, '.')) return 0;
-  return strcmp(op, "T.launch_thread") != 0 && strcmp(op, "T.call_packed") != 0 &&
-         strcmp(op, "T.call_extern") != 0;
-}
-
-/* Is exprs[j] of s an expression s computes itself (searched by cse)? */
-static int own_expr(const tx_stmt *s, uint32_t j) {
-  switch ((tx_stmt_kind)s->kind) {
-  case STMT_STORE:
-    return 1;
-  case STMT_BIND:
-    return j == 0 && s->flag != BIND_SCALAR && s->flag != BIND_LOCAL_SCALAR;
-  case STMT_IF:
-    return j == 0;
-  case STMT_FOR:
-    return j < s->kw.npos;
-  case STMT_ASSIGN:
-  case STMT_ATTR:
-  case STMT_ASSERT:
-  case STMT_SEQ:
-  case STMT_EVAL:
-  case STMT_WHILE:
-  case STMT_BREAK:
-  case STMT_CONTINUE:
-  case STMT_RETURN:
-  case STMT_ALLOC:
-  case STMT_DECL:
-  case STMT_SCOPE_ID:
-  case STMT_DEVICE_ENTRY:
-  case STMT_WITH:
-  case STMT_TILE_OP:
-  case TX_STMT_KIND_COUNT:
-    return 0;
-  }
-  return 0;
-}
-
-/* Is this node itself impure (whatever its operands)? */
-static int impure_node(const tx_expr *e) {
-  switch ((tx_expr_kind)e->kind) {
-  case EXPR_VAR:
-    return e->u.var.form == VAR_SCALAR;
-  case EXPR_LOAD:
-  case EXPR_CALL:
-  case EXPR_LET:
-  case EXPR_TUPLE:
-  case EXPR_BUFFER:
-  case EXPR_REGION:
-  case EXPR_SLICE:
-  case EXPR_LAYOUT:
-  case EXPR_NONE:
-  case EXPR_STRING:
-    return 1;
-  case EXPR_INT:
-  case EXPR_FLOAT:
-  case EXPR_ADD:
-  case EXPR_SUB:
-  case EXPR_MUL:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
-  case EXPR_NOT:
-  case EXPR_SELECT:
-  case EXPR_CAST:
-  case EXPR_RAMP:
-  case EXPR_BROADCAST:
-  case TX_EXPR_KIND_COUNT:
-    return 0;
-  }
-  return 0;
-}
-
-/* May e be hoisted if it turns out pure? (Purity needs the operands.) */
-static int hoist_shape(const tx_expr *e) {
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  int computes = tx_expr_is_binary(k) || k == EXPR_NOT || k == EXPR_SELECT || k == EXPR_CAST;
-  if (!computes || e->dtype.lanes != 1 || e->dtype.code == DT_HANDLE || e->dtype.code == DT_VOID)
-    return 0;
-  /* A conversion of a variable or literal costs no more than the variable
-   * that would hold it. */
-  return !(k == EXPR_CAST && e->nops == 1 &&
-           (e->ops[0]->kind == EXPR_VAR || e->ops[0]->kind == EXPR_INT ||
-            e->ops[0]->kind == EXPR_FLOAT));
-}
+/* What may be searched, counted and hoisted is the pass's own definition
+ * (passes/cse.h): the reference differs only in how it finds repeats. */
 
 /* ---- collecting candidates ------------------------------------------------------- */
 
@@ -204,13 +105,13 @@ static scan_info scan_expr(cse_state *st, const tx_expr *e) {
   info.pure = 0;
   if (e->kind == EXPR_LET) return info;
   if (e->kind == EXPR_CALL) {
-    if (searchable_call(e))
+    if (tx_cse_searchable_call(e))
       for (uint32_t i = 0; i < e->u.call.kw.npos && i < e->nops; i++)
         scan_expr(st, e->ops[i]);
     return info;
   }
-  int64_t slot = hoist_shape(e) ? reserve_cand(st) : -1;
-  info = (scan_info){.pure = !impure_node(e), .size = 1};
+  int64_t slot = tx_cse_hoist_shape(e) ? reserve_cand(st) : -1;
+  info = (scan_info){.pure = !tx_cse_impure_node(e), .size = 1};
   /* Leaves hash as tx_expr_hash does; inner nodes from what tx_expr_equal
    * compares of them (kind, dtype, operand count) and their operands. */
   tx_dtype t = e->dtype;
@@ -232,7 +133,7 @@ static void collect_block(cse_state *st, const tx_stmt *const *items, uint32_t n
   for (uint32_t i = 0; i < n && !st->oom; i++) {
     st->cur_item = i;
     for (uint32_t j = 0; j < items[i]->nexprs; j++)
-      if (own_expr(items[i], j)) scan_expr(st, items[i]->exprs[j]);
+      if (tx_cse_own_expr(items[i], j)) scan_expr(st, items[i]->exprs[j]);
   }
   /* Drop the reserved slots of impure expressions. */
   uint32_t kept = 0;
@@ -277,14 +178,14 @@ static int reads_later_binding(const tx_expr *e, const tx_stmt *const *items, ui
 
 static const tx_expr *subst_expr(tx_mutator *m, const tx_expr *e) {
   cse_state *st = m->user;
-  if (e->kind == EXPR_LET || (e->kind == EXPR_CALL && !searchable_call(e))) return e;
+  if (e->kind == EXPR_LET || (e->kind == EXPR_CALL && !tx_cse_searchable_call(e))) return e;
   if (e->kind == st->target->kind && tx_dtype_eq(e->dtype, st->target->dtype) &&
       tx_expr_equal(e, st->target))
     return st->with;
   return NULL;
 }
 
-/* Mutate only the expressions a statement computes itself (own_expr), and
+/* Mutate only the expressions a statement computes itself (tx_cse_own_expr), and
  * its child statements. */
 static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
   const tx_expr **exprs = s->nexprs ? calloc(s->nexprs, sizeof *exprs) : NULL;
@@ -296,7 +197,7 @@ static const tx_stmt *subst_stmt(tx_mutator *m, const tx_stmt *s) {
   }
   int changed = 0;
   for (uint32_t j = 0; j < s->nexprs; j++) {
-    exprs[j] = own_expr(s, j) ? tx_mutate_expr(m, s->exprs[j]) : s->exprs[j];
+    exprs[j] = tx_cse_own_expr(s, j) ? tx_mutate_expr(m, s->exprs[j]) : s->exprs[j];
     changed |= exprs[j] != s->exprs[j];
   }
   for (uint32_t j = 0; j < s->nstmts; j++) {
