@@ -1202,6 +1202,34 @@ static const tx_expr *attr(const tx_func *f, const char *key) {
   return NULL;
 }
 
+/* The kernel's launch bounds, as TVM writes them: a register cap
+ * (tirx.max_registers) as __maxnreg__(N) alone, since nvcc accepts no
+ * __launch_bounds__ beside it; else __launch_bounds__(threads
+ * [, tirx.min_blocks_per_sm [, tirx.max_blocks_per_cluster]]) when the
+ * block size is a constant above 1. */
+static void launch_bounds(cuda_cg *g, const tx_func *f, int64_t threads, tx_strbuf *head) {
+  const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
+  const tx_expr *maxc = attr(f, "tirx.max_blocks_per_cluster");
+  const tx_expr *maxreg = attr(f, "tirx.max_registers");
+  if (maxreg && maxreg->kind == EXPR_INT) {
+    if (minb || maxc)
+      cuda_error(g, f->span,
+                 "tirx.max_registers cannot be combined with the CUDA launch bounds "
+                 "tirx.min_blocks_per_sm / tirx.max_blocks_per_cluster");
+    tx_sb_printf(head, "__maxnreg__(%" PRId64 ") ", maxreg->u.ival);
+    return;
+  }
+  if (maxc && !minb)
+    cuda_error(g, f->span, "tirx.max_blocks_per_cluster requires tirx.min_blocks_per_sm");
+  if (threads <= 1) return;
+  tx_sb_printf(head, "__launch_bounds__(%" PRId64, threads);
+  if (minb && minb->kind == EXPR_INT) {
+    tx_sb_printf(head, ", %" PRId64, minb->u.ival);
+    if (maxc && maxc->kind == EXPR_INT) tx_sb_printf(head, ", %" PRId64, maxc->u.ival);
+  }
+  tx_sb_puts(head, ") ");
+}
+
 static int is_kernel(const tx_func *f) {
   const tx_expr *k = attr(f, "tirx.kernel");
   return k && k->kind == EXPR_INT && k->u.ival != 0;
@@ -1324,21 +1352,9 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   if (cl && cl->kind == EXPR_TUPLE)
     for (uint32_t i = 1; i < cl->nops; i++)
       if (cl->ops[i]->kind != EXPR_INT || cl->ops[i]->u.ival != 1) g->cluster_x_is_rank = 0;
-  const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
   tx_strbuf head = cuda_sb(g);
   tx_sb_puts(&head, "extern \"C\" __global__ void ");
-  const tx_expr *maxreg = attr(f, "tirx.max_registers");
-  if (maxreg && maxreg->kind == EXPR_INT) {
-    /* nvcc rejects __launch_bounds__ together with __maxnreg__: a register
-     * cap replaces the launch bounds. */
-    if (minb)
-      cuda_error(g, f->span, "tirx.min_blocks_per_sm and tirx.max_registers cannot both be set");
-    tx_sb_printf(&head, "__maxnreg__(%" PRId64 ") ", maxreg->u.ival);
-  } else if (threads > 0) {
-    tx_sb_printf(&head, "__launch_bounds__(%" PRId64, threads);
-    if (minb && minb->kind == EXPR_INT) tx_sb_printf(&head, ", %" PRId64, minb->u.ival);
-    tx_sb_puts(&head, ") ");
-  }
+  launch_bounds(g, f, threads, &head);
   tx_sb_printf(&head, "%s(", kname);
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tx_expr *p = f->params[i];

@@ -7,7 +7,8 @@
  * Guarantees (docs/lowering.md, "After lower-tirx"):
  *  - every device entry is the flat STMT_DEVICE_ENTRY carrying
  *    grid=(gx, gy, gz), block=(tx, ty, tz) [, cluster=, preferred_cluster=,
- *    min_blocks_per_sm=, max_registers=, dyn_shared_bytes=] as int32 tuples
+ *    min_blocks_per_sm=, max_blocks_per_cluster=, max_registers=,
+ *    dyn_shared_bytes=] as int32 tuples
  *    (the last three are lifted from the T.attr launch hints; keywords the
  *    entry already had are kept, scope ids fill in the dimensions they
  *    determine, and a conflicting constant is a located error), followed by
@@ -538,6 +539,8 @@ static void build_launch(lt_state *st) {
 
 static const char *hint_kw(const char *key) {
   if (strcmp(key, "tirx.launch_bounds_min_blocks_per_sm") == 0) return "min_blocks_per_sm";
+  if (strcmp(key, "tirx.launch_bounds_max_blocks_per_cluster") == 0)
+    return "max_blocks_per_cluster";
   if (strcmp(key, "tirx.launch_bounds_max_registers") == 0 ||
       strcmp(key, "tirx.launch_bounds_max_regs") == 0 || strcmp(key, "tirx.max_registers") == 0)
     return "max_registers";

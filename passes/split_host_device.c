@@ -18,6 +18,7 @@
  * data variable), so code generation maps both to the parameter. Scalars are
  * the original variables, so the body needs no rewriting.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,6 +313,26 @@ typedef struct attrs {
   uint32_t n;
 } attrs;
 
+/* Is s[0..n) a C identifier (so that it can name a kernel)? */
+static int is_identifier(const char *s, size_t n) {
+  if (n == 0 || isdigit((unsigned char)s[0])) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum((unsigned char)s[i]) && s[i] != '_') return 0;
+  return 1;
+}
+
+/* The name TVM gives a function's kernel before "_kernel": its
+ * T.func_attr global_symbol, when that is an identifier. */
+static const char *kernel_base_name(const tx_func *f) {
+  for (uint32_t i = 0; i < f->nattrs; i++) {
+    const tx_expr *v = f->attr_values[i];
+    if (strcmp(f->attr_keys[i], "global_symbol") == 0 && v->kind == EXPR_STRING &&
+        is_identifier(v->u.str.data, v->u.str.len))
+      return v->u.str.data;
+  }
+  return f->name;
+}
+
 static void set_attr(attrs *a, const char *key, const tx_expr *val) {
   for (uint32_t i = 0; i < a->n; i++)
     if (a->keys[i] == key) {
@@ -469,11 +490,13 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
     if (!(dyn->kind == EXPR_INT && dyn->u.ival == 0)) set_attr(&da, dyn_key, dyn);
   }
 
-  /* The device function. */
+  /* The device function, named as TVM names it: the function's
+   * global_symbol (its name when it has none) and "_kernel". */
   char name[256];
-  size_t fl = strlen(f->name);
+  const char *base = kernel_base_name(f);
+  size_t fl = strlen(base);
   if (fl + 8 > sizeof name) fl = sizeof name - 8;
-  memcpy(name, f->name, fl);
+  memcpy(name, base, fl);
   memcpy(name + fl, "_kernel", 8);
   tx_func *df = tx_arena_alloc(ir->arena, sizeof *df);
   if (!df) goto done;

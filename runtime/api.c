@@ -784,8 +784,8 @@ static tirx_status encode_tensormap(void *user, const tx_tensormap_values *v, vo
   return st;
 }
 
-tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, size_t n,
-                               void *stream, tirx_error *err) {
+tirx_status tx_api_function_launch(const tirx_function *fn, tx_rt_function *kernel,
+                                   const tirx_arg *args, size_t n, void *stream, tirx_error *err) {
   if (!fn || (!args && n)) return set_err(err, TIRX_ERR_USAGE, "tirx_function_call: NULL argument");
   tx_launch_values v;
   char msg[sizeof err->message];
@@ -806,5 +806,17 @@ tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, si
   memcpy(cfg.block, v.block, sizeof cfg.block);
   memcpy(cfg.cluster, fn->cluster, sizeof cfg.cluster);
   tx_rt_error e = {0};
-  return from_rt(err, tx_rt_launch_kernel(fn->owner->rt->rt, fn->kernel, &cfg, v.params, &e), &e);
+  return from_rt(err,
+                 tx_rt_launch_kernel(fn->owner->rt->rt, kernel ? kernel : fn->kernel, &cfg,
+                                     v.params, &e),
+                 &e);
+}
+
+const char *tx_api_function_kernel(const tirx_function *fn) {
+  return fn && fn->ef->launcher ? tx_launcher_kernel(fn->ef->launcher) : NULL;
+}
+
+tirx_status tirx_function_call(const tirx_function *fn, const tirx_arg *args, size_t n,
+                               void *stream, tirx_error *err) {
+  return tx_api_function_launch(fn, NULL, args, n, stream, err);
 }

@@ -62,6 +62,10 @@ has "$TMP/err" "--list-passes takes no input file (got 'extra')" "--list-passes 
 [ -s "$TMP/out" ] && fail "--list-passes extra still listed the passes"
 expect 5 "run: a missing file before the GPU" -- "$TIRXC" run "$TMP/none.tirx"
 has "$TMP/err" "cannot read '$TMP/none.tirx': No such file or directory" "run a missing file"
+expect 2 "run: a negative --atol" -- "$TIRXC" run "$SCALE" --compare x.cubin --atol -1
+has "$TMP/err" "[--compare IMAGE[:KERNEL] [--atol X]]" "run's usage names --compare"
+expect 2 "run: --compare without an image" -- "$TIRXC" run "$SCALE" --compare
+has "$TMP/err" "unknown or incomplete option '--compare'" "run --compare without a value"
 expect 2 "no input" -- "$TIRXC"
 has "$TMP/err" "no input file" "no input"
 expect 2 "bad --arch" -- "$TIRXC" "$SCALE" --arch=sm_75
@@ -229,6 +233,19 @@ if mknod "$TMP/o/null" c 1 3 2>/dev/null; then
 fi
 expect 5 "-o into a missing directory" -- "$TIRXC" "$SCALE" -o "$TMP/o/none/x.tirx"
 has "$TMP/err" "cannot write" "-o into a missing directory"
+
+# Launch bounds TVM refuses: a cluster bound without a min-blocks bound.
+cat >"$TMP/cluster_bound.tirx" <<'TIRX'
+@T.prim_func
+def f(A: T.Buffer((4,), "int32")):
+    T.device_entry(grid=(4, 1, 1), block=(128, 1, 1))
+    T.attr({"tirx.launch_bounds_max_blocks_per_cluster": 1})
+    bx = T.launch_thread("blockIdx.x", 4)
+    A[bx] = A[bx] + 1
+TIRX
+expect 1 "max_blocks_per_cluster alone" -- "$TIRXC" "$TMP/cluster_bound.tirx" --emit=cuda
+has "$TMP/err" "cluster_bound.tirx:1:1: error: tirx.max_blocks_per_cluster requires tirx.min_blocks_per_sm" \
+  "max_blocks_per_cluster alone is a located error"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2

@@ -2,7 +2,7 @@
 
 __device__ __forceinline__ int tx_floormod_i32(int a, int b) { int r = a % b; return ((r != 0) && ((r < 0) != (b < 0))) ? (int)(r + b) : r; }
 
-extern "C" __global__ void __launch_bounds__(1) control_kernel(float* __restrict__ A_ptr, int n) {
+extern "C" __global__ void control_kernel(float* __restrict__ A_ptr, int n) {
   int i_ptr[1];
   i_ptr[0] = 0;
   while (i_ptr[0] < 64) {
