@@ -60,6 +60,8 @@ def parse_args(argv):
     ap.add_argument("--arch-hint", action="append", default=[], metavar="GLOB=ARCH",
                     help="arch for kernels of tests matching GLOB compiled with no arch (repeatable)")
     ap.add_argument("--no-tvm-hints", action="store_true", help="drop the built-in hints for TVM's own test tree")
+    ap.add_argument("--alias-module", action="append", default=[], metavar="OLD=NEW",
+                    help="import NEW when a test imports OLD (e.g. tvm.arith=tvm.sym for TVM-main tests on 0.27)")
     ap.add_argument("--run-compile", action="store_true", help="run the real compiles (needs a GPU and CUDA)")
     ap.add_argument("--from-records", metavar="RAW", help="skip the tests; build CORPUS from an earlier raw/ folder")
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -86,6 +88,7 @@ def run_one(opts, rootdir, raw, logs, path):
     env["PYTHONPATH"] = HERE + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["TIRX_HARVEST_DIR"] = raw
     env["TIRX_HARVEST_COMPILE"] = "run" if opts.run_compile else "skip"
+    env["TIRX_HARVEST_ALIASES"] = ",".join(opts.alias_module)
     cmd = [opts.python, "-m", "pytest", "-p", "tirx_harvest_plugin", "-p", "no:cacheprovider", "-q", "-rN", rel]
     cmd += opts.pytest_args
     log = os.path.join(logs, re.sub(r"[^\w.-]+", "_", rel) + ".log")

@@ -19,7 +19,8 @@ whose first use skips the test, so the test stops right after handing the
 program over. TIRX_HARVEST_COMPILE=run calls the real compile instead (for a
 machine that can). GPU availability checks in tvm.testing are made to answer
 yes so GPU-only tests get as far as their compile call; TIRX_HARVEST_REAL_GPU=1
-keeps the real answers.
+keeps the real answers. TIRX_HARVEST_ALIASES=old=new,... makes a module
+importable under an older name (tests newer or older than the installed TVM).
 
 This plugin only records: it never edits the tests or TVM's files.
 """
@@ -241,9 +242,24 @@ def _pretend_gpu():
             setattr(env, name, lambda *a, **k: True)
 
 
+def _alias_modules(spec):
+    """OLD=NEW,...: lets tests written for another TVM import a module under its old name."""
+    import importlib
+    import sys
+
+    for pair in filter(None, spec.split(",")):
+        old, _, new = pair.partition("=")
+        module = importlib.import_module(new)
+        sys.modules.setdefault(old, module)
+        parent, _, leaf = old.rpartition(".")
+        if parent in sys.modules:
+            setattr(sys.modules[parent], leaf, module)
+
+
 def install():
     import tvm  # noqa: F401 - fail early and clearly when TVM is not importable
 
+    _alias_modules(os.environ.get("TIRX_HARVEST_ALIASES", ""))
     os.makedirs(os.path.join(OUT, "texts"), exist_ok=True)
     os.makedirs(os.path.join(OUT, "records"), exist_ok=True)
     for module_name, attr in COMPILE_ENTRIES:
