@@ -214,8 +214,7 @@ class Measurer:
             "abnormal": [],
             "reject": "",
         }
-        for k in ("parse", "identical", "identical_nohdr", "fixpoint", "ptx", "ptxas"):
-            r[k] = False
+        r.update({m: False for m in FLOOR_MEASURES})
         with tempfile.TemporaryDirectory(prefix="conform-") as td:
             self.printing(r, path, src, text, td)
             if r["parse"]:
@@ -227,7 +226,8 @@ class Measurer:
         r["parse"] = first.ok
         if not first.ok:
             self.note_failure(r, "parse", first, path)
-            r["reject"] = "parse" if first.located() else r["reject"]
+            if first.located():
+                r["reject"] = "parse"
             return
         r["identical"] = first.out == src
         r["identical_nohdr"] = IMPORT_HEADER.sub(b"", first.out) == IMPORT_HEADER.sub(b"", src)
@@ -249,7 +249,8 @@ class Measurer:
         r["ptx"] = ptx.ok
         if not ptx.ok:
             self.note_failure(r, "ptx", ptx, path)
-            r["reject"] = "ptx" if ptx.located() else ""
+            if ptx.located():
+                r["reject"] = "ptx"
             return
         if not self.ptxas:
             return
