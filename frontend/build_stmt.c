@@ -287,6 +287,23 @@ static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_li
   return s;
 }
 
+/* A block-header form (T.reads, T.axis.*, T.init, ...) outside the header
+ * of a T.sblock: reported where it is. */
+static int misplaced_block_header(builder *b, const tx_ast *call) {
+  const char *q = bld_sblock_header_op(b, call);
+  if (!q) return 0;
+  if (strcmp(q, "T.sblock_alloc_buffer") == 0)
+    BLD_ERROR(b, call,
+              "T.sblock_alloc_buffer belongs at the start of a T.sblock body or of an "
+              "@T.prim_func(s_tir=True) function");
+  else
+    BLD_ERROR(b, call,
+              "%s belongs at the start of a `with T.sblock(...)` body, before its other "
+              "statements",
+              q);
+  return 1;
+}
+
 static const tx_stmt *eval_stmt(builder *b, const tx_expr *e, tirx_span span) {
   if (!e) return NULL;
   return new_stmt(b, STMT_EVAL, &e, 1, NULL, 0, span);
@@ -301,6 +318,7 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
     const char *q = bld_qualified_name(b, v->u.call.func, NULL);
     if (q && strcmp(q, "T.device_entry") == 0) return build_device_entry(b, v, NULL);
     if (q && strcmp(q, "T.attr") == 0) return build_attr(b, v, NULL);
+    if (misplaced_block_header(b, v)) return NULL;
     if (q && strcmp(q, "T.func_attr") == 0) {
       BLD_ERROR(b, v, "T.func_attr must come first in the function body");
       return NULL;
@@ -488,6 +506,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
                                   tirx_span span) {
   const char *name = target->u.name.id;
   if (value_ast->kind == AST_CALL) {
+    if (misplaced_block_header(b, value_ast)) return NULL;
     const char *op = scope_id_of(b, value_ast);
     if (op) return build_scope_id(b, value_ast, op, &target, 1);
     if (bld_buffer_ctor_of(b, value_ast) != CTOR_NONE || bld_is_buffer_view_call(b, value_ast))
@@ -568,6 +587,7 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
   if (target->kind == AST_NAME) return assign_name(b, target, value, st->span);
   if (target->kind == AST_SUBSCRIPT) return build_store(b, target, bld_expr(b, value), st->span);
   if (target->kind == AST_TUPLE) {
+    if (value->kind == AST_CALL && misplaced_block_header(b, value)) return NULL;
     const char *op = scope_id_of(b, value);
     if (op)
       return build_scope_id(b, value, op, (const tx_ast *const *)target->u.seq.elts.items,
@@ -911,6 +931,14 @@ static const tx_stmt *build_with_items(builder *b, const tx_ast *st, size_t item
   }
   if (is_entry) return build_device_entry(b, ctx, &st->u.with.body);
   if (is_attr) return build_attr(b, ctx, &st->u.with.body);
+  if (q && strcmp(q, "T.sblock") == 0) {
+    if (target || items->len != 1) {
+      BLD_ERROR(b, ctx, "T.sblock must be the only item of its with-statement, without `as`");
+      return NULL;
+    }
+    return bld_sblock(b, ctx, &st->u.with.body, st->span);
+  }
+  if (misplaced_block_header(b, ctx)) return NULL;
   const tx_expr *call = bld_expr(b, ctx);
   if (!call) return NULL;
   uint32_t mark = bld_scope_mark(b);
