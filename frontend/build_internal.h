@@ -192,6 +192,10 @@ const tx_stmt *bld_s_tir_body(builder *b, const tx_ast_list *body, tirx_span spa
  * when `call` is one, else NULL: outside a block header they are errors. */
 const char *bld_sblock_header_op(builder *b, const tx_ast *call);
 
+/* ---- build_target.c ---- */
+/* T.target("cuda") / T.target({...}): the config kept as written. */
+const tx_expr *bld_target(builder *b, const tx_ast *call);
+
 /* A span covering a node. */
 static inline tirx_span bld_span(const tx_ast *ast) {
   return ast ? ast->span : (tirx_span){0};

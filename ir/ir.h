@@ -298,6 +298,11 @@ int tx_expr_pointer_type(const tx_expr *e, tx_dtype *pointee, int *has_pointee, 
  * ["dtype"[, "scope"]], storage_scope=...) as the frontend builds it. */
 int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee, const char **scope);
 
+/* The pseudo-op of a Python dict literal kept as an EXPR_CALL (keys are the
+ * keyword names, values the operands), printed `{"k": v}`: the config of
+ * T.target({...}) (frontend/build_target.c). */
+#define TX_DICT_OP "{}"
+
 /* The keyword operand named `name` (interned) of a call or statement, or NULL. */
 const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,
                         const char *name);

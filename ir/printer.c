@@ -467,6 +467,10 @@ static void print_let(printer *p, const tx_expr *e) {
 /* An op starting with '.' is a method on ops[0]: `A.vload([i], dtype=...)`. */
 static void print_call(printer *p, const tx_expr *e) {
   const char *op = e->u.call.op ? e->u.call.op : "?";
+  if (strcmp(op, TX_DICT_OP) == 0) {
+    print_dict(p, e->u.call.kw.names, e->ops, e->nops);
+    return;
+  }
   uint32_t from = 0;
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
