@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/equal.h"
 #include "ir/tensormap.h"
 
 static const tx_stmt *build_stmt(builder *b, const tx_ast *st);
@@ -365,6 +366,74 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
 /* ---- assignments ------------------------------------------------------------------------------
  */
 
+/* The number of lanes of slice begin:end, when end is begin + constant. */
+static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes) {
+  if (begin->kind == EXPR_INT && end->kind == EXPR_INT) {
+    *lanes = end->u.ival - begin->u.ival;
+    return 1;
+  }
+  if (end->kind == EXPR_ADD && end->ops[1]->kind == EXPR_INT && tx_expr_equal(end->ops[0], begin)) {
+    *lanes = end->ops[1]->u.ival;
+    return 1;
+  }
+  return 0;
+}
+
+/* `A[i * 4:i * 4 + 4] = v`: TVM's printed vector store. Each slice becomes
+ * the stride-1 T.Ramp it stands for; the result is the EXPR_LOAD that
+ * build_store stores through (NULL after an error). */
+static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
+  const tx_expr *region = bld_arg(b, target);
+  if (!region || region->kind != EXPR_REGION) return region;
+  ptr_vec idx = {0};
+  int ok = 1;
+  for (uint32_t i = 0; i < region->nops && ok; i++) {
+    const tx_expr *e = region->ops[i];
+    if (e->kind == EXPR_SLICE) {
+      int64_t lanes = 0;
+      const tx_expr *begin = e->ops[0], *end = e->ops[1];
+      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE || !slice_lanes(begin, end, &lanes) ||
+          lanes < 1 || lanes > TX_MAX_LANES) {
+        BLD_ERROR(b, target,
+                  "a stored slice needs a constant length from 1 to %d: A[i:i + 4] = value",
+                  TX_MAX_LANES);
+        ok = 0;
+        break;
+      }
+      const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, 1, e->span)};
+      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, tx_dtype_with_lanes(begin->dtype, (int)lanes), ops,
+                               2, e->span)
+                 : NULL;
+      if (!e) bld_oom(b);
+    }
+    ok = e && vec_push(b, &idx, e);
+  }
+  tx_expr *load = NULL;
+  if (ok) {
+    const tx_buffer *buf = region->u.buffer;
+    int lanes = 1;
+    for (uint32_t i = 0; i < idx.len; i++)
+      lanes *= ((const tx_expr *)idx.items[i])->dtype.lanes;
+    load = tx_expr_new(b->ir, EXPR_LOAD, tx_dtype_with_lanes(buf->dtype, lanes),
+                       (const tx_expr *const *)idx.items, idx.len, target->span);
+    if (load)
+      load->u.buffer = buf;
+    else
+      bld_oom(b);
+  }
+  vec_free(&idx);
+  return load;
+}
+
+static int has_slice_index(const tx_ast *target) {
+  const tx_ast *sl = target->u.subscript.index;
+  if (sl->kind == AST_SLICE) return 1;
+  if (sl->kind != AST_TUPLE) return 0;
+  for (size_t i = 0; i < sl->u.seq.elts.len; i++)
+    if (sl->u.seq.elts.items[i]->kind == AST_SLICE) return 1;
+  return 0;
+}
+
 static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_expr *value,
                                   tirx_span span) {
   const tx_ast *obj = target->u.subscript.value;
@@ -376,7 +445,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
       BLD_ERROR(b, obj, "only buffers can be stored to");
     return NULL;
   }
-  const tx_expr *load = bld_expr(b, target); /* checks the indices */
+  int slices = has_slice_index(target);
+  const tx_expr *load = slices ? slice_store_target(b, target) : bld_expr(b, target);
   if (!load || !value) return NULL;
   if (load->kind != EXPR_LOAD) {
     BLD_ERROR(b, target, "cannot store to a buffer region");
@@ -400,6 +470,7 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
       ok = vec_push(b, &ops, load->ops[i]);
     if (ok) st = new_stmt(b, STMT_STORE, (const tx_expr *const *)ops.items, ops.len, NULL, 0, span);
     if (st) st->buffer = s->buffer;
+    if (st && slices) st->flag = STORE_SLICES;
   }
   vec_free(&ops);
   return st;

@@ -190,6 +190,10 @@ typedef enum tx_block_form {
   BLOCK_IMPLICIT_ROOT, /* the root TVM's parser adds; printed `# with T.sblock("root"):` */
 } tx_block_form;
 
+/* STMT_STORE's flag: A[i:i + 4] = v, a vector store TVM prints with slices:
+ * each stride-1 EXPR_RAMP index prints as `base:base + lanes`. */
+enum { STORE_SLICES = 1 };
+
 typedef enum tx_bind_style {
   BIND_PLAIN,        /* x = value */
   BIND_LET,          /* x: T.let = value */

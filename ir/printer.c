@@ -788,10 +788,39 @@ static const tx_expr *expr_at(const tx_stmt *s, uint32_t i) {
   return i < s->nexprs ? s->exprs[i] : NULL;
 }
 
+/* A stride-1 ramp index of a slice-form store: `base:base + lanes`. */
+static int print_slice_index(printer *p, const tx_expr *e) {
+  if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival != 1)
+    return 0;
+  const tx_expr *base = e->ops[0];
+  if (base->kind == EXPR_INT) {
+    tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival, base->u.ival + e->dtype.lanes);
+    return 1;
+  }
+  print_expr(p, base);
+  tx_sb_putc(p->out, ':');
+  print_expr(p, base);
+  tx_sb_printf(p->out, " + %d", (int)e->dtype.lanes);
+  return 1;
+}
+
+static void print_store_target(printer *p, const tx_stmt *s) {
+  puts_(p, s->buffer && s->buffer->name ? s->buffer->name : "_");
+  tx_sb_putc(p->out, '[');
+  for (uint32_t i = 1; i < s->nexprs; i++) {
+    if (i > 1) puts_(p, ", ");
+    if (!print_slice_index(p, s->exprs[i])) print_expr(p, s->exprs[i]);
+  }
+  tx_sb_putc(p->out, ']');
+}
+
 static void print_store(printer *p, const tx_stmt *s) {
   start_line(p);
   uint32_t n = s->nexprs ? s->nexprs - 1 : 0;
-  print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
+  if (s->flag == STORE_SLICES && n)
+    print_store_target(p, s);
+  else
+    print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
   puts_(p, " = ");
   print_expr(p, expr_at(s, 0));
   tx_sb_putc(p->out, '\n');
