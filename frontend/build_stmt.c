@@ -1084,13 +1084,26 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
   return new_stmt(b, STMT_WHILE, &c, 1, &body, 1, st->span);
 }
 
+/* TVM's printed assert message with an error kind, ("ValueError", ["part",
+ * ...]): a tuple of the kind and a list of strings. */
+static int is_kind_message(const tx_expr *m) {
+  if (m->kind != EXPR_TUPLE || m->u.is_list || m->nops != 2 || m->ops[0]->kind != EXPR_STRING)
+    return 0;
+  const tx_expr *parts = m->ops[1];
+  if (parts->kind != EXPR_TUPLE || !parts->u.is_list) return 0;
+  for (uint32_t i = 0; i < parts->nops; i++)
+    if (parts->ops[i]->kind != EXPR_STRING) return 0;
+  return 1;
+}
+
 static const tx_stmt *build_assert(builder *b, const tx_ast *st) {
   const tx_expr *c = bool_cond(b, st->u.assert_.test, 0);
   const tx_expr *msg =
       st->u.assert_.msg ? bld_expr(b, st->u.assert_.msg) : tx_string(b->ir, "", 0, st->span);
   if (!c || !msg) return NULL;
-  if (msg->kind != EXPR_STRING) {
-    BLD_ERROR(b, st->u.assert_.msg, "the assert message must be a string");
+  if (msg->kind != EXPR_STRING && !is_kind_message(msg)) {
+    BLD_ERROR(b, st->u.assert_.msg,
+              "the assert message must be a string or (\"ErrorKind\", [\"part\", ...])");
     return NULL;
   }
   const tx_expr *ops[2] = {c, msg};
