@@ -743,6 +743,10 @@ static void emit_stmt(gen *g, const tx_stmt *s) {
   case STMT_SCOPE_ID:
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     break;

@@ -1186,6 +1186,10 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
   case STMT_SCOPE_ID:
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     cuda_error(g, s->span, "%s%s%s must be lowered before CUDA code generation",

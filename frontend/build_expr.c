@@ -1287,6 +1287,7 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   if (bld_dtype_attr(b, callee, &dt, 0)) return typed_literal(b, call, dt, depth);
   const tx_expr *special = NULL;
   if (build_special_call(b, call, q, depth, &special)) return special;
+  if (strcmp(q, "T.target") == 0) return bld_target(b, call);
   if (strcmp(q, "T.meta_var") == 0 || strcmp(q, "T.inline") == 0 || strcmp(q, "T.jit") == 0 ||
       strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.SMEMPool") == 0 ||
       strcmp(q, "T.TMEMPool") == 0) {

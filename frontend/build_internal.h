@@ -64,6 +64,7 @@ typedef struct builder {
 
   /* Per-function state. */
   int in_function;
+  int s_tir; /* the function is @T.prim_func(s_tir=True): blocks are allowed */
   int loop_depth;
   int device_entry_seen;
   const tx_stmt *launch_entry; /* T.device_entry(launch=T.cuda.LaunchConfig(...)), or NULL */
@@ -180,6 +181,20 @@ int bld_is_layout_call(builder *b, const tx_ast *ast);
 const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts);
 /* Function-level statement handling needs these from builder.c. */
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified);
+
+/* ---- build_sblock.c: S-TIR blocks ---- */
+/* `with T.sblock(...)`: call is the T.sblock call, body the with-body. */
+const tx_stmt *bld_sblock(builder *b, const tx_ast *call, const tx_ast_list *body, tirx_span span);
+/* The body of an s_tir function: leading T.sblock_alloc_buffer statements,
+ * then the statements, in an implicit root block where TVM makes one. */
+const tx_stmt *bld_s_tir_body(builder *b, const tx_ast_list *body, tirx_span span);
+/* The qualified name of a block-header call (T.reads, T.axis.*, T.init ...)
+ * when `call` is one, else NULL: outside a block header they are errors. */
+const char *bld_sblock_header_op(builder *b, const tx_ast *call);
+
+/* ---- build_target.c ---- */
+/* T.target("cuda") / T.target({...}): the config kept as written. */
+const tx_expr *bld_target(builder *b, const tx_ast *call);
 
 /* A span covering a node. */
 static inline tirx_span bld_span(const tx_ast *ast) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/equal.h"
 #include "ir/tensormap.h"
 
 static const tx_stmt *build_stmt(builder *b, const tx_ast *st);
@@ -287,6 +288,23 @@ static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_li
   return s;
 }
 
+/* A block-header form (T.reads, T.axis.*, T.init, ...) outside the header
+ * of a T.sblock: reported where it is. */
+static int misplaced_block_header(builder *b, const tx_ast *call) {
+  const char *q = bld_sblock_header_op(b, call);
+  if (!q) return 0;
+  if (strcmp(q, "T.sblock_alloc_buffer") == 0)
+    BLD_ERROR(b, call,
+              "T.sblock_alloc_buffer belongs at the start of a T.sblock body or of an "
+              "@T.prim_func(s_tir=True) function");
+  else
+    BLD_ERROR(b, call,
+              "%s belongs at the start of a `with T.sblock(...)` body, before its other "
+              "statements",
+              q);
+  return 1;
+}
+
 static const tx_stmt *eval_stmt(builder *b, const tx_expr *e, tirx_span span) {
   if (!e) return NULL;
   return new_stmt(b, STMT_EVAL, &e, 1, NULL, 0, span);
@@ -301,6 +319,7 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
     const char *q = bld_qualified_name(b, v->u.call.func, NULL);
     if (q && strcmp(q, "T.device_entry") == 0) return build_device_entry(b, v, NULL);
     if (q && strcmp(q, "T.attr") == 0) return build_attr(b, v, NULL);
+    if (misplaced_block_header(b, v)) return NULL;
     if (q && strcmp(q, "T.func_attr") == 0) {
       BLD_ERROR(b, v, "T.func_attr must come first in the function body");
       return NULL;
@@ -347,6 +366,74 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
 /* ---- assignments ------------------------------------------------------------------------------
  */
 
+/* The number of lanes of slice begin:end, when end is begin + constant. */
+static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes) {
+  if (begin->kind == EXPR_INT && end->kind == EXPR_INT) {
+    *lanes = end->u.ival - begin->u.ival;
+    return 1;
+  }
+  if (end->kind == EXPR_ADD && end->ops[1]->kind == EXPR_INT && tx_expr_equal(end->ops[0], begin)) {
+    *lanes = end->ops[1]->u.ival;
+    return 1;
+  }
+  return 0;
+}
+
+/* `A[i * 4:i * 4 + 4] = v`: TVM's printed vector store. Each slice becomes
+ * the stride-1 T.Ramp it stands for; the result is the EXPR_LOAD that
+ * build_store stores through (NULL after an error). */
+static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
+  const tx_expr *region = bld_arg(b, target);
+  if (!region || region->kind != EXPR_REGION) return region;
+  ptr_vec idx = {0};
+  int ok = 1;
+  for (uint32_t i = 0; i < region->nops && ok; i++) {
+    const tx_expr *e = region->ops[i];
+    if (e->kind == EXPR_SLICE) {
+      int64_t lanes = 0;
+      const tx_expr *begin = e->ops[0], *end = e->ops[1];
+      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE || !slice_lanes(begin, end, &lanes) ||
+          lanes < 1 || lanes > TX_MAX_LANES) {
+        BLD_ERROR(b, target,
+                  "a stored slice needs a constant length from 1 to %d: A[i:i + 4] = value",
+                  TX_MAX_LANES);
+        ok = 0;
+        break;
+      }
+      const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, 1, e->span)};
+      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, tx_dtype_with_lanes(begin->dtype, (int)lanes), ops,
+                               2, e->span)
+                 : NULL;
+      if (!e) bld_oom(b);
+    }
+    ok = e && vec_push(b, &idx, e);
+  }
+  tx_expr *load = NULL;
+  if (ok) {
+    const tx_buffer *buf = region->u.buffer;
+    int lanes = 1;
+    for (uint32_t i = 0; i < idx.len; i++)
+      lanes *= ((const tx_expr *)idx.items[i])->dtype.lanes;
+    load = tx_expr_new(b->ir, EXPR_LOAD, tx_dtype_with_lanes(buf->dtype, lanes),
+                       (const tx_expr *const *)idx.items, idx.len, target->span);
+    if (load)
+      load->u.buffer = buf;
+    else
+      bld_oom(b);
+  }
+  vec_free(&idx);
+  return load;
+}
+
+static int has_slice_index(const tx_ast *target) {
+  const tx_ast *sl = target->u.subscript.index;
+  if (sl->kind == AST_SLICE) return 1;
+  if (sl->kind != AST_TUPLE) return 0;
+  for (size_t i = 0; i < sl->u.seq.elts.len; i++)
+    if (sl->u.seq.elts.items[i]->kind == AST_SLICE) return 1;
+  return 0;
+}
+
 static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_expr *value,
                                   tirx_span span) {
   const tx_ast *obj = target->u.subscript.value;
@@ -358,7 +445,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
       BLD_ERROR(b, obj, "only buffers can be stored to");
     return NULL;
   }
-  const tx_expr *load = bld_expr(b, target); /* checks the indices */
+  int slices = has_slice_index(target);
+  const tx_expr *load = slices ? slice_store_target(b, target) : bld_expr(b, target);
   if (!load || !value) return NULL;
   if (load->kind != EXPR_LOAD) {
     BLD_ERROR(b, target, "cannot store to a buffer region");
@@ -382,6 +470,7 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
       ok = vec_push(b, &ops, load->ops[i]);
     if (ok) st = new_stmt(b, STMT_STORE, (const tx_expr *const *)ops.items, ops.len, NULL, 0, span);
     if (st) st->buffer = s->buffer;
+    if (st && slices) st->flag = STORE_SLICES;
   }
   vec_free(&ops);
   return st;
@@ -488,6 +577,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
                                   tirx_span span) {
   const char *name = target->u.name.id;
   if (value_ast->kind == AST_CALL) {
+    if (misplaced_block_header(b, value_ast)) return NULL;
     const char *op = scope_id_of(b, value_ast);
     if (op) return build_scope_id(b, value_ast, op, &target, 1);
     if (bld_buffer_ctor_of(b, value_ast) != CTOR_NONE || bld_is_buffer_view_call(b, value_ast))
@@ -568,6 +658,7 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
   if (target->kind == AST_NAME) return assign_name(b, target, value, st->span);
   if (target->kind == AST_SUBSCRIPT) return build_store(b, target, bld_expr(b, value), st->span);
   if (target->kind == AST_TUPLE) {
+    if (value->kind == AST_CALL && misplaced_block_header(b, value)) return NULL;
     const char *op = scope_id_of(b, value);
     if (op)
       return build_scope_id(b, value, op, (const tx_ast *const *)target->u.seq.elts.items,
@@ -911,6 +1002,14 @@ static const tx_stmt *build_with_items(builder *b, const tx_ast *st, size_t item
   }
   if (is_entry) return build_device_entry(b, ctx, &st->u.with.body);
   if (is_attr) return build_attr(b, ctx, &st->u.with.body);
+  if (q && strcmp(q, "T.sblock") == 0) {
+    if (target || items->len != 1) {
+      BLD_ERROR(b, ctx, "T.sblock must be the only item of its with-statement, without `as`");
+      return NULL;
+    }
+    return bld_sblock(b, ctx, &st->u.with.body, st->span);
+  }
+  if (misplaced_block_header(b, ctx)) return NULL;
   const tx_expr *call = bld_expr(b, ctx);
   if (!call) return NULL;
   uint32_t mark = bld_scope_mark(b);
@@ -985,13 +1084,26 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
   return new_stmt(b, STMT_WHILE, &c, 1, &body, 1, st->span);
 }
 
+/* TVM's printed assert message with an error kind, ("ValueError", ["part",
+ * ...]): a tuple of the kind and a list of strings. */
+static int is_kind_message(const tx_expr *m) {
+  if (m->kind != EXPR_TUPLE || m->u.is_list || m->nops != 2 || m->ops[0]->kind != EXPR_STRING)
+    return 0;
+  const tx_expr *parts = m->ops[1];
+  if (parts->kind != EXPR_TUPLE || !parts->u.is_list) return 0;
+  for (uint32_t i = 0; i < parts->nops; i++)
+    if (parts->ops[i]->kind != EXPR_STRING) return 0;
+  return 1;
+}
+
 static const tx_stmt *build_assert(builder *b, const tx_ast *st) {
   const tx_expr *c = bool_cond(b, st->u.assert_.test, 0);
   const tx_expr *msg =
       st->u.assert_.msg ? bld_expr(b, st->u.assert_.msg) : tx_string(b->ir, "", 0, st->span);
   if (!c || !msg) return NULL;
-  if (msg->kind != EXPR_STRING) {
-    BLD_ERROR(b, st->u.assert_.msg, "the assert message must be a string");
+  if (msg->kind != EXPR_STRING && !is_kind_message(msg)) {
+    BLD_ERROR(b, st->u.assert_.msg,
+              "the assert message must be a string or (\"ErrorKind\", [\"part\", ...])");
     return NULL;
   }
   const tx_expr *ops[2] = {c, msg};

@@ -508,7 +508,7 @@ static void build_module_assign(builder *b, const tx_ast *st) {
 /* ---- Functions ----------------------------------------------------------------- */
 
 typedef struct func_decorator {
-  int ok, is_private;
+  int ok, is_private, is_s_tir;
 } func_decorator;
 
 static func_decorator read_decorators(builder *b, const tx_ast *fn) {
@@ -528,6 +528,8 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
         int is_bool = is_true || kw->u.keyword.value->kind == AST_FALSE;
         if (strcmp(arg, "private") == 0 && is_bool)
           d.is_private = is_true;
+        else if (strcmp(arg, "s_tir") == 0 && is_bool)
+          d.is_s_tir = is_true;
         else if (strcmp(arg, "check_well_formed") == 0 && is_bool)
           ; /* a Python-side switch; the text form is always checked */
         else
@@ -807,7 +809,9 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     if (!build_func_attr(b, st)) build_match_buffer(b, st, &params, &bufs);
   }
   tx_ast_list rest = {body->items + first, body->len - first};
-  const tx_stmt *stmt = bld_block(b, &rest);
+  b->s_tir = dec.is_s_tir;
+  const tx_stmt *stmt = dec.is_s_tir ? bld_s_tir_body(b, &rest, fn->span) : bld_block(b, &rest);
+  b->s_tir = 0;
 
   tx_func *f = tx_arena_alloc(b->ir->arena, sizeof *f);
   if (!f) bld_oom(b);
@@ -824,6 +828,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->symbolic = (const tx_expr *const *)vec_finish(b, &b->symbolic);
     f->body = stmt;
     f->is_private = dec.is_private;
+    f->is_s_tir = dec.is_s_tir;
     f->span = fn->span;
   }
   b->attr_keys.len = b->attr_values.len = b->symbolic.len = 0;

@@ -233,7 +233,7 @@ static int eq_attrs(eqctx *c, uint32_t n, const char *const *ka, const tx_expr *
 static int eq_func(eqctx *c, const tx_func *a, const tx_func *b) {
   if (!a || !b) return a == b;
   if (a->nparams != b->nparams || a->nattrs != b->nattrs || a->nsymbolic != b->nsymbolic ||
-      a->is_private != b->is_private)
+      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir)
     return 0;
   for (uint32_t i = 0; i < a->nparams; i++)
     if (!eq_var_def(c, a->params[i], b->params[i])) return 0;
@@ -500,6 +500,7 @@ static uint64_t h_attrs(hctx *c, uint64_t h, uint32_t n, const char *const *keys
 static uint64_t h_func(hctx *c, uint64_t h, const tx_func *f) {
   if (!f) return mix(h, H_NULL);
   h = mix(mix(mix(mix(h, f->nparams), f->nattrs), f->nsymbolic), (uint64_t)f->is_private);
+  h = mix(h, (uint64_t)f->is_s_tir);
   for (uint32_t i = 0; i < f->nparams; i++)
     h = h_var_def(c, h, f->params[i]);
   for (uint32_t i = 0; i < f->nsymbolic; i++)

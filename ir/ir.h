@@ -105,7 +105,8 @@ struct tx_expr {
 /* How a buffer was declared; the printer writes it back the same way. */
 typedef enum tx_buffer_form {
   BUF_PARAM,        /* A: T.Buffer((..), "dtype") in the parameter list */
-  BUF_MATCH,        /* A = T.match_buffer(handle, ...) */
+  BUF_MATCH,        /* A = T.match_buffer(handle, ...); in an S-TIR block
+                       (STMT_DECL) origin is the matched region A[i, 0:16] */
   BUF_ALLOC,        /* T.alloc_buffer */
   BUF_ALLOC_SHARED, /* T.alloc_shared */
   BUF_ALLOC_LOCAL,  /* T.alloc_local */
@@ -113,6 +114,7 @@ typedef enum tx_buffer_form {
   BUF_DECL_SCALAR,  /* T.decl_scalar */
   BUF_LOCAL_SCALAR, /* T.local_scalar */
   BUF_VIEW,         /* X = A.view(...) / A.permute(...) / A.local(...) : see origin */
+  BUF_SBLOCK_ALLOC, /* T.sblock_alloc_buffer: a buffer of an S-TIR block (STMT_ALLOC) */
 } tx_buffer_form;
 
 struct tx_buffer {
@@ -169,6 +171,29 @@ typedef enum tx_for_kind {
   FOR_THREAD_BINDING, /* name: the thread tag */
 } tx_for_kind;
 
+/* STMT_BLOCK's flag: how the block was written.
+ *
+ * An S-TIR block (TVM's SBlockRealize + SBlock) keeps its header as the
+ * leading items of stmts[], in TVM's printed order, and its body as the last
+ * item:
+ *   STMT_BLOCK_AXIS  vi = T.axis.spatial(dom, binding) / vi, vj = T.axis.remap("SR", [i, j])
+ *                    (binds vars[]: the iterators; exprs: the call's arguments)
+ *   STMT_BLOCK_SIG   T.where(cond), T.reads(regions), T.writes(regions),
+ *                    T.sblock_attr({...}) (the dict as keyword operands)
+ *   STMT_ALLOC       X = T.sblock_alloc_buffer(...)  (buffer form BUF_SBLOCK_ALLOC)
+ *   STMT_DECL        X = T.match_buffer(A[..], shape) (buffer form BUF_MATCH, origin: region)
+ *   STMT_BLOCK_INIT  with T.init(): body
+ * The block's iterator values and predicate are the axis bindings and the
+ * T.where condition; reads/writes stay as written (no access detection). */
+typedef enum tx_block_form {
+  BLOCK_WITH,          /* with T.sblock("name"[, no_realize=True]): exprs hold the kwargs */
+  BLOCK_IMPLICIT_ROOT, /* the root TVM's parser adds; printed `# with T.sblock("root"):` */
+} tx_block_form;
+
+/* STMT_STORE's flag: A[i:i + 4] = v, a vector store TVM prints with slices:
+ * each stride-1 EXPR_RAMP index prints as `base:base + lanes`. */
+enum { STORE_SLICES = 1 };
+
 typedef enum tx_bind_style {
   BIND_PLAIN,        /* x = value */
   BIND_LET,          /* x: T.let = value */
@@ -204,6 +229,10 @@ typedef struct tx_func {
   const tx_expr *const *symbolic; /* free symbolic extents, in first-use order */
   const tx_stmt *body;
   int is_private;
+  /* @T.prim_func(s_tir=True): a TVM S-TIR (schedulable TIR) function, whose
+   * body may hold blocks (STMT_BLOCK). Kept so the print round-trips; such a
+   * function is parsed and printed but not lowered (docs/conformance.md). */
+  int is_s_tir;
   tirx_span span;
 } tx_func;
 
@@ -272,6 +301,11 @@ int tx_expr_pointer_type(const tx_expr *e, tx_dtype *pointee, int *has_pointee, 
 /* The same for a type expression: "handle" (a string) or a call T.handle(
  * ["dtype"[, "scope"]], storage_scope=...) as the frontend builds it. */
 int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee, const char **scope);
+
+/* The pseudo-op of a Python dict literal kept as an EXPR_CALL (keys are the
+ * keyword names, values the operands), printed `{"k": v}`: the config of
+ * T.target({...}) (frontend/build_target.c). */
+#define TX_DICT_OP "{}"
 
 /* The keyword operand named `name` (interned) of a call or statement, or NULL. */
 const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,

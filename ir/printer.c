@@ -467,6 +467,10 @@ static void print_let(printer *p, const tx_expr *e) {
 /* An op starting with '.' is a method on ops[0]: `A.vload([i], dtype=...)`. */
 static void print_call(printer *p, const tx_expr *e) {
   const char *op = e->u.call.op ? e->u.call.op : "?";
+  if (strcmp(op, TX_DICT_OP) == 0) {
+    print_dict(p, e->u.call.kw.names, e->ops, e->nops);
+    return;
+  }
   uint32_t from = 0;
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
@@ -723,6 +727,10 @@ static void print_buffer_ctor(printer *p, const tx_buffer *b) {
   case BUF_VIEW:
     print_expr(p, b->origin);
     return;
+  case BUF_SBLOCK_ALLOC:
+    puts_(p, "T.sblock_alloc_buffer(");
+    print_buffer_sig(p, b, KW_SCOPE);
+    return;
   }
 }
 
@@ -780,10 +788,39 @@ static const tx_expr *expr_at(const tx_stmt *s, uint32_t i) {
   return i < s->nexprs ? s->exprs[i] : NULL;
 }
 
+/* A stride-1 ramp index of a slice-form store: `base:base + lanes`. */
+static int print_slice_index(printer *p, const tx_expr *e) {
+  if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival != 1)
+    return 0;
+  const tx_expr *base = e->ops[0];
+  if (base->kind == EXPR_INT) {
+    tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival, base->u.ival + e->dtype.lanes);
+    return 1;
+  }
+  print_expr(p, base);
+  tx_sb_putc(p->out, ':');
+  print_expr(p, base);
+  tx_sb_printf(p->out, " + %d", (int)e->dtype.lanes);
+  return 1;
+}
+
+static void print_store_target(printer *p, const tx_stmt *s) {
+  puts_(p, s->buffer && s->buffer->name ? s->buffer->name : "_");
+  tx_sb_putc(p->out, '[');
+  for (uint32_t i = 1; i < s->nexprs; i++) {
+    if (i > 1) puts_(p, ", ");
+    if (!print_slice_index(p, s->exprs[i])) print_expr(p, s->exprs[i]);
+  }
+  tx_sb_putc(p->out, ']');
+}
+
 static void print_store(printer *p, const tx_stmt *s) {
   start_line(p);
   uint32_t n = s->nexprs ? s->nexprs - 1 : 0;
-  print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
+  if (s->flag == STORE_SLICES && n)
+    print_store_target(p, s);
+  else
+    print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
   puts_(p, " = ");
   print_expr(p, expr_at(s, 0));
   tx_sb_putc(p->out, '\n');
@@ -1116,6 +1153,61 @@ static void print_tile_op(printer *p, const tx_stmt *s) {
   tx_sb_putc(p->out, '\n');
 }
 
+/* ---- S-TIR blocks ------------------------------------------------------------ */
+
+/* A block's header items and body, in order, one level in (ir.h, tx_block_form). */
+static void print_sblock_items(printer *p, const tx_stmt *s) {
+  if (!s->nstmts) {
+    start_line(p);
+    puts_(p, "T.evaluate(0)\n");
+  }
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    print_stmt(p, s->stmts[i]);
+}
+
+/* TVM prints the root block its parser adds as a comment, with the root's
+ * allocations and body at the function's own level. */
+static void print_sblock(printer *p, const tx_stmt *s) {
+  start_line(p);
+  if (s->flag == BLOCK_IMPLICIT_ROOT) {
+    puts_(p, "# with T.sblock(\"root\"):\n");
+    print_sblock_items(p, s);
+    return;
+  }
+  puts_(p, "with T.sblock(");
+  put_qstr(p, s->name ? s->name : "");
+  print_args(p, s->exprs, 0, s->nexprs, &s->kw, 0);
+  puts_(p, "):\n");
+  p->indent += 4;
+  print_sblock_items(p, s);
+  p->indent -= 4;
+}
+
+static void print_sblock_axis(printer *p, const tx_stmt *s) {
+  start_line(p);
+  for (uint32_t i = 0; i < s->nvars; i++)
+    tx_sb_printf(p->out, "%s%s", var_name(s, i), i + 1 < s->nvars ? ", " : " = ");
+  tx_sb_printf(p->out, "T.axis.%s(", s->name ? s->name : "?");
+  print_args(p, s->exprs, 0, s->nexprs, &s->kw, 1);
+  puts_(p, ")\n");
+}
+
+static void print_sblock_sig(printer *p, const tx_stmt *s) {
+  start_line(p);
+  tx_sb_printf(p->out, "T.%s(", s->name ? s->name : "?");
+  if (s->name && strcmp(s->name, "sblock_attr") == 0)
+    print_dict(p, s->kw.names, s->exprs, s->nexprs);
+  else
+    print_args(p, s->exprs, 0, s->nexprs, &s->kw, 1);
+  puts_(p, ")\n");
+}
+
+static void print_sblock_init(printer *p, const tx_stmt *s) {
+  start_line(p);
+  puts_(p, "with T.init():\n");
+  print_block_of(p, s);
+}
+
 /* ---- functions and modules ------------------------------------------------- */
 
 static void print_param(printer *p, const tx_func *f, uint32_t i) {
@@ -1160,9 +1252,21 @@ static void print_func_prologue(printer *p, const tx_func *f) {
   print_match_buffers(p, f);
 }
 
+/* TVM writes the keyword arguments in this order: private, then s_tir. */
+static void print_decorator(printer *p, const tx_func *f) {
+  if (!f->is_private && !f->is_s_tir) {
+    puts_(p, "@T.prim_func\n");
+    return;
+  }
+  puts_(p, "@T.prim_func(");
+  if (f->is_private) puts_(p, f->is_s_tir ? "private=True, " : "private=True");
+  if (f->is_s_tir) puts_(p, "s_tir=True");
+  puts_(p, ")\n");
+}
+
 static void print_func_def(printer *p, const tx_func *f) {
   start_line(p);
-  puts_(p, f->is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n");
+  print_decorator(p, f);
   start_line(p);
   tx_sb_printf(p->out, "def %s(", f->name ? f->name : "main");
   for (uint32_t i = 0; i < f->nparams; i++) {

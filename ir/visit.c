@@ -15,6 +15,7 @@ int tx_stmt_binds_vars(tx_stmt_kind k) {
   case STMT_FOR:
   case STMT_SCOPE_ID:
   case STMT_WITH:
+  case STMT_BLOCK_AXIS: /* the block's iter vars */
     return 1;
   case STMT_STORE:
   case STMT_ASSIGN: /* assigns an existing scalar-sugar variable */
@@ -30,6 +31,9 @@ int tx_stmt_binds_vars(tx_stmt_kind k) {
   case STMT_ALLOC:
   case STMT_DECL:
   case STMT_DEVICE_ENTRY:
+  case STMT_BLOCK:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     return 0;
@@ -58,6 +62,10 @@ int tx_stmt_defines_buffer(tx_stmt_kind k) {
   case STMT_CONTINUE:
   case STMT_RETURN:
   case STMT_DEVICE_ENTRY:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     return 0;

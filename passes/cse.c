@@ -227,6 +227,10 @@ int tx_cse_own_expr(const tx_stmt *s, uint32_t j) {
   case STMT_SCOPE_ID:
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     return 0;

@@ -697,6 +697,14 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
     const tx_stmt *r = store0(st, b, tx_mutate_expr(m, s->exprs[0]), s->span);
     return r ? r : (m->failed = 1, s);
   }
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
+    /* The pipeline refuses s_tir blocks before any pass runs. */
+    tx_internal_error(st->pc->diags, PASS, "an s_tir block reached lowering");
+    st->error = 1;
+    return s;
   case STMT_TILE_OP:
     tx_error(st->pc->diags, s->span,
              "tile primitive %s is not lowered yet (tile-primitive dispatch is not implemented)",

@@ -362,6 +362,10 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_SCOPE_ID:
   case STMT_DEVICE_ENTRY:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     break;

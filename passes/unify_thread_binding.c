@@ -533,6 +533,10 @@ static const tx_stmt *ut_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_ALLOC:
   case STMT_DECL:
   case STMT_SCOPE_ID:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     break;

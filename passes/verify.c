@@ -514,6 +514,7 @@ static int is_leaky(const tx_stmt *s) {
   case STMT_SCOPE_ID:
   case STMT_ALLOC:
   case STMT_DECL:
+  case STMT_BLOCK_AXIS:
     return 1;
   case STMT_DEVICE_ENTRY:
   case STMT_ATTR:
@@ -530,6 +531,9 @@ static int is_leaky(const tx_stmt *s) {
   case STMT_CONTINUE:
   case STMT_RETURN:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     return 0;
@@ -589,6 +593,10 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_ALLOC:
   case STMT_DECL:
   case STMT_WITH:
+  case STMT_BLOCK:
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_BLOCK_INIT:
   case STMT_TILE_OP:
   case TX_STMT_KIND_COUNT:
     break;
@@ -601,8 +609,9 @@ static void post_stmt(tx_visitor *v, const tx_stmt *s) {
   frame f = vf->frames[--vf->nframes];
   if (s->kind == STMT_FOR || s->kind == STMT_WHILE) vf->loops--;
   const frame *parent = vf->nframes ? &vf->frames[vf->nframes - 1] : NULL;
-  if (is_leaky(s) && parent && parent->s->kind == STMT_SEQ) {
-    /* Scopes over the rest of the sequence: the sequence ends it. */
+  if (is_leaky(s) && parent && (parent->s->kind == STMT_SEQ || parent->s->kind == STMT_BLOCK)) {
+    /* Scopes over the rest of the sequence (or of an S-TIR block's items:
+     * its iterators and buffers): the sequence ends it. */
     if (is_device_entry(s) && s->flag == 0) open_device(vf);
     return;
   }

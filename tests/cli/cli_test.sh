@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli_test.sh TIRXC SRCDIR - end-to-end checks of the tirxc command line:
 # exit codes, option parsing, --list-passes, --emit=lowered and the pipeline
-# options, and lowered expectations in the golden runner. Run by ctest.
+# options, lowered expectations in the golden runner and the refusal of s_tir
+# blocks. Run by ctest.
 # Checks only behaviour that holds whatever the passes do to scale.tirx
 # (a kernel without tile primitives) and to tile_copy_layout.tirx (one with).
 set -u
@@ -117,6 +118,16 @@ has "$TMP/err" "tile_copy_layout.tirx:15:5: error: tile primitive T.cta.copy is 
 printf 'from tvm.script import tirx as T\n@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    A[0] = C[0]\n' >"$TMP/bad.tirx"
 expect 1 "input error" -- "$TIRXC" "$TMP/bad.tirx" --emit=lowered -o "$TMP/bad.out"
 [ -e "$TMP/bad.out" ] && fail "a failed compile must not create -o's file"
+# s_tir blocks: printed back, refused by one located error when compiled.
+STIR=$SRC/tests/cli/sblock_refused.tirx
+expect 0 "s_tir blocks print" -- "$TIRXC" "$STIR"
+has "$TMP/out" '    # with T.sblock("root"):' "the implicit root prints as TVM's comment"
+for emit in lowered cuda ptx; do
+  expect 1 "s_tir blocks --emit=$emit" -- "$TIRXC" "$STIR" --emit=$emit
+  has "$TMP/err" "sblock_refused.tirx:7:9: error: s_tir blocks (T.sblock) are parsed and printed but not lowered by tirx-c" \
+    "s_tir refusal at the first written block (--emit=$emit)"
+  [ "$(grep -c 'error:' "$TMP/err")" -eq 1 ] || fail "s_tir refusal: exactly one error (--emit=$emit)"
+done
 expect 0 "-o" -- "$TIRXC" "$SCALE" --emit=lowered -o "$TMP/scale.low"
 [ -s "$TMP/scale.low" ] || fail "-o wrote nothing"
 expect 5 "missing file" -- "$TIRXC" "$TMP/nope.tirx"

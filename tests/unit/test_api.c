@@ -526,3 +526,65 @@ Test(api, function_count_limit) {
   free(src);
   tirx_ctx_destroy(ctx);
 }
+
+/* ---- S-TIR blocks: structural equality sees every part of a block ---------------- */
+
+/* An s_tir function with one block; %s are the pieces the variants change. */
+static char *sblock_src(const char *name, const char *axis, const char *reads) {
+  static const char fmt[] = "@T.prim_func(s_tir=True)\n"
+                            "def f(A: T.Buffer((4, 4), \"int32\")):\n"
+                            "    for i, j in T.grid(4, 4):\n"
+                            "        with T.sblock(\"%s\"):\n"
+                            "            vi, vj = T.axis.remap(\"%s\", [i, j])\n"
+                            "            T.reads(%s)\n"
+                            "            T.writes(A[vi, vj])\n"
+                            "            A[vi, vj] = vi + vj\n";
+  size_t n = sizeof fmt + strlen(name) + strlen(axis) + strlen(reads);
+  char *s = malloc(n);
+  cr_assert_not_null(s);
+  snprintf(s, n, fmt, name, axis, reads);
+  return s;
+}
+
+static int sblock_variant_equal(const char *name, const char *axis, const char *reads) {
+  tirx_ctx *ctx = new_ctx();
+  char *a = sblock_src("C", "SS", "");
+  char *b = sblock_src(name, axis, reads);
+  int eq = tirx_module_equal(parse_ok(ctx, a), parse_ok(ctx, b));
+  free(a);
+  free(b);
+  tirx_ctx_destroy(ctx);
+  return eq;
+}
+
+Test(api, sblock_equality) {
+  cr_assert(sblock_variant_equal("C", "SS", ""));
+  cr_assert(!sblock_variant_equal("D", "SS", ""), "the block name is compared");
+  cr_assert(!sblock_variant_equal("C", "SR", ""), "the iterator kinds are compared");
+  cr_assert(!sblock_variant_equal("C", "SS", "A[vi, vj]"), "the read regions are compared");
+}
+
+/* The implicit root (printed as a comment) and a written root block differ. */
+Test(api, sblock_implicit_root_is_not_a_written_root) {
+  static const char implicit[] = "@T.prim_func(s_tir=True)\n"
+                                 "def f(A: T.Buffer((4,), \"int32\")):\n"
+                                 "    for i in range(4):\n"
+                                 "        with T.sblock(\"B\"):\n"
+                                 "            vi = T.axis.spatial(4, i)\n"
+                                 "            A[vi] = 0\n";
+  static const char written[] = "@T.prim_func(s_tir=True)\n"
+                                "def f(A: T.Buffer((4,), \"int32\")):\n"
+                                "    with T.sblock(\"root\"):\n"
+                                "        for i in range(4):\n"
+                                "            with T.sblock(\"B\"):\n"
+                                "                vi = T.axis.spatial(4, i)\n"
+                                "                A[vi] = 0\n";
+  tirx_ctx *ctx = new_ctx();
+  tirx_module *a = parse_ok(ctx, implicit), *b = parse_ok(ctx, written);
+  cr_assert(!tirx_module_equal(a, b));
+  char *pa = print_all(a);
+  cr_assert(strstr(pa, "    # with T.sblock(\"root\"):\n    for i in range(4):\n") != NULL, "%s",
+            pa);
+  free(pa);
+  tirx_ctx_destroy(ctx);
+}
