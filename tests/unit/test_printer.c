@@ -673,3 +673,95 @@ Test(printer, module_header_and_axis) {
                                     "class Module:\n"
                                     "    pass\n");
 }
+
+/* ---- TVM's operator sugar ---- */
+
+Test(printer, bitwise_builtins_print_as_operators) {
+  const tx_expr *a = V("a"), *b = V("b");
+  const tx_expr *ab[] = {a, b};
+  const tx_expr *sh = CALL("T.shift_right", ab, 2, 2, NULL);
+  const tx_expr *and_ops[] = {sh, I(1)};
+  const tx_expr *an = CALL("T.bitwise_and", and_ops, 2, 2, NULL);
+  cr_assert_str_eq(pe(an), "a >> b & 1");
+  cr_assert_str_eq(pe(B(EXPR_ADD, sh, an)), "(a >> b) + (a >> b & 1)");
+  const tx_expr *or_ops[] = {an, CALL("T.bitwise_xor", ab, 2, 2, NULL)};
+  cr_assert_str_eq(pe(CALL("T.bitwise_or", or_ops, 2, 2, NULL)), "a >> b & 1 | a ^ b");
+  const tx_expr *nested[] = {a, sh};
+  cr_assert_str_eq(pe(CALL("T.shift_left", nested, 2, 2, NULL)), "a << (a >> b)");
+  const tx_expr *sum = B(EXPR_ADD, a, b);
+  cr_assert_str_eq(pe(CALL("T.bitwise_not", &sum, 1, 1, NULL)), "~(a + b)");
+  /* Comparisons bind looser than the bitwise operators. */
+  cr_assert_str_eq(pe(B(EXPR_EQ, an, I(0))), "a >> b & 1 == 0");
+}
+
+Test(printer, constructor_where_tvm_would_fold) {
+  const tx_expr *a = V("a");
+  cr_assert_str_eq(pe(B(EXPR_ADD, I(32), I(64))), "T.Add(32, 64)");
+  cr_assert_str_eq(pe(B(EXPR_ADD, a, I(0))), "T.Add(a, 0)");
+  cr_assert_str_eq(pe(B(EXPR_ADD, a, I(1))), "a + 1");
+  cr_assert_str_eq(pe(B(EXPR_SUB, I(0), a)), "0 - a");
+  cr_assert_str_eq(pe(B(EXPR_SUB, a, I(0))), "T.Sub(a, 0)");
+  cr_assert_str_eq(pe(B(EXPR_MUL, I(1), a)), "T.Mul(1, a)");
+  cr_assert_str_eq(pe(B(EXPR_MUL, I(2), a)), "2 * a");
+  cr_assert_str_eq(pe(B(EXPR_FLOORDIV, a, I(1))), "T.FloorDiv(a, 1)");
+  cr_assert_str_eq(pe(B(EXPR_FLOORMOD, a, I(1))), "T.FloorMod(a, 1)");
+  cr_assert_str_eq(pe(B(EXPR_LT, I(1), I(2))), "T.LT(1, 2)");
+  cr_assert_str_eq(pe(B(EXPR_AND, IT(TX_BOOL, 1), B(EXPR_LT, a, I(1)))),
+                   "T.And(T.bool(True), a < 1)");
+  cr_assert_str_eq(pe(B(EXPR_ADD, a, IT(TX_INT64, 1))), "T.Add(a, T.int64(1))");
+  /* float16 constants do not fold; float32 ones do, and x / 1.0 does. */
+  tx_dtype f16 = tx_dt(DT_FLOAT, 16, 1);
+  cr_assert_str_eq(pe(B(EXPR_ADD, F(f16, 1.5), F(f16, 2.5))), "T.float16(1.5) + T.float16(2.5)");
+  cr_assert_str_eq(pe(B(EXPR_ADD, F(TX_FLOAT32, 1.5), F(TX_FLOAT32, 2.5))),
+                   "T.Add(T.float32(1.5), T.float32(2.5))");
+  const tx_expr *x = tx_var(&ir, "x", TX_FLOAT32, VAR_PLAIN, NOSPAN);
+  cr_assert_str_eq(pe(B(EXPR_DIV, x, F(TX_FLOAT32, 1.0))), "T.Div(x, T.float32(1.0))");
+  cr_assert_str_eq(pe(B(EXPR_DIV, x, F(TX_FLOAT32, 2.0))), "x / T.float32(2.0)");
+  cr_assert_str_eq(pe(B(EXPR_MUL, B(EXPR_ADD, I(1), I(2)), a)), "T.Add(1, 2) * a");
+}
+
+Test(printer, keyword_ptx_opcodes) {
+  const tx_expr *a = V("a");
+  const tx_expr *ops[] = {a, a};
+  cr_assert_str_eq(pe(CALL("T.ptx[\"and\"]", ops, 2, 2, NULL)), "T.ptx.and_(a, a)");
+  cr_assert_str_eq(pe(CALL("T.ptx[\"not\"]", ops, 1, 1, NULL)), "T.ptx.not_(a)");
+  cr_assert_str_eq(pe(CALL("T.ptx[\"ld.global.b32\"]", ops, 1, 1, NULL)),
+                   "T.ptx[\"ld.global.b32\"](a)");
+}
+
+/* ---- free variables ---- */
+
+Test(printer, free_variable_placement) {
+  tx_expr *n = tx_var(&ir, "n", TX_INT32, VAR_SYMBOLIC, NOSPAN);
+  tx_expr *m = tx_var(&ir, "m", TX_INT32, VAR_SYMBOLIC, NOSPAN);
+  const tx_expr *s1[] = {I(16)};
+  tx_buffer *A = BUF("A", BUF_PARAM, TX_INT32, s1, 1);
+  const tx_expr *i = V("i"), *j = V("j");
+  tx_stmt *st_i = ST(STMT_STORE, (const tx_expr *[]){m, i}, 2, NULL, 0);
+  st_i->buffer = A;
+  tx_stmt *st_j = ST(STMT_STORE, (const tx_expr *[]){I(1), j}, 2, NULL, 0);
+  st_j->buffer = A;
+  /* n only in the second loop's extent: declared on its body's first line;
+   * m in the first loop's body: right before the statement using it. */
+  const tx_stmt *first = RANGE(i, I(4), SEQ((const tx_stmt *[]){st_j, st_i}, 2));
+  const tx_stmt *second = RANGE(j, n, st_j);
+  tx_func *f = FUNC("main", SEQ((const tx_stmt *[]){first, second}, 2));
+  const tx_expr *pa = V("A");
+  f->params = (const tx_expr *[]){pa};
+  f->param_bufs = (const tx_buffer *[]){A};
+  f->nparams = 1;
+  f->symbolic = (const tx_expr *[]){n, m};
+  f->nsymbolic = 2;
+  cr_assert_str_eq(pf(f), "# from tvm.script import tirx as T\n"
+                          "# from tvm.tirx.layout import Axis\n"
+                          "\n"
+                          "@T.prim_func\n"
+                          "def main(A: T.Buffer((16,), \"int32\")):\n"
+                          "    for i in range(4):\n"
+                          "        A[j] = 1\n"
+                          "        m = T.int32()\n"
+                          "        A[i] = m\n"
+                          "    for j in range(n):\n"
+                          "        n = T.int32()\n"
+                          "        A[j] = 1\n");
+}
