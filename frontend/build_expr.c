@@ -1139,17 +1139,6 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
 }
 
 /* Constructs with their own IR kinds. Returns 1 when `q` is one (result in *out). */
-
-/* The variable T.Let(body, where={x: value}) binds: a symbolic variable
- * declared with `x = T.int32()` (TVM binds that very variable; its printer
- * declares Let binders so), else a fresh one. */
-static const tx_expr *let_binder(builder *b, const tx_ast *name, tx_dtype dtype) {
-  const symbol *s = bld_lookup(b, name->u.name.id);
-  if (s && s->kind == SYM_VAR && s->expr->kind == EXPR_VAR && s->expr->u.var.form == VAR_SYMBOLIC &&
-      tx_dtype_eq(s->expr->dtype, dtype))
-    return s->expr;
-  return tx_var(b->ir, name->u.name.id, dtype, VAR_PLAIN, name->span);
-}
 static int build_special_call(builder *b, const tx_ast *call, const char *q, int depth,
                               const tx_expr **out) {
   static const struct {
@@ -1250,7 +1239,7 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       const tx_ast *name = where->u.keyword.value->u.dict.keys.items[0];
       const tx_expr *value = build(b, where->u.keyword.value->u.dict.values.items[0], depth + 1);
       if (!value) return 1;
-      const tx_expr *var = let_binder(b, name, value->dtype);
+      tx_expr *var = tx_var(b->ir, name->u.name.id, value->dtype, VAR_PLAIN, name->span);
       if (!var) return bld_oom(b), 1;
       uint32_t mark = bld_scope_mark(b);
       bld_push_symbol(b, (symbol){.name = name->u.name.id,

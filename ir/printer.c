@@ -1,11 +1,17 @@
 /*
- * printer.c - canonical TVMScript text of TIRx IR, in Apache TVM's printer
- * conventions (see docs/ir.md): header comments, 4-space indentation, typed
- * literals, minimal parentheses by Python precedence, T.grid and multi-item
- * `with` sugar.
+ * printer.c - canonical TVMScript text of TIRx IR, byte for byte as Apache
+ * TVM 0.27's printer writes it (rules: docs/text-format.md, "Canonical
+ * printing"; what is left: docs/conformance.md, "Printing"): header
+ * comments, 4-space indentation, typed literals, operator sugar only where
+ * TVM's operator would rebuild the node, minimal parentheses by Python
+ * precedence, T.grid and multi-item `with` sugar, free variables declared
+ * where TVM declares them. Each TVM rule is a small function named after it.
  *
  * Dispatch is generated from expr_kinds.def / stmt_kinds.def. Output depends
- * only on the IR (never on pointer values); names are printed as given.
+ * only on the IR (never on pointer values); names are printed as given. The
+ * only allocation is the per-function table of declared free variables
+ * (from the output buffer's allocator; on failure the output is marked
+ * failed).
  */
 #include "ir/printer.h"
 
@@ -21,9 +27,12 @@ typedef struct printer {
   tx_strbuf *out;
   int indent; /* spaces before each statement line */
   int s_tir;  /* inside an s_tir function: no layout is the default */
-  /* The function's free variables (`x = T.int32()`), declared where TVM
-   * declares them (see "free variables" below); declared[i] once printed. */
+  /* The function's free variables (`x = T.int32()`: its symbolic extents,
+   * then its T.Let binders), declared where TVM declares them (see "free
+   * variables" below); declared[i] once printed. */
   const tx_func *func;
+  const tx_expr **fv;
+  uint32_t nfv, fv_cap;
   uint8_t *declared;
 } printer;
 
@@ -1132,7 +1141,7 @@ static uint32_t func_uses(const tx_func *f, const tx_expr *v) {
 }
 
 static void declare_free_var(printer *p, uint32_t i) {
-  const tx_expr *v = p->func->symbolic[i];
+  const tx_expr *v = p->fv[i];
   p->declared[i] = 1;
   start_line(p);
   tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
@@ -1144,8 +1153,8 @@ static void declare_free_var(printer *p, uint32_t i) {
  * whose first use is in s and that no frame inside s takes. */
 static void declare_before_stmt(printer *p, const tx_stmt *s) {
   if (!p->declared || !s) return;
-  for (uint32_t i = 0; i < p->func->nsymbolic; i++) {
-    const tx_expr *v = p->func->symbolic[i];
+  for (uint32_t i = 0; i < p->nfv; i++) {
+    const tx_expr *v = p->fv[i];
     if (p->declared[i]) continue;
     int here = opens_frames(s) ? stmt_uses(s, v) && !frame_holds_all(s, v, func_uses(p->func, v))
                                : header_uses(s, v) > 0;
@@ -1157,8 +1166,8 @@ static void declare_before_stmt(printer *p, const tx_stmt *s) {
 static void declare_for_exprs(printer *p, const tx_expr *const *es, uint32_t n,
                               const tx_buffer *b) {
   if (!p->declared) return;
-  for (uint32_t i = 0; i < p->func->nsymbolic; i++) {
-    const tx_expr *v = p->func->symbolic[i];
+  for (uint32_t i = 0; i < p->nfv; i++) {
+    const tx_expr *v = p->fv[i];
     if (!p->declared[i] && (exprs_uses(es, n, v) || buffer_def_uses(b, v))) declare_free_var(p, i);
   }
 }
@@ -1366,10 +1375,10 @@ static const tx_stmt *grid_loop(const tx_stmt *s, uint32_t i) {
  * its header. */
 static void print_loop_body(printer *p, const tx_stmt *s, uint32_t depth) {
   p->indent += 4;
-  for (uint32_t i = 0; p->declared && i < p->func->nsymbolic; i++) {
+  for (uint32_t i = 0; p->declared && i < p->nfv; i++) {
     uint32_t k = 0;
     for (uint32_t j = 0; j < depth; j++)
-      k += header_uses(grid_loop(s, j), p->func->symbolic[i]);
+      k += header_uses(grid_loop(s, j), p->fv[i]);
     if (!p->declared[i] && k) declare_free_var(p, i);
   }
   p->indent -= 4;
@@ -1605,11 +1614,65 @@ static int func_is_s_tir(const tx_func *f) {
   return 0;
 }
 
+static void add_free_var(printer *p, const tx_expr *v) {
+  if (!v || p->out->failed) return;
+  for (uint32_t i = 0; i < p->nfv; i++)
+    if (p->fv[i] == v) return;
+  if (p->nfv == p->fv_cap) {
+    uint32_t cap = p->fv_cap ? 2 * p->fv_cap : 8;
+    const tx_expr **n = tx_mem_realloc(p->out->alloc, p->fv, cap * sizeof *n);
+    if (!n) {
+      p->out->failed = 1;
+      return;
+    }
+    p->fv = n;
+    p->fv_cap = cap;
+  }
+  p->fv[p->nfv++] = v;
+}
+
+/* TVM declares a T.Let binder like a free variable (its printer meets the
+ * variable before any definition of it). */
+static void collect_let_binders_expr(printer *p, const tx_expr *e) {
+  if (!e) return;
+  if (e->kind == EXPR_LET) add_free_var(p, e->u.binder);
+  for (uint32_t i = 0; i < e->nops; i++)
+    collect_let_binders_expr(p, e->ops[i]);
+}
+
+static void collect_let_binders(printer *p, const tx_stmt *s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->nexprs; i++)
+    collect_let_binders_expr(p, s->exprs[i]);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    collect_let_binders(p, s->stmts[i]);
+}
+
+/* The free variables of f and their declared flags; NULL flags (nothing to
+ * declare, or out of memory: the output is then marked failed). */
+static void start_free_vars(printer *p, const tx_func *f) {
+  p->func = f;
+  p->fv = NULL;
+  p->nfv = p->fv_cap = 0;
+  for (uint32_t i = 0; i < f->nsymbolic; i++)
+    add_free_var(p, f->symbolic[i]);
+  collect_let_binders(p, f->body);
+  p->declared = p->nfv && !p->out->failed ? tx_mem_calloc(p->out->alloc, p->nfv, 1) : NULL;
+  if (p->nfv && !p->declared) p->out->failed = 1;
+}
+
+static void end_free_vars(printer *p) {
+  tx_mem_free(p->out->alloc, p->declared);
+  tx_mem_free(p->out->alloc, p->fv);
+  p->declared = NULL;
+  p->fv = NULL;
+  p->nfv = p->fv_cap = 0;
+  p->func = NULL;
+}
+
 static void print_func_def(printer *p, const tx_func *f) {
   p->s_tir = func_is_s_tir(f);
-  p->func = f;
-  p->declared = f->nsymbolic ? tx_mem_calloc(p->out->alloc, f->nsymbolic, 1) : NULL;
-  if (f->nsymbolic && !p->declared) p->out->failed = 1;
+  start_free_vars(p, f);
   start_line(p);
   puts_(p, f->is_private ? "@T.prim_func(private=True)\n" : "@T.prim_func\n");
   start_line(p);
@@ -1623,9 +1686,7 @@ static void print_func_def(printer *p, const tx_func *f) {
   print_func_prologue(p, f);
   p->indent -= 4;
   print_block(p, f->body);
-  tx_mem_free(p->out->alloc, p->declared);
-  p->declared = NULL;
-  p->func = NULL;
+  end_free_vars(p);
 }
 
 /* The class body of an @I.ir_module. */
