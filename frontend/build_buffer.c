@@ -128,6 +128,7 @@ static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char
   if (strcmp(name, "offset_factor") == 0)
     return const_int_arg(b, v, &buf->offset_factor, "offset_factor");
   if (strcmp(name, "layout") == 0) {
+    buf->layout_none = v->kind == AST_NONE;
     if (is_none(v)) return 1;
     if (v->kind == AST_NAME) {
       const symbol *s = bld_lookup(b, v->u.name.id);
@@ -210,6 +211,24 @@ static int same_storage_rank(const tx_expr *data, const char *scope) {
   return a == c && strncmp(ds, scope, a) == 0;
 }
 
+/* Was a layout written other than as "default"? */
+static int layout_given(const tx_ast *call, const char *const *pos, size_t npos_names) {
+  const tx_ast *v = NULL;
+  const tx_ast_list *args = &call->u.call.args;
+  for (size_t i = 0; i < args->len && i < npos_names; i++)
+    if (strcmp(pos[i], "layout") == 0) v = args->items[i];
+  for (size_t i = 0; i < call->u.call.keywords.len; i++) {
+    const tx_ast *kw = call->u.call.keywords.items[i];
+    if (kw->u.keyword.arg && strcmp(kw->u.keyword.arg, "layout") == 0) v = kw->u.keyword.value;
+  }
+  return v && !(v->kind == AST_STR && strcmp(v->u.str.data, "default") == 0);
+}
+
+/* TVM's default layout for Trainium's on-chip memories is none at all. */
+static int scope_defaults_to_no_layout(const char *scope) {
+  return strcmp(scope, "trn.sbuf") == 0 || strcmp(scope, "trn.psum") == 0;
+}
+
 tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const char *name,
                       tirx_span span) {
   tx_buffer *buf = tx_arena_alloc(b->ir->arena, sizeof *buf);
@@ -278,7 +297,13 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
               buf->data->u.var.scope, buf->scope);
     ok = 0;
   }
+  /* A declaration over another buffer's data lives where that data does (TVM
+   * reads a buffer's scope off its data pointer). */
+  if (!buf->scope && ctor == CTOR_DECL && buf->data && buf->data->kind == EXPR_VAR)
+    buf->scope = buf->data->u.var.scope;
   if (!buf->scope) buf->scope = default_scope(b, ctor);
+  if (!layout_given(call, pos, npos_names) && scope_defaults_to_no_layout(buf->scope))
+    buf->layout_none = 1;
   if (ok && buf->scope == b->n.local && ctor == CTOR_ALLOC) buf->form = BUF_ALLOC;
   if (ok && strcmp(buf->scope, "tmem") == 0 && !buf->allocated_addr) {
     BLD_ERROR(b, call, "a 'tmem' buffer needs allocated_addr=");
@@ -292,6 +317,8 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
   buf->shape = (const tx_expr *const *)vec_finish(b, &shape);
   buf->nstrides = strides.len;
   buf->strides = (const tx_expr *const *)vec_finish(b, &strides);
+  /* Naming the default layout is having it (TVM's buffers cannot tell). */
+  if (buf->layout && tx_layout_is_default(buf->layout, buf->shape, buf->ndim)) buf->layout = NULL;
   if (ok && buf->nstrides && buf->nstrides != buf->ndim) {
     BLD_ERROR(b, call, "%u strides given for %u dimensions", buf->nstrides, buf->ndim);
     ok = 0;
@@ -555,6 +582,19 @@ static int layout_sum(builder *b, const tx_ast *a, layout_parts *p, int depth) {
   return push_iter(b, &p->offset, NULL, value, axis);
 }
 
+/* TVM keeps a layout's offsets as a map from axis to value and prints them
+ * by axis name ("m" for a plain term): the IR keeps that order. */
+static void sort_offsets_by_axis(tx_layout_iter *t, uint32_t n) {
+  for (uint32_t i = 1; i < n; i++)
+    for (uint32_t j = i; j > 0; j--) {
+      const char *x = t[j - 1].axis ? t[j - 1].axis : "m", *y = t[j].axis ? t[j].axis : "m";
+      if (strcmp(x, y) <= 0) break;
+      tx_layout_iter tmp = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = tmp;
+    }
+}
+
 static const tx_layout *finish_tile(builder *b, layout_parts *p) {
   tx_layout *l = tx_arena_alloc(b->ir->arena, sizeof *l);
   if (!l) return bld_oom(b), NULL;
@@ -570,6 +610,7 @@ static const tx_layout *finish_tile(builder *b, layout_parts *p) {
       arr[i] = *(const tx_layout_iter *)vecs[k]->items[i];
     arrays[k] = arr;
   }
+  sort_offsets_by_axis((tx_layout_iter *)arrays[2], counts[2]);
   l->shard = arrays[0], l->nshard = counts[0];
   l->replica = arrays[1], l->nreplica = counts[1];
   l->offset = arrays[2], l->noffset = counts[2];

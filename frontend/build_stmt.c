@@ -310,6 +310,20 @@ static const tx_stmt *eval_stmt(builder *b, const tx_expr *e, tirx_span span) {
   return new_stmt(b, STMT_EVAL, &e, 1, NULL, 0, span);
 }
 
+/* `T.break_loop()` / `T.continue_loop()`: how TVM prints break / continue. */
+static int is_loop_jump_call(const char *q, const tx_ast *call) {
+  return (strcmp(q, "T.break_loop") == 0 || strcmp(q, "T.continue_loop") == 0) &&
+         !call->u.call.args.len && !call->u.call.keywords.len;
+}
+
+static const tx_stmt *build_loop_jump(builder *b, const tx_ast *st, int is_break) {
+  if (!b->loop_depth) {
+    BLD_ERROR(b, st, "'%s' outside a loop", is_break ? "break" : "continue");
+    return NULL;
+  }
+  return new_stmt(b, is_break ? STMT_BREAK : STMT_CONTINUE, NULL, 0, NULL, 0, st->span);
+}
+
 static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
   const tx_ast *v = st->u.expr_stmt.value;
   if (v->kind == AST_STR || v->kind == AST_ELLIPSIS) return NULL; /* docstring / `...` */
@@ -324,6 +338,7 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
       BLD_ERROR(b, v, "T.func_attr must come first in the function body");
       return NULL;
     }
+    if (q && is_loop_jump_call(q, v)) return build_loop_jump(b, st, strcmp(q, "T.break_loop") == 0);
     if (q && strcmp(q, "T.evaluate") == 0) {
       if (v->u.call.args.len != 1 || v->u.call.keywords.len) {
         BLD_ERROR(b, v, "T.evaluate takes exactly 1 argument");
@@ -1142,12 +1157,7 @@ static const tx_stmt *build_stmt(builder *b, const tx_ast *st) {
     return NULL;
   case AST_BREAK:
   case AST_CONTINUE:
-    if (!b->loop_depth) {
-      BLD_ERROR(b, st, "'%s' outside a loop", st->kind == AST_BREAK ? "break" : "continue");
-      return NULL;
-    }
-    return new_stmt(b, st->kind == AST_BREAK ? STMT_BREAK : STMT_CONTINUE, NULL, 0, NULL, 0,
-                    st->span);
+    return build_loop_jump(b, st, st->kind == AST_BREAK);
   case AST_RETURN: {
     const tx_expr *v = st->u.ret.value ? bld_expr(b, st->u.ret.value) : NULL;
     if (st->u.ret.value && !v) return NULL;

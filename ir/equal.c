@@ -100,8 +100,7 @@ static int eq_iters(eqctx *c, const tx_layout_iter *a, const tx_layout_iter *b, 
 static int eq_layout(eqctx *c, const tx_layout *a, const tx_layout *b) {
   if (!a || !b) return a == b;
   if (a->kind != b->kind || a->nshard != b->nshard || a->nreplica != b->nreplica ||
-      a->noffset != b->noffset || a->shard_is_tuple != b->shard_is_tuple ||
-      a->replica_is_tuple != b->replica_is_tuple || a->per_element != b->per_element ||
+      a->noffset != b->noffset || a->per_element != b->per_element ||
       a->swizzle_len != b->swizzle_len || a->atom_len != b->atom_len)
     return 0;
   return eq_iters(c, a->shard, b->shard, a->nshard) &&
@@ -109,9 +108,16 @@ static int eq_layout(eqctx *c, const tx_layout *a, const tx_layout *b) {
          eq_iters(c, a->offset, b->offset, a->noffset) && eq_layout(c, a->tile, b->tile);
 }
 
+/* The three allocation constructors differ in spelling only (the scope,
+ * compared on its own, says which one prints). */
+static int form_class(tx_buffer_form f) {
+  return f == BUF_ALLOC_SHARED || f == BUF_ALLOC_LOCAL ? BUF_ALLOC : (int)f;
+}
+
 static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
   if (!tx_dtype_eq(a->dtype, b->dtype) || a->ndim != b->ndim || a->nstrides != b->nstrides ||
-      a->form != b->form || a->align != b->align || a->offset_factor != b->offset_factor ||
+      form_class(a->form) != form_class(b->form) || a->align != b->align ||
+      a->offset_factor != b->offset_factor || a->layout_none != b->layout_none ||
       !str_eq(a->scope, b->scope))
     return 0;
   return eq_var_def(c, a->data, b->data) && eq_exprs(c, a->shape, b->shape, a->ndim) &&
@@ -390,7 +396,7 @@ static uint64_t h_iters(hctx *c, uint64_t h, const tx_layout_iter *it, uint32_t 
 static uint64_t h_layout(hctx *c, uint64_t h, const tx_layout *l) {
   if (!l) return mix(h, H_NULL);
   h = mix(mix(mix(h, l->kind), l->nshard), l->nreplica);
-  h = mix(mix(mix(h, l->noffset), (uint64_t)l->shard_is_tuple), (uint64_t)l->replica_is_tuple);
+  h = mix(h, l->noffset);
   h = mix(mix(mix(h, (uint64_t)l->per_element), (uint64_t)l->swizzle_len), (uint64_t)l->atom_len);
   h = h_iters(c, h_iters(c, h_iters(c, h, l->shard, l->nshard), l->replica, l->nreplica), l->offset,
               l->noffset);
@@ -401,8 +407,9 @@ static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   if (!b) return mix(h, H_NULL);
   uintptr_t idx = c->coarse ? 0 : (uintptr_t)tx_ptrmap_get(&c->index, b);
   if (idx) return mix(mix(h, H_BOUND), idx);
-  h = mix(mix(mix(mix_dtype(h, b->dtype), b->ndim), b->nstrides), b->form);
+  h = mix(mix(mix(mix_dtype(h, b->dtype), b->ndim), b->nstrides), (uint64_t)form_class(b->form));
   h = mix_str(mix(mix(h, (uint64_t)b->align), (uint64_t)b->offset_factor), b->scope);
+  h = mix(h, b->layout_none);
   h = h_exprs(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b->strides, b->nstrides);
   h = h_expr(c, h_expr(c, h, b->elem_offset), b->allocated_addr);
   h = h_expr(c, h_layout(c, h, b->layout), b->origin);

@@ -172,3 +172,38 @@ int tx_expr_pointer_type(const tx_expr *e, tx_dtype *pointee, int *has_pointee,
     return tx_pointer_type_expr(e->ops[0], pointee, has_pointee, scope);
   return 0;
 }
+
+/* Is extent x the dimension d: the same variable, or equal literals? */
+static int same_dim(const tx_expr *x, const tx_expr *d) {
+  if (x == d) return 1;
+  if (!x || !d || x->kind != EXPR_INT || d->kind != EXPR_INT) return 0;
+  return tx_dtype_eq(x->dtype, d->dtype) && x->u.ival == d->u.ival;
+}
+
+/* The row-major stride of dimension i over literal extents (0: not known). */
+static int64_t row_major_stride(const tx_layout_iter *it, uint32_t n, uint32_t i) {
+  uint64_t s = 1;
+  for (uint32_t j = i + 1; j < n; j++) {
+    if (!it[j].extent || it[j].extent->kind != EXPR_INT) return 0;
+    s *= (uint64_t)it[j].extent->u.ival;
+  }
+  return (int64_t)s;
+}
+
+static int on_memory_axis(const char *axis) {
+  return !axis || strcmp(axis, "m") == 0;
+}
+
+int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32_t ndim) {
+  if (!l || l->kind != LAYOUT_TILE || l->nreplica || l->noffset || l->nshard != ndim) return 0;
+  for (uint32_t i = 0; i < ndim; i++) {
+    const tx_layout_iter *it = &l->shard[i];
+    if (!same_dim(it->extent, shape[i]) || !on_memory_axis(it->axis)) return 0;
+    if (!it->stride) continue;
+    int64_t want = row_major_stride(l->shard, ndim, i);
+    if (it->stride->kind != EXPR_INT || !want || it->stride->u.ival != want ||
+        !tx_dtype_eq(it->stride->dtype, shape[0]->dtype))
+      return 0;
+  }
+  return 1;
+}

@@ -128,7 +128,13 @@ struct tx_buffer {
   const char *scope;          /* interned; "global" by default */
   int64_t align;              /* 0 when not given */
   int64_t offset_factor;      /* 0 when not given */
-  const tx_layout *layout;    /* NULL when default */
+  const tx_layout *layout;    /* NULL when default (or None, see layout_none) */
+  /* The buffer has no layout (TVM's `layout=None`, also what a trn.sbuf /
+   * trn.psum buffer gets by default), as opposed to the default layout
+   * T.S[shape]; layout is NULL then. Code generation treats both alike; TVM
+   * prints the first as `layout=None` and keeps them apart in structural
+   * equality, so equal.c does too. */
+  uint8_t layout_none;
   const tx_expr *allocated_addr;
   tx_buffer_form form;
   const tx_expr *origin; /* BUF_VIEW: the call that made it (EXPR_CALL on EXPR_BUFFER);
@@ -155,7 +161,9 @@ struct tx_layout {
   uint32_t nshard, nreplica, noffset;
   const tx_layout_iter *shard, *replica;
   const tx_layout_iter *offset; /* extent unused; stride holds the offset value */
-  int shard_is_tuple;           /* S[(a, b):(c, d)] rather than S[a:c] */
+  /* Written S[(a,):(c,)] rather than S[a:c]: kept from the source only; TVM
+   * (and so the printer and equal.c) makes no difference. */
+  int shard_is_tuple;
   int replica_is_tuple;
   int64_t per_element, swizzle_len, atom_len; /* swizzle parameters */
   const tx_layout *tile;                      /* LAYOUT_COMPOSE: the inner tile layout */
@@ -285,6 +293,10 @@ const void *const *tx_ir_dup_ptrs(tx_ir *ir, const void *const *items, uint32_t 
 /* Result dtype of a binary arithmetic kind (comparisons give bool). */
 tx_dtype tx_binary_result_type(tx_expr_kind kind, tx_dtype a, tx_dtype b);
 int tx_expr_is_binary(tx_expr_kind kind);
+/* Is l TVM's DefaultLayout(shape): T.S[shape] row-major on the memory axis
+ * (strides left out count as row-major)? TVM never prints it on a buffer, and
+ * a buffer that names it has the default layout (layout NULL). */
+int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32_t ndim);
 int tx_expr_is_compare(tx_expr_kind kind);
 
 /* Does expression kind `k` bind a variable over part of its operands? */

@@ -1,13 +1,21 @@
 /*
- * printer.c - canonical TVMScript text of TIRx IR, in Apache TVM's printer
- * conventions (see docs/ir.md): header comments, 4-space indentation, typed
- * literals, minimal parentheses by Python precedence, T.grid and multi-item
- * `with` sugar.
+ * printer.c - canonical TVMScript text of TIRx IR, byte for byte as Apache
+ * TVM 0.27's printer writes it (rules: docs/text-format.md, "Canonical
+ * printing"; what is left: docs/conformance.md, "Printing"): header
+ * comments, 4-space indentation, typed literals, operator sugar only where
+ * TVM's operator would rebuild the node, minimal parentheses by Python
+ * precedence, T.grid and multi-item `with` sugar, free variables declared
+ * where TVM declares them. Each TVM rule is a small function named after it.
  *
  * Dispatch is generated from expr_kinds.def / stmt_kinds.def. Output depends
- * only on the IR (never on pointer values); names are printed as given.
+ * only on the IR (never on pointer values); names are printed as given. The
+ * only allocation is the per-function table of declared free variables
+ * (from the output buffer's allocator; on failure the output is marked
+ * failed).
  */
 #include "ir/printer.h"
+
+#include "ir/mem.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -17,8 +25,15 @@
 
 typedef struct printer {
   tx_strbuf *out;
-  int indent;    /* spaces before each statement line */
-  int used_axis; /* a layout printed `@ Axis.x`: the header needs the import */
+  int indent; /* spaces before each statement line */
+  int s_tir;  /* inside an s_tir function: no layout is the default */
+  /* The function's free variables (`x = T.int32()`: its symbolic extents,
+   * then its T.Let binders), declared where TVM declares them (see "free
+   * variables" below); declared[i] once printed. */
+  const tx_func *func;
+  const tx_expr **fv;
+  uint32_t nfv, fv_cap;
+  uint8_t *declared;
 } printer;
 
 /* Python operator precedence, lowest first. Calls, names and literals are
@@ -29,6 +44,10 @@ enum {
   PREC_AND,
   PREC_NOT,
   PREC_CMP,
+  PREC_BITOR,
+  PREC_BITXOR,
+  PREC_BITAND,
+  PREC_SHIFT,
   PREC_ADD,
   PREC_MUL, /* also `@` in layout strides */
   PREC_UNARY,
@@ -134,8 +153,124 @@ static int binary_prec(tx_expr_kind k, tx_dtype t) {
   return PREC_PRIMARY;
 }
 
+/* ---- TVM's operator sugar ---------------------------------------------------------- */
+
+/* TVM prints the bitwise builtins as Python operators: `a >> 2`, `a & 1`,
+ * `~a` (its parser folds what it can at parse time, so nothing is lost). */
+typedef struct bit_op {
+  const char *call, *token;
+  int prec, arity;
+} bit_op;
+
+static const bit_op *bit_op_of(const tx_expr *e) {
+  static const bit_op ops[] = {
+      {"T.shift_right", ">>", PREC_SHIFT, 2}, {"T.shift_left", "<<", PREC_SHIFT, 2},
+      {"T.bitwise_and", "&", PREC_BITAND, 2}, {"T.bitwise_or", "|", PREC_BITOR, 2},
+      {"T.bitwise_xor", "^", PREC_BITXOR, 2}, {"T.bitwise_not", "~", PREC_UNARY, 1},
+  };
+  if (e->kind != EXPR_CALL || !e->u.call.op || e->u.call.kw.names) return NULL;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    if (strcmp(e->u.call.op, ops[i].call) == 0 && e->nops == (uint32_t)ops[i].arity) return &ops[i];
+  return NULL;
+}
+
+static int is_int_lit(const tx_expr *e, int64_t v) {
+  return e->kind == EXPR_INT && e->u.ival == v;
+}
+
+static int is_float_lit(const tx_expr *e, double v) {
+  return e->kind == EXPR_FLOAT && e->u.fval == v;
+}
+
+/* A literal that is 0 (v == 0) or 1 (v == 1), int or float. */
+static int is_lit(const tx_expr *e, int v) {
+  return is_int_lit(e, v) || is_float_lit(e, v);
+}
+
+/* Both literals of one kind; float pairs only fold at 32 or 64 bits. */
+static int both_lits(const tx_expr *a, const tx_expr *b, int any_float_width) {
+  if (a->kind == EXPR_INT && b->kind == EXPR_INT) return 1;
+  if (a->kind != EXPR_FLOAT || b->kind != EXPR_FLOAT) return 0;
+  return any_float_width || a->dtype.bits == 32 || a->dtype.bits == 64;
+}
+
+static int is_index_type(tx_dtype t) {
+  return t.code == DT_INT && (t.bits == 32 || t.bits == 64) && t.lanes == 1;
+}
+
+/* Would TVM's constant folder (arith::TryConstFold, as tvm::add & co. run it)
+ * rewrite `a op b`? TVM prints an operator only when rebuilding it with the
+ * operator gives the same node back, else the node's constructor: `T.Add(32,
+ * 64)`, `T.Mul(x, 1)`; operands of different dtypes would be cast too. */
+static int tvm_would_fold(tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
+  if (!tx_dtype_eq(a->dtype, b->dtype)) return 1;
+  switch (k) {
+  case EXPR_ADD:
+    return both_lits(a, b, 0) || is_lit(a, 0) || is_lit(b, 0);
+  case EXPR_SUB:
+    return both_lits(a, b, 0) || is_lit(b, 0);
+  case EXPR_MUL:
+    return both_lits(a, b, 0) || is_lit(a, 0) || is_lit(a, 1) || is_lit(b, 0) || is_lit(b, 1);
+  case EXPR_DIV:
+    return both_lits(a, b, 0) || is_lit(a, 0) || is_lit(b, 1);
+  case EXPR_FLOORDIV:
+    return (both_lits(a, b, 1) && !is_float_lit(b, 0)) || is_lit(a, 0) || is_lit(b, 1);
+  case EXPR_FLOORMOD:
+    if (a->dtype.code == DT_UINT && a->kind == EXPR_INT && b->kind == EXPR_INT) return 1;
+    return is_index_type(a->dtype) &&
+           ((a->kind == EXPR_INT && b->kind == EXPR_INT) || is_int_lit(a, 0) || is_int_lit(b, 1));
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+    return both_lits(a, b, 1);
+  case EXPR_AND:
+  case EXPR_OR:
+    return a->kind == EXPR_INT || b->kind == EXPR_INT;
+  case EXPR_MOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  return 0;
+}
+
+/* Is this binary node printed as its constructor call rather than infix? */
+static int binary_as_call(const tx_expr *e) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (binary_prec(k, e->dtype) == PREC_PRIMARY) return 1;
+  if (e->nops < 2 || !e->ops[0] || !e->ops[1]) return 0;
+  return tvm_would_fold(k, e->ops[0], e->ops[1]);
+}
+
 static int expr_prec(const tx_expr *e) {
   if (e->kind == EXPR_INT && is_int32(e->dtype) && e->u.ival < 0) return PREC_UNARY;
+  if (e->kind == EXPR_CALL) {
+    const bit_op *b = bit_op_of(e);
+    return b ? b->prec : PREC_PRIMARY;
+  }
+  if (tx_expr_is_binary((tx_expr_kind)e->kind) && binary_as_call(e)) return PREC_PRIMARY;
   return binary_prec((tx_expr_kind)e->kind, e->dtype);
 }
 
@@ -227,68 +362,20 @@ static void print_int(printer *p, const tx_expr *e) {
   }
 }
 
-/* The shortest "%.Ne" that reads back as v (what Python's repr picks). */
-static void shortest_digits(double v, char *buf, size_t n) {
-  for (int prec = 0; prec < 17; prec++) {
-    snprintf(buf, n, "%.*e", prec, v);
-    if (strtod(buf, NULL) == v) return;
-  }
-  snprintf(buf, n, "%.16e", v);
-}
-
-/* Python repr of a finite double: fixed notation for exponents in [-4, 16),
- * else `1e-05` / `1.5e+16`; always a '.' or an exponent. */
+/* TVM's float literal: an integral value in fixed notation with one
+ * decimal (`1.0`, `-1000000000.0`), anything else as C++'s default format
+ * at 17 significant digits, i.e. printf's `%.17g` (`0.88`,
+ * `7.8899999999999997`, `1.0000000000000001e-05`). */
 static void format_float(double v, char *out, size_t n) {
-  char sci[40], digits[24];
-  shortest_digits(v, sci, sizeof sci);
-  const char *s = sci;
-  int neg = *s == '-';
-  if (neg) s++;
-  size_t nd = 0;
-  for (; *s && *s != 'e'; s++)
-    if (*s != '.' && nd < sizeof digits - 1) digits[nd++] = *s;
-  digits[nd] = '\0';
-  int exp10 = *s == 'e' ? atoi(s + 1) : 0;
-  while (nd > 1 && digits[nd - 1] == '0')
-    digits[--nd] = '\0';
-  char *o = out, *end = out + n - 1;
-#define PUT(c)                                                                                     \
-  do {                                                                                             \
-    if (o < end) *o++ = (c);                                                                       \
-  } while (0)
-  if (neg) PUT('-');
-  if (exp10 < -4 || exp10 >= 16) {
-    PUT(digits[0]);
-    if (nd > 1) PUT('.');
-    for (size_t i = 1; i < nd; i++)
-      PUT(digits[i]);
-    *o = '\0';
-    snprintf(o, (size_t)(end - o) + 1, "e%c%02d", exp10 < 0 ? '-' : '+', abs(exp10));
-    return;
-  }
-  if (exp10 < 0) {
-    PUT('0');
-    PUT('.');
-    for (int i = -1; i > exp10; i--)
-      PUT('0');
-    for (size_t i = 0; i < nd; i++)
-      PUT(digits[i]);
-  } else {
-    size_t point = (size_t)exp10 + 1;
-    for (size_t i = 0; i < point; i++)
-      PUT(i < nd ? digits[i] : '0');
-    PUT('.');
-    if (nd <= point) PUT('0');
-    for (size_t i = point; i < nd; i++)
-      PUT(digits[i]);
-  }
-#undef PUT
-  *o = '\0';
+  if (nearbyint(v) == v)
+    snprintf(out, n, "%.1f", v);
+  else
+    snprintf(out, n, "%.17g", v);
 }
 
 static void print_float(printer *p, const tx_expr *e) {
   double v = e->u.fval;
-  char buf[64];
+  char buf[400]; /* %.1f of DBL_MAX has 309 digits */
   puts_(p, "T.");
   put_dtype(p, e->dtype);
   if (isnan(v)) {
@@ -386,12 +473,71 @@ static void print_call2(printer *p, const char *fn, const tx_expr *a, const tx_e
   tx_sb_putc(p->out, ')');
 }
 
+/* The constructor TVM prints for a node it cannot print as an operator. */
+static const char *binary_ctor(tx_expr_kind k) {
+  switch (k) {
+  case EXPR_ADD:
+    return "T.Add";
+  case EXPR_SUB:
+    return "T.Sub";
+  case EXPR_MUL:
+    return "T.Mul";
+  case EXPR_DIV:
+    return "T.Div";
+  case EXPR_FLOORDIV:
+    return "T.FloorDiv";
+  case EXPR_FLOORMOD:
+    return "T.FloorMod";
+  case EXPR_EQ:
+    return "T.EQ";
+  case EXPR_NE:
+    return "T.NE";
+  case EXPR_LT:
+    return "T.LT";
+  case EXPR_LE:
+    return "T.LE";
+  case EXPR_GT:
+    return "T.GT";
+  case EXPR_GE:
+    return "T.GE";
+  case EXPR_AND:
+    return "T.And";
+  case EXPR_OR:
+    return "T.Or";
+  case EXPR_MOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+    return infix_op(k); /* T.truncmod / T.min / T.max */
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_VAR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_CAST:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  return "?";
+}
+
 static void print_binary(printer *p, const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   const tx_expr *a = e->nops > 0 ? e->ops[0] : NULL, *b = e->nops > 1 ? e->ops[1] : NULL;
   int prec = binary_prec(k, e->dtype);
-  if (prec == PREC_PRIMARY) { /* T.truncdiv / T.truncmod / T.min / T.max */
-    print_call2(p, k == EXPR_DIV ? "T.truncdiv" : infix_op(k), a, b);
+  if (binary_as_call(e)) {
+    print_call2(p, binary_ctor(k), a, b);
     return;
   }
   print_child(p, a, prec, prec == PREC_CMP);
@@ -464,6 +610,34 @@ static void print_let(printer *p, const tx_expr *e) {
   puts_(p, "})");
 }
 
+/* `a >> b` (operands by Python's rules, as TVM's doc printer places them)
+ * or `~a`. */
+static void print_bit_op(printer *p, const bit_op *b, const tx_expr *e) {
+  if (b->arity == 1) {
+    puts_(p, b->token);
+    print_child(p, e->ops[0], PREC_UNARY, 0);
+    return;
+  }
+  print_child(p, e->ops[0], b->prec, 0);
+  tx_sb_printf(p->out, " %s ", b->token);
+  print_child(p, e->ops[1], b->prec, 1);
+}
+
+/* A raw PTX opcode that is a Python keyword, `T.ptx["and"]`, prints the way
+ * TVM spells the op, `T.ptx.and_`. */
+static int print_keyword_ptx_callee(printer *p, const char *op) {
+  static const char *const kws[] = {"and", "or", "not", "xor"};
+  for (size_t i = 0; i < sizeof kws / sizeof *kws; i++) {
+    size_t n = strlen(kws[i]);
+    if (strncmp(op, "T.ptx[\"", 7) == 0 && strncmp(op + 7, kws[i], n) == 0 &&
+        strcmp(op + 7 + n, "\"]") == 0) {
+      tx_sb_printf(p->out, "T.ptx.%s_", kws[i]);
+      return 1;
+    }
+  }
+  return 0;
+}
+
 /* An op starting with '.' is a method on ops[0]: `A.vload([i], dtype=...)`. */
 static void print_call(printer *p, const tx_expr *e) {
   const char *op = e->u.call.op ? e->u.call.op : "?";
@@ -471,12 +645,17 @@ static void print_call(printer *p, const tx_expr *e) {
     print_dict(p, e->u.call.kw.names, e->ops, e->nops);
     return;
   }
+  const bit_op *bit = bit_op_of(e);
+  if (bit) {
+    print_bit_op(p, bit, e);
+    return;
+  }
   uint32_t from = 0;
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
     from = 1;
   }
-  puts_(p, op);
+  if (!print_keyword_ptx_callee(p, op)) puts_(p, op);
   tx_sb_putc(p->out, '(');
   print_args(p, e->ops, from, e->nops, &e->u.call.kw, 1);
   tx_sb_putc(p->out, ')');
@@ -523,42 +702,107 @@ static void print_stride(printer *p, const tx_expr *stride, const char *axis) {
   }
   print_child(p, stride, PREC_MUL, 0);
   tx_sb_printf(p->out, " @ Axis.%s", axis);
-  p->used_axis = 1;
 }
 
-/* `T.S[(8, 4):(4, 1)]` / `T.S[8:4]`; shape only when no strides are given. */
-static void print_iters(printer *p, const char *head, const tx_layout_iter *it, uint32_t n,
-                        int is_tuple) {
-  int has_strides = 0;
+/* An int literal of dtype t. */
+static void print_int_of(printer *p, tx_dtype t, int64_t v) {
+  tx_expr lit = {.kind = EXPR_INT, .dtype = t};
+  lit.u.ival = v;
+  print_expr(p, &lit);
+}
+
+static int has_strides(const tx_layout_iter *it, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
-    has_strides |= it[i].stride != NULL;
+    if (it[i].stride) return 1;
+  return 0;
+}
+
+static int all_int_extents(const tx_layout_iter *it, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!it[i].extent || it[i].extent->kind != EXPR_INT) return 0;
+  return 1;
+}
+
+/* Row-major stride of iterator i over constant extents, as TVM fills in
+ * strides left out of `T.S[(8, 4)]`. */
+static int64_t row_major_stride(const tx_layout_iter *it, uint32_t n, uint32_t i) {
+  uint64_t s = 1;
+  for (uint32_t j = i + 1; j < n; j++)
+    s *= (uint64_t)it[j].extent->u.ival;
+  return (int64_t)s;
+}
+
+/* One side of the slice: `8` / `(8, 4)` for one / several iterators. */
+static void print_iter_part(printer *p, const tx_layout_iter *it, uint32_t n, int strides) {
+  int tuple = n != 1;
+  if (tuple) tx_sb_putc(p->out, '(');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) puts_(p, ", ");
+    if (!strides)
+      print_expr(p, it[i].extent);
+    else if (it[i].stride)
+      print_stride(p, it[i].stride, it[i].axis);
+    else
+      print_int_of(p, it[i].extent->dtype, row_major_stride(it, n, i));
+  }
+  if (tuple) tx_sb_putc(p->out, ')');
+}
+
+/* TVM's form `T.S[(8, 4):(4, 1)]` / `T.S[8:4]`: always a slice, with the
+ * strides TVM computes when they were left out (a shape-only layout over
+ * symbolic extents keeps its short form, `T.S[(n, 4)]`). */
+static void print_iters(printer *p, const char *head, const tx_layout_iter *it, uint32_t n) {
+  int strides = has_strides(it, n) || all_int_extents(it, n);
   puts_(p, head);
   tx_sb_putc(p->out, '[');
-  for (int part = 0; part < (has_strides ? 2 : 1); part++) {
-    if (part) tx_sb_putc(p->out, ':');
-    if (is_tuple) tx_sb_putc(p->out, '(');
-    for (uint32_t i = 0; i < n; i++) {
-      if (i) puts_(p, ", ");
-      if (part)
-        print_stride(p, it[i].stride, it[i].axis);
-      else
-        print_expr(p, it[i].extent);
-    }
-    if (is_tuple && n == 1) tx_sb_putc(p->out, ',');
-    if (is_tuple) tx_sb_putc(p->out, ')');
+  print_iter_part(p, it, n, 0);
+  if (strides) {
+    tx_sb_putc(p->out, ':');
+    print_iter_part(p, it, n, 1);
   }
   tx_sb_putc(p->out, ']');
 }
 
-/* ` + 5 @ Axis.warpid` or ` + 64` per offset term. */
+static const char *axis_name(const char *axis) {
+  return axis ? axis : "m";
+}
+
+/* Offset terms in TVM's order: by axis name (its offsets are a map). */
+static void sort_offsets(const tx_layout_iter **t, uint32_t n) {
+  for (uint32_t i = 1; i < n; i++)
+    for (uint32_t j = i; j > 0 && strcmp(axis_name(t[j - 1]->axis), axis_name(t[j]->axis)) > 0;
+         j--) {
+      const tx_layout_iter *x = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = x;
+    }
+}
+
+/* One offset term `5 @ Axis.warpid` / `64`, as an operand of `+`; `first`
+ * is the leftmost operand of the sum. */
+static void print_offset_term(printer *p, const tx_layout_iter *o, int first) {
+  if (named_axis(o->axis))
+    print_stride(p, o->stride, o->axis);
+  else
+    print_child(p, o->stride, PREC_ADD, !first);
+}
+
+/* TVM adds the offset to the layout as one sum: ` + 64`, or with several
+ * terms ` + (1 @ Axis.laneid + 64 + 2 @ Axis.warpid)`. */
 static void print_offsets(printer *p, const tx_layout *l) {
-  for (uint32_t i = 0; i < l->noffset; i++) {
-    puts_(p, " + ");
-    if (named_axis(l->offset[i].axis))
-      print_stride(p, l->offset[i].stride, l->offset[i].axis);
-    else
-      print_child(p, l->offset[i].stride, PREC_ADD, 1);
+  enum { SORT_MAX = 16 };
+  const tx_layout_iter *t[SORT_MAX];
+  uint32_t n = l->noffset;
+  if (!n) return;
+  for (uint32_t i = 0; i < n && i < SORT_MAX; i++)
+    t[i] = &l->offset[i];
+  if (n <= SORT_MAX) sort_offsets(t, n);
+  puts_(p, n > 1 ? " + (" : " + ");
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) puts_(p, " + ");
+    print_offset_term(p, i < SORT_MAX ? t[i] : &l->offset[i], i == 0 && n > 1);
   }
+  if (n > 1) tx_sb_putc(p->out, ')');
 }
 
 static void print_layout(printer *p, const tx_layout *l) {
@@ -569,10 +813,10 @@ static void print_layout(printer *p, const tx_layout *l) {
   switch (l->kind) {
   case LAYOUT_TILE:
     puts_(p, "T.TileLayout(");
-    print_iters(p, "T.S", l->shard, l->nshard, l->shard_is_tuple);
+    print_iters(p, "T.S", l->shard, l->nshard);
     if (l->nreplica) {
       puts_(p, " + ");
-      print_iters(p, "T.R", l->replica, l->nreplica, l->replica_is_tuple);
+      print_iters(p, "T.R", l->replica, l->nreplica);
     }
     print_offsets(p, l);
     tx_sb_putc(p->out, ')');
@@ -639,7 +883,21 @@ static int data_is_foreign(const tx_buffer *b) {
          strcmp(d->u.var.name, b->name) != 0;
 }
 
-enum { KW_DATA = 1, KW_SCOPE = 2 };
+/* What a constructor prints: data=, scope=, and the dtype even when it is
+ * the default float32 (TVM's parameter annotations always name it). */
+enum { KW_DATA = 1, KW_SCOPE = 2, SIG_DTYPE = 4 };
+
+/* TVM leaves a buffer's layout out when it is the default one and prints
+ * `layout=None` for a buffer without one, except in an s_tir function,
+ * where no layout is the default. */
+static void print_layout_kwarg(printer *p, const tx_buffer *b) {
+  if (b->layout && !tx_layout_is_default(b->layout, b->shape, b->ndim)) {
+    puts_(p, ", layout=");
+    print_layout(p, b->layout);
+  } else if (!b->layout && b->layout_none && !p->s_tir) {
+    puts_(p, ", layout=None");
+  }
+}
 
 /* Keyword arguments in TVM's order: data, strides, elem_offset, scope,
  * align, offset_factor, layout, allocated_addr. */
@@ -662,20 +920,18 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   }
   if (b->align) tx_sb_printf(p->out, ", align=%" PRId64, b->align);
   if (b->offset_factor) tx_sb_printf(p->out, ", offset_factor=%" PRId64, b->offset_factor);
-  if (b->layout) {
-    puts_(p, ", layout=");
-    print_layout(p, b->layout);
-  }
+  print_layout_kwarg(p, b);
   if (b->allocated_addr) {
     puts_(p, ", allocated_addr=");
     print_expr(p, b->allocated_addr);
   }
 }
 
-/* `(shape), "dtype"` (float32 elided) followed by the keywords. */
+/* `(shape), "dtype"` (float32 elided unless SIG_DTYPE) followed by the
+ * keywords. */
 static void print_buffer_sig(printer *p, const tx_buffer *b, int which) {
   print_tuple_of(p, b->shape, b->ndim);
-  if (!tx_dtype_eq(b->dtype, TX_FLOAT32)) {
+  if ((which & SIG_DTYPE) || !tx_dtype_eq(b->dtype, TX_FLOAT32)) {
     puts_(p, ", \"");
     put_dtype(p, b->dtype);
     tx_sb_putc(p->out, '"');
@@ -684,12 +940,29 @@ static void print_buffer_sig(printer *p, const tx_buffer *b, int which) {
   tx_sb_putc(p->out, ')');
 }
 
+/* TVM names an allocation after its scope, however it was written:
+ * T.alloc_shared / T.alloc_local for "shared" / "local", else
+ * T.alloc_buffer(..., scope=...). */
+static void print_alloc_ctor(printer *p, const tx_buffer *b) {
+  const char *scope = b->scope                      ? b->scope
+                      : b->form == BUF_ALLOC_SHARED ? "shared"
+                      : b->form == BUF_ALLOC_LOCAL  ? "local"
+                                                    : "global";
+  if (strcmp(scope, "shared") == 0 || strcmp(scope, "local") == 0) {
+    tx_sb_printf(p->out, "T.alloc_%s(", scope);
+    print_buffer_sig(p, b, 0);
+    return;
+  }
+  puts_(p, "T.alloc_buffer(");
+  print_buffer_sig(p, b, KW_SCOPE);
+}
+
 /* The right-hand side that declares `b`, chosen by how it was written. */
 static void print_buffer_ctor(printer *p, const tx_buffer *b) {
   switch (b->form) {
   case BUF_PARAM:
     puts_(p, "T.Buffer(");
-    print_buffer_sig(p, b, KW_SCOPE);
+    print_buffer_sig(p, b, KW_SCOPE | SIG_DTYPE);
     return;
   case BUF_MATCH:
     puts_(p, "T.match_buffer(");
@@ -698,16 +971,9 @@ static void print_buffer_ctor(printer *p, const tx_buffer *b) {
     print_buffer_sig(p, b, KW_SCOPE);
     return;
   case BUF_ALLOC:
-    puts_(p, "T.alloc_buffer(");
-    print_buffer_sig(p, b, KW_SCOPE);
-    return;
   case BUF_ALLOC_SHARED:
-    puts_(p, "T.alloc_shared(");
-    print_buffer_sig(p, b, 0);
-    return;
   case BUF_ALLOC_LOCAL:
-    puts_(p, "T.alloc_local(");
-    print_buffer_sig(p, b, 0);
+    print_alloc_ctor(p, b);
     return;
   case BUF_DECL:
     puts_(p, "T.decl_buffer(");
@@ -756,13 +1022,178 @@ static const tx_stmt *sole_stmt(const tx_stmt *s) {
   return s;
 }
 
-/* An indented block; Python needs at least one statement in it. */
+/* ---- free variables ---------------------------------------------------------
+ *
+ * TVM declares a free variable (`x = T.int32()`: symbolic extents, Let
+ * binders) when it first prints it, in the innermost open frame whose
+ * subtree holds every use. Frames are the function, a loop (its header
+ * included: a variable only its extent uses is declared on the first line
+ * of its body), the body of a while, of each if branch and of a `with`, and
+ * a sequence nested in a sequence; the other statements are flat, their
+ * children siblings of theirs. The declaration lands right before the
+ * statement of that frame being printed when the first use is met. Within
+ * one statement the function's own order (first use in the source) is kept.
+ */
+
+static uint32_t expr_uses(const tx_expr *e, const tx_expr *v);
+
+static uint32_t exprs_uses(const tx_expr *const *es, uint32_t n, const tx_expr *v) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    k += expr_uses(es[i], v);
+  return k;
+}
+
+static uint32_t iters_uses(const tx_layout_iter *it, uint32_t n, const tx_expr *v) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    k += expr_uses(it[i].extent, v) + expr_uses(it[i].stride, v);
+  return k;
+}
+
+static uint32_t layout_uses(const tx_layout *l, const tx_expr *v) {
+  uint32_t k = 0;
+  for (; l; l = l->tile)
+    k += iters_uses(l->shard, l->nshard, v) + iters_uses(l->replica, l->nreplica, v) +
+         iters_uses(l->offset, l->noffset, v);
+  return k;
+}
+
+static uint32_t expr_uses(const tx_expr *e, const tx_expr *v) {
+  if (!e) return 0;
+  uint32_t k = (e == v) + exprs_uses(e->ops, e->nops, v);
+  if (e->kind == EXPR_LET) k += e->u.binder == v;
+  if (e->kind == EXPR_LAYOUT) k += layout_uses(e->u.layout, v);
+  return k;
+}
+
+/* Uses in the fields of a buffer where it is defined. */
+static uint32_t buffer_def_uses(const tx_buffer *b, const tx_expr *v) {
+  if (!b) return 0;
+  return exprs_uses(b->shape, b->ndim, v) + exprs_uses(b->strides, b->nstrides, v) +
+         expr_uses(b->elem_offset, v) + expr_uses(b->allocated_addr, v) +
+         layout_uses(b->layout, v) + expr_uses(b->origin, v);
+}
+
+/* Uses in the statement itself, not in its child statements. */
+static uint32_t header_uses(const tx_stmt *s, const tx_expr *v) {
+  uint32_t k = exprs_uses(s->exprs, s->nexprs, v);
+  if (s->kind == STMT_ALLOC || s->kind == STMT_DECL) k += buffer_def_uses(s->buffer, v);
+  return k;
+}
+
+static uint32_t stmt_uses(const tx_stmt *s, const tx_expr *v) {
+  if (!s) return 0;
+  uint32_t k = header_uses(s, v);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    k += stmt_uses(s->stmts[i], v);
+  return k;
+}
+
+static uint32_t body_uses(const tx_stmt *s, const tx_expr *v) {
+  return s->nstmts ? stmt_uses(s->stmts[0], v) : 0;
+}
+
+/* Does the statement open frames, or is it flat (its children print as its
+ * siblings)? */
+static int opens_frames(const tx_stmt *s) {
+  switch ((tx_stmt_kind)s->kind) {
+  case STMT_FOR:
+  case STMT_WHILE:
+  case STMT_IF:
+  case STMT_WITH:
+  case STMT_SEQ:
+  case STMT_BLOCK:      /* with T.sblock(...): its header items are inside */
+  case STMT_BLOCK_INIT: /* with T.init(): */
+    return 1;
+  case STMT_ATTR:
+  case STMT_DEVICE_ENTRY:
+    return s->flag == 1; /* the with-form */
+  case STMT_BLOCK_AXIS:
+  case STMT_BLOCK_SIG:
+  case STMT_STORE:
+  case STMT_BIND:
+  case STMT_ASSIGN:
+  case STMT_ASSERT:
+  case STMT_EVAL:
+  case STMT_BREAK:
+  case STMT_CONTINUE:
+  case STMT_RETURN:
+  case STMT_ALLOC:
+  case STMT_DECL:
+  case STMT_SCOPE_ID:
+  case STMT_TILE_OP:
+  case TX_STMT_KIND_COUNT:
+    break;
+  }
+  return 0;
+}
+
+/* Is there a frame at or inside s that holds all `total` uses of v? */
+static int frame_holds_all(const tx_stmt *s, const tx_expr *v, uint32_t total) {
+  if (!s) return 0;
+  if (!opens_frames(s)) {
+    for (uint32_t i = 0; i < s->nstmts; i++)
+      if (frame_holds_all(s->stmts[i], v, total)) return 1;
+    return 0;
+  }
+  if (s->kind == STMT_FOR || s->kind == STMT_SEQ || s->kind == STMT_BLOCK)
+    /* a loop's (and a block's) frame holds its header */
+    return stmt_uses(s, v) == total;
+  if (s->kind == STMT_IF)
+    return (s->nstmts > 0 && stmt_uses(s->stmts[0], v) == total) ||
+           (s->nstmts > 1 && stmt_uses(s->stmts[1], v) == total);
+  return body_uses(s, v) == total; /* while, with, attr and device_entry with-forms */
+}
+
+static uint32_t func_uses(const tx_func *f, const tx_expr *v) {
+  uint32_t k = exprs_uses(f->attr_values, f->nattrs, v) + stmt_uses(f->body, v);
+  for (uint32_t i = 0; i < f->nparams && f->param_bufs; i++)
+    k += buffer_def_uses(f->param_bufs[i], v);
+  return k;
+}
+
+static void declare_free_var(printer *p, uint32_t i) {
+  const tx_expr *v = p->fv[i];
+  p->declared[i] = 1;
+  start_line(p);
+  tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
+  put_dtype(p, v->dtype);
+  puts_(p, "()\n");
+}
+
+/* Declare, before statement s of the current frame, the free variables
+ * whose first use is in s and that no frame inside s takes. */
+static void declare_before_stmt(printer *p, const tx_stmt *s) {
+  if (!p->declared || !s) return;
+  for (uint32_t i = 0; i < p->nfv; i++) {
+    const tx_expr *v = p->fv[i];
+    if (p->declared[i]) continue;
+    int here = opens_frames(s) ? stmt_uses(s, v) && !frame_holds_all(s, v, func_uses(p->func, v))
+                               : header_uses(s, v) > 0;
+    if (here) declare_free_var(p, i);
+  }
+}
+
+/* Before a prologue line (func_attr, a match_buffer): what it uses. */
+static void declare_for_exprs(printer *p, const tx_expr *const *es, uint32_t n,
+                              const tx_buffer *b) {
+  if (!p->declared) return;
+  for (uint32_t i = 0; i < p->nfv; i++) {
+    const tx_expr *v = p->fv[i];
+    if (!p->declared[i] && (exprs_uses(es, n, v) || buffer_def_uses(b, v))) declare_free_var(p, i);
+  }
+}
+
+/* An indented block; Python needs at least one statement in it. A
+ * sequence's items are the frame's statements. */
 static void print_block(printer *p, const tx_stmt *body) {
   p->indent += 4;
   if (stmt_is_empty(body)) {
     start_line(p);
     puts_(p, "T.evaluate(0)\n");
   } else {
+    if (body->kind != STMT_SEQ) declare_before_stmt(p, body);
     print_stmt(p, body);
   }
   p->indent -= 4;
@@ -775,8 +1206,10 @@ static void print_block_of(printer *p, const tx_stmt *s) {
 /* Binding statements scope over the rest of the sequence; should one carry
  * child statements anyway, they print flat after it. */
 static void print_flat_rest(printer *p, const tx_stmt *s) {
-  for (uint32_t i = 0; i < s->nstmts; i++)
+  for (uint32_t i = 0; i < s->nstmts; i++) {
+    declare_before_stmt(p, s->stmts[i]);
     print_stmt(p, s->stmts[i]);
+  }
 }
 
 static const char *var_name(const tx_stmt *s, uint32_t i) {
@@ -904,8 +1337,7 @@ static void print_assert(printer *p, const tx_stmt *s) {
 }
 
 static void print_seq(printer *p, const tx_stmt *s) {
-  for (uint32_t i = 0; i < s->nstmts; i++)
-    print_stmt(p, s->stmts[i]);
+  print_flat_rest(p, s);
 }
 
 /* A call is a statement by itself; anything else needs T.evaluate. */
@@ -936,8 +1368,11 @@ static void print_if(printer *p, const tx_stmt *s) {
   }
 }
 
+/* TVM's is_zero: a 0 literal of any integer type (a uint32 loop starts at
+ * T.uint32(0) and still prints `range(T.uint32(n))`). */
 static int is_zero_int(const tx_expr *e) {
-  return e && e->kind == EXPR_INT && e->u.ival == 0 && e->dtype.code == DT_INT;
+  return e && e->kind == EXPR_INT && e->u.ival == 0 &&
+         (e->dtype.code == DT_INT || e->dtype.code == DT_UINT);
 }
 
 static int uses_var(const tx_expr *e, const tx_expr *v) {
@@ -977,6 +1412,21 @@ static const tx_stmt *grid_loop(const tx_stmt *s, uint32_t i) {
   return s;
 }
 
+/* A loop's body (the innermost of a T.grid chain of `depth` loops), after
+ * the free variables the loop headers use first: the loop's frame holds
+ * its header. */
+static void print_loop_body(printer *p, const tx_stmt *s, uint32_t depth) {
+  p->indent += 4;
+  for (uint32_t i = 0; p->declared && i < p->nfv; i++) {
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < depth; j++)
+      k += header_uses(grid_loop(s, j), p->fv[i]);
+    if (!p->declared[i] && k) declare_free_var(p, i);
+  }
+  p->indent -= 4;
+  print_block_of(p, grid_loop(s, depth - 1));
+}
+
 static void print_grid(printer *p, const tx_stmt *s, uint32_t depth) {
   puts_(p, "for ");
   for (uint32_t i = 0; i < depth; i++)
@@ -987,7 +1437,7 @@ static void print_grid(printer *p, const tx_stmt *s, uint32_t depth) {
     print_expr(p, grid_loop(s, i)->exprs[1]);
   }
   puts_(p, "):\n");
-  print_block_of(p, grid_loop(s, depth - 1));
+  print_loop_body(p, s, depth);
 }
 
 static const char *for_fn(tx_for_kind k) {
@@ -1037,7 +1487,7 @@ static void print_for(printer *p, const tx_stmt *s) {
   else
     puts_(p, "range(0)"); /* malformed; keep it parseable */
   puts_(p, ":\n");
-  print_block_of(p, s);
+  print_loop_body(p, s, 1);
 }
 
 static void print_while(printer *p, const tx_stmt *s) {
@@ -1048,16 +1498,17 @@ static void print_while(printer *p, const tx_stmt *s) {
   print_block_of(p, s);
 }
 
+/* TVM prints the loop jumps as calls. */
 static void print_break(printer *p, const tx_stmt *s) {
   (void)s;
   start_line(p);
-  puts_(p, "break\n");
+  puts_(p, "T.break_loop()\n");
 }
 
 static void print_continue(printer *p, const tx_stmt *s) {
   (void)s;
   start_line(p);
-  puts_(p, "continue\n");
+  puts_(p, "T.continue_loop()\n");
 }
 
 static void print_return(printer *p, const tx_stmt *s) {
@@ -1226,6 +1677,7 @@ static void print_match_buffers(printer *p, const tx_func *f) {
   for (uint32_t i = 0; i < f->nparams && f->param_bufs; i++) {
     const tx_buffer *b = f->param_bufs[i];
     if (!b || b->form != BUF_MATCH) continue;
+    declare_for_exprs(p, NULL, 0, b);
     start_line(p);
     tx_sb_printf(p->out, "%s = T.match_buffer(", b->name ? b->name : "_");
     print_expr(p, b->origin ? b->origin : f->params[i]);
@@ -1235,19 +1687,18 @@ static void print_match_buffers(printer *p, const tx_func *f) {
   }
 }
 
+/* TVM prints the parameters first, declaring the free variables their
+ * buffers use, then T.func_attr and the match_buffers. */
 static void print_func_prologue(printer *p, const tx_func *f) {
+  for (uint32_t i = 0; i < f->nparams && f->param_bufs; i++)
+    if (f->param_bufs[i] && f->param_bufs[i]->form == BUF_PARAM)
+      declare_for_exprs(p, NULL, 0, f->param_bufs[i]);
   if (f->nattrs) {
+    declare_for_exprs(p, f->attr_values, f->nattrs, NULL);
     start_line(p);
     puts_(p, "T.func_attr(");
     print_dict(p, f->attr_keys, f->attr_values, f->nattrs);
     puts_(p, ")\n");
-  }
-  for (uint32_t i = 0; i < f->nsymbolic; i++) {
-    const tx_expr *v = f->symbolic[i];
-    start_line(p);
-    tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
-    put_dtype(p, v->dtype);
-    puts_(p, "()\n");
   }
   print_match_buffers(p, f);
 }
@@ -1264,7 +1715,65 @@ static void print_decorator(printer *p, const tx_func *f) {
   puts_(p, ")\n");
 }
 
+static void add_free_var(printer *p, const tx_expr *v) {
+  if (!v || p->out->failed) return;
+  for (uint32_t i = 0; i < p->nfv; i++)
+    if (p->fv[i] == v) return;
+  if (p->nfv == p->fv_cap) {
+    uint32_t cap = p->fv_cap ? 2 * p->fv_cap : 8;
+    const tx_expr **n = tx_mem_realloc(p->out->alloc, p->fv, cap * sizeof *n);
+    if (!n) {
+      p->out->failed = 1;
+      return;
+    }
+    p->fv = n;
+    p->fv_cap = cap;
+  }
+  p->fv[p->nfv++] = v;
+}
+
+/* TVM declares a T.Let binder like a free variable (its printer meets the
+ * variable before any definition of it). */
+static void collect_let_binders_expr(printer *p, const tx_expr *e) {
+  if (!e) return;
+  if (e->kind == EXPR_LET) add_free_var(p, e->u.binder);
+  for (uint32_t i = 0; i < e->nops; i++)
+    collect_let_binders_expr(p, e->ops[i]);
+}
+
+static void collect_let_binders(printer *p, const tx_stmt *s) {
+  if (!s) return;
+  for (uint32_t i = 0; i < s->nexprs; i++)
+    collect_let_binders_expr(p, s->exprs[i]);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    collect_let_binders(p, s->stmts[i]);
+}
+
+/* The free variables of f and their declared flags; NULL flags (nothing to
+ * declare, or out of memory: the output is then marked failed). */
+static void start_free_vars(printer *p, const tx_func *f) {
+  p->func = f;
+  p->fv = NULL;
+  p->nfv = p->fv_cap = 0;
+  for (uint32_t i = 0; i < f->nsymbolic; i++)
+    add_free_var(p, f->symbolic[i]);
+  collect_let_binders(p, f->body);
+  p->declared = p->nfv && !p->out->failed ? tx_mem_calloc(p->out->alloc, p->nfv, 1) : NULL;
+  if (p->nfv && !p->declared) p->out->failed = 1;
+}
+
+static void end_free_vars(printer *p) {
+  tx_mem_free(p->out->alloc, p->declared);
+  tx_mem_free(p->out->alloc, p->fv);
+  p->declared = NULL;
+  p->fv = NULL;
+  p->nfv = p->fv_cap = 0;
+  p->func = NULL;
+}
+
 static void print_func_def(printer *p, const tx_func *f) {
+  p->s_tir = f->is_s_tir;
+  start_free_vars(p, f);
   start_line(p);
   print_decorator(p, f);
   start_line(p);
@@ -1278,6 +1787,7 @@ static void print_func_def(printer *p, const tx_func *f) {
   print_func_prologue(p, f);
   p->indent -= 4;
   print_block(p, f->body);
+  end_free_vars(p);
 }
 
 /* The class body of an @I.ir_module. */
@@ -1302,11 +1812,15 @@ static void print_module_class(printer *p, const tx_module *m) {
   p->indent -= 4;
 }
 
-/* Imports depend on what the body used, so the body is printed first. */
-static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int used_axis) {
+/* TVM's header: `ir as I` when a module class is printed, `tirx as T` plus
+ * the `Axis` import (TVM prints the two together, whether or not a layout
+ * names an axis) when any TIRx construct is; an empty module uses only I. */
+static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int with_tirx) {
   if (with_ir) tx_sb_puts(out, "# from tvm.script import ir as I\n");
-  tx_sb_puts(out, "# from tvm.script import tirx as T\n");
-  if (used_axis) tx_sb_puts(out, "# from tvm.tirx.layout import Axis\n");
+  if (with_tirx) {
+    tx_sb_puts(out, "# from tvm.script import tirx as T\n");
+    tx_sb_puts(out, "# from tvm.tirx.layout import Axis\n");
+  }
   tx_sb_putc(out, '\n');
   if (body->failed)
     out->failed = 1;
@@ -1317,7 +1831,7 @@ static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int u
 
 void tx_print_module(const tx_module *mod, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
-  printer p = {&body, 0, 0};
+  printer p = {.out = &body};
   if (mod->name) {
     print_module_class(&p, mod);
   } else {
@@ -1326,28 +1840,28 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
       print_func_def(&p, mod->funcs[i]);
     }
   }
-  emit_with_header(out, &body, mod->name != NULL, p.used_axis);
+  emit_with_header(out, &body, mod->name != NULL, mod->nfuncs > 0 || !mod->name);
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
-  printer p = {&body, 0, 0};
+  printer p = {.out = &body};
   print_func_def(&p, func);
-  emit_with_header(out, &body, 0, p.used_axis);
+  emit_with_header(out, &body, 0, 1);
 }
 
 void tx_print_expr(const tx_expr *e, tx_strbuf *out) {
-  printer p = {out, 0, 0};
+  printer p = {.out = out};
   print_expr(&p, e);
 }
 
 /* `indent` is a number of spaces. */
 void tx_print_stmt(const tx_stmt *s, int indent, tx_strbuf *out) {
-  printer p = {out, indent, 0};
+  printer p = {.out = out, .indent = indent};
   print_stmt(&p, s);
 }
 
 void tx_print_layout(const tx_layout *l, tx_strbuf *out) {
-  printer p = {out, 0, 0};
+  printer p = {.out = out};
   print_layout(&p, l);
 }

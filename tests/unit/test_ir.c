@@ -513,6 +513,24 @@ Test(equal, buffer_mapping) {
   cr_assert(tx_stmt_equal(store(A, i, f32(0)), store(A, i, f32(0))));
 }
 
+/* What TVM's structural equality cannot see is not compared: the three
+ * spellings of an allocation; what it can is: a buffer without a layout
+ * (layout=None) is not one with the default layout. */
+Test(equal, buffer_printing_choices) {
+  const tx_expr *i = var("i");
+  tx_buffer *A = buffer("A", i32(16)), *B = buffer("B", i32(16));
+  A->form = BUF_ALLOC;
+  A->scope = tx_intern(ir.strings, "shared");
+  B->form = BUF_ALLOC_SHARED;
+  B->scope = A->scope;
+  const tx_stmt *l = seq2(alloc(A), store(A, i, f32(0)));
+  const tx_stmt *r = seq2(alloc(B), store(B, i, f32(0)));
+  cr_assert(tx_stmt_equal(l, r), "T.alloc_buffer(scope=\"shared\") is T.alloc_shared");
+  cr_assert_eq(tx_stmt_hash(l), tx_stmt_hash(r));
+  B->layout_none = 1;
+  cr_assert(!tx_stmt_equal(l, r), "layout=None is not the default layout");
+}
+
 Test(equal, floats_bitwise) {
   const tx_expr *nan1 = f32(NAN), *nan2 = f32(NAN);
   cr_assert(tx_expr_equal(nan1, nan2), "same NaN bits are equal");

@@ -313,7 +313,7 @@ Test(lower, arena_views_and_swizzle) {
               "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
               "    pool = T.alloc_buffer((1024,), \"uint8\", scope=\"shared.dyn\")\n"
               "    S = T.decl_buffer((512,), \"float16\", data=pool.data, scope=\"shared.dyn\")\n"
-              "    S[T.bitwise_xor(tx // 8 * 64 + tx, tx // 8 * 8) + 64] = A[tx]\n");
+              "    S[(tx // 8 * 64 + tx ^ tx // 8 * 8) + 64] = A[tx]\n");
 }
 
 /* ---- simplify ---------------------------------------------------------------------- */

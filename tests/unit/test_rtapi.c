@@ -932,8 +932,8 @@ static void expect_kernel_signature(const char *src, const char *want) {
 }
 
 Test(rtapi_launch, unread_shape_variable_reaches_the_kernel) {
-  expect_kernel_signature(UNREAD, "def unread_kernel(A: T.Buffer((m,)), B: T.Buffer((32,)), "
-                                  "m: T.int32):");
+  expect_kernel_signature(UNREAD, "def unread_kernel(A: T.Buffer((m,), \"float32\"), "
+                                  "B: T.Buffer((32,), \"float32\"), m: T.int32):");
   tma_fixture f;
   tma_setup(&f, FAKE_CUDA_PATH, UNREAD, "unread", 1);
   fake_cuda_state *s = f.fake;
