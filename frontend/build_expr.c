@@ -218,6 +218,12 @@ void bld_copy_pointer_type(builder *b, tx_expr *var, const tx_expr *value) {
   var->u.var.scope = scope ? bld_intern(b, scope) : NULL;
 }
 
+/* `T.handle(...).ty`: TVM's type object of a pointer type. */
+static int is_type_object(builder *b, const tx_ast *a) {
+  return a->kind == AST_ATTR && strcmp(a->u.attr.attr, "ty") == 0 &&
+         a->u.attr.value->kind == AST_CALL && bld_is_tirx_call(b, a->u.attr.value, "T.handle");
+}
+
 /* The type operand of T.reinterpret: a dtype string or name, or a pointer
  * type T.handle(...) kept as a call the printer writes back as TVM does.
  * NULL after a located error. */
@@ -225,6 +231,12 @@ static const tx_expr *reinterpret_type(builder *b, const tx_ast *a, tx_dtype *t)
   tx_dtype pointee;
   int has;
   const char *scope;
+  if (is_type_object(b, a)) {
+    /* TVM's T.handle(...).ty: the same pointer type, printed back with .ty */
+    tx_expr *c = (tx_expr *)reinterpret_type(b, a->u.attr.value, t);
+    if (c) c->type_object = 1;
+    return c;
+  }
   int ptr = bld_pointer_type(b, a, &pointee, &has, &scope);
   if (ptr < 0) return NULL;
   const tx_expr *e = NULL;
@@ -773,6 +785,10 @@ static const tx_expr *build_attr(builder *b, const tx_ast *a) {
   const char *attr = a->u.attr.attr;
   /* TVM's printer writes a one-element buffer as a scalar; `X.source` is the buffer. */
   if (strcmp(attr, "source") == 0 && (buf = buffer_of(b, a))) return buffer_ref(b, buf, a->span);
+  if (is_type_object(b, a)) {
+    tx_dtype t;
+    return reinterpret_type(b, a, &t); /* return_type=T.handle().ty */
+  }
   const tx_expr *scalar = scalar_source_of(b, a->u.attr.value);
   if (scalar && strcmp(attr, "data") == 0) return scalar_address(b, scalar, a->span);
   if (strcmp(attr, "source") == 0 && scalar_source_of(b, a)) {
@@ -995,7 +1011,8 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
         s = ops[i];
     tx_dtype t;
     if (s && s->kind == EXPR_STRING && tx_dtype_parse(s->u.str.data, s->u.str.len, &t)) return t;
-    (void)b;
+    /* return_type=T.handle(...) / T.handle(...).ty: a pointer */
+    if (s && s->kind == EXPR_CALL && s->u.call.op == bld_intern(b, "T.handle")) return TX_HANDLE;
     return TX_VOID;
   }
   case RES_DTYPE_STR: {

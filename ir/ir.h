@@ -77,6 +77,9 @@ struct tx_expr {
   /* EXPR_INT of bool type written as a bare Python `True`/`False` (a Python
    * value, as TVM keeps tile-primitive flags) rather than T.bool(...). */
   uint8_t python_bool;
+  /* EXPR_CALL of T.handle(...) written as TVM's type object `T.handle(...).ty` (a
+   * pointer type; printed back with the suffix). */
+  uint8_t type_object;
   tx_dtype dtype;
   uint32_t nops;
   const tx_expr *const *ops;

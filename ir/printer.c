@@ -476,6 +476,7 @@ static void print_call(printer *p, const tx_expr *e) {
   tx_sb_putc(p->out, '(');
   print_args(p, e->ops, from, e->nops, &e->u.call.kw, 1);
   tx_sb_putc(p->out, ')');
+  if (e->type_object) puts_(p, ".ty");
 }
 
 static void print_tuple(printer *p, const tx_expr *e) {
