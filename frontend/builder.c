@@ -868,6 +868,45 @@ static void add_func(builder *b, ptr_vec *funcs, const tx_func *f, const tx_ast 
   vec_push(b, funcs, f);
 }
 
+/* `I.module_attrs({"key": value, ...})` in the class body: returns 1 when consumed. The
+ * values are literals (TVM's tirx.iket.enabled is a Python bool). */
+static int build_module_attrs(builder *b, const tx_ast *st, tx_module *mod) {
+  if (st->kind != AST_EXPR_STMT || st->u.expr_stmt.value->kind != AST_CALL) return 0;
+  const tx_ast *call = st->u.expr_stmt.value;
+  const char *q = bld_qualified_name(b, call->u.call.func, NULL);
+  if (!q || strcmp(q, "I.module_attrs") != 0) return 0;
+  if (call->u.call.args.len != 1 || call->u.call.keywords.len ||
+      call->u.call.args.items[0]->kind != AST_DICT) {
+    BLD_ERROR(b, call, "I.module_attrs takes one dict: I.module_attrs({\"key\": value})");
+    return 1;
+  }
+  if (mod->nattrs) {
+    BLD_ERROR(b, call, "I.module_attrs appears twice in one module");
+    return 1;
+  }
+  const tx_ast *dict = call->u.call.args.items[0];
+  ptr_vec keys = {0}, vals = {0};
+  int ok = 1;
+  for (size_t i = 0; i < dict->u.dict.keys.len && ok; i++) {
+    const tx_ast *k = dict->u.dict.keys.items[i];
+    if (!k || k->kind != AST_STR) {
+      BLD_ERROR(b, k ? k : dict, "attribute keys must be strings");
+      ok = 0;
+      break;
+    }
+    const tx_expr *v = bld_arg(b, dict->u.dict.values.items[i]);
+    ok = v && vec_push(b, &keys, bld_intern(b, k->u.str.data)) && vec_push(b, &vals, v);
+  }
+  if (ok) {
+    mod->nattrs = keys.len;
+    mod->attr_keys = (const char *const *)vec_finish(b, &keys);
+    mod->attr_values = (const tx_expr *const *)vec_finish(b, &vals);
+  }
+  vec_free(&keys);
+  vec_free(&vals);
+  return 1;
+}
+
 static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *funcs) {
   int is_module = 0;
   for (size_t i = 0; i < cls->u.classdef.decorators.len; i++) {
@@ -889,8 +928,11 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
   for (size_t i = 0; i < cls->u.classdef.body.len && !tx_diag_saturated(b->diags); i++) {
     const tx_ast *st = cls->u.classdef.body.items[i];
     if (st->kind == AST_PASS || is_docstring(st)) continue;
+    if (build_module_attrs(b, st, mod)) continue;
     if (st->kind != AST_FUNCDEF) {
-      BLD_ERROR(b, st, "an @I.ir_module class may only contain @T.prim_func functions");
+      BLD_ERROR(b, st,
+                "an @I.ir_module class may only contain @T.prim_func functions and "
+                "I.module_attrs({...})");
       continue;
     }
     const tx_func *f = build_func(b, st);

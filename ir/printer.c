@@ -1185,8 +1185,7 @@ static void print_module_class(printer *p, const tx_module *m) {
     start_line(p);
     puts_(p, "I.module_attrs(");
     print_dict(p, m->attr_keys, m->attr_values, m->nattrs);
-    puts_(p, ")\n");
-    if (m->nfuncs) tx_sb_putc(p->out, '\n');
+    puts_(p, ")\n"); /* TVM puts no blank line before the first function */
   }
   for (uint32_t i = 0; i < m->nfuncs; i++) {
     if (i) tx_sb_putc(p->out, '\n');

@@ -243,7 +243,14 @@ static const tx_expr *block_threads(lt_state *st) {
   const scope_def *l = st->first[ID_LANE];
   if (t && t->n) claims[nclaims++] = (claim){t, product(st, t)};
   if (w && w->n) claims[nclaims++] = (claim){w, tx_lc_muli(st->ir, w->ext[0], 32)};
-  if (g && g->n) claims[nclaims++] = (claim){g, tx_lc_muli(st->ir, g->ext[0], 128)};
+  /* A warpgroup is 128 threads, unless the ids inside it say it is smaller: TVM composes
+   * the CTA's threads from warpgroup x warp-in-warpgroup x lane, so a one-warpgroup CTA
+   * of 32 threads is warpgroup_id([1]), warp_id_in_wg([1]) (checked below). */
+  int64_t wg_threads = 128, c;
+  const scope_def *wiw = st->first[ID_WARP_IN_WG], *tiw = st->first[ID_THREAD_IN_WG];
+  if (wiw && wiw->n && tx_lc_const(wiw->ext[0], &c) && c > 0 && c < 4) wg_threads = c * 32;
+  if (tiw && tiw->n && tx_lc_const(tiw->ext[0], &c) && c > 0 && c < 128) wg_threads = c;
+  if (g && g->n) claims[nclaims++] = (claim){g, tx_lc_muli(st->ir, g->ext[0], wg_threads)};
   if (!nclaims && l && l->n) claims[nclaims++] = (claim){l, l->ext[0]};
   if (!nclaims && st->first[ID_THREAD_IN_WG] && st->first[ID_THREAD_IN_WG]->n)
     claims[nclaims++] = (claim){st->first[ID_THREAD_IN_WG], st->first[ID_THREAD_IN_WG]->ext[0]};
