@@ -1492,12 +1492,41 @@ const tx_expr *bld_expr(builder *b, const tx_ast *ast) {
   return build(b, ast, 0);
 }
 
+/* A dict argument (`annotations={"k": v}` on a loop, `workspace={"smem": buf}` on a tile
+ * primitive): an EXPR_CALL with op "{}" whose keywords are the entries, in order. */
+static const tx_expr *build_dict(builder *b, const tx_ast *d) {
+  size_t n = d->u.dict.keys.len;
+  ptr_vec vals = {0}, keys = {0};
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; i++) {
+    const tx_ast *k = d->u.dict.keys.items[i];
+    if (!k || k->kind != AST_STR) {
+      BLD_ERROR(b, k ? k : d, "dict keys must be strings");
+      ok = 0;
+      break;
+    }
+    const tx_expr *v = bld_arg(b, d->u.dict.values.items[i]);
+    ok = v && vec_push(b, &vals, v) && vec_push(b, &keys, bld_intern(b, k->u.str.data));
+  }
+  tx_expr *e = NULL;
+  if (ok)
+    e = tx_expr_new(b->ir, EXPR_CALL, TX_VOID, (const tx_expr *const *)vals.items,
+                    (uint32_t)vals.len, d->span);
+  if (ok && !e) bld_oom(b);
+  if (e) {
+    e->u.call.op = bld_intern(b, "{}");
+    e->u.call.kw.npos = 0;
+    e->u.call.kw.names = n ? (const char *const *)vec_finish(b, &keys) : NULL;
+    if (!e->u.call.op || (n && !e->u.call.kw.names)) e = NULL, bld_oom(b);
+  }
+  vec_free(&vals);
+  vec_free(&keys);
+  return e;
+}
+
 const tx_expr *bld_arg(builder *b, const tx_ast *ast) {
   if (ast->kind == AST_SUBSCRIPT) return build_subscript(b, ast, 0, 1);
-  if (ast->kind == AST_DICT) {
-    BLD_ERROR(b, ast, "a dict is only allowed in T.func_attr and T.attr");
-    return NULL;
-  }
+  if (ast->kind == AST_DICT) return build_dict(b, ast);
   if (ast->kind == AST_CALL && bld_is_layout_call(b, ast)) return build_call(b, ast, 0);
   return build(b, ast, 0);
 }

@@ -468,6 +468,10 @@ static void print_let(printer *p, const tx_expr *e) {
 static void print_call(printer *p, const tx_expr *e) {
   const char *op = e->u.call.op ? e->u.call.op : "?";
   uint32_t from = 0;
+  if (strcmp(op, "{}") == 0) { /* a dict argument: its entries are the keywords */
+    print_dict(p, e->u.call.kw.names, e->ops, e->nops);
+    return;
+  }
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
     from = 1;
