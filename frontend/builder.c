@@ -464,6 +464,27 @@ static void build_import_from(builder *b, const tx_ast *st) {
 
 /* ---- Module-level constants ------------------------------------------------- */
 
+/* `n = TypeVar("n")` (from typing): TVM's spelling of an int64 symbolic shape variable. */
+static void declare_typevar(builder *b, const tx_ast *target, const tx_ast *value) {
+  const tx_ast_list *a = &value->u.call.args;
+  if (a->len != 1 || value->u.call.keywords.len || a->items[0]->kind != AST_STR) {
+    BLD_ERROR(b, value, "TypeVar takes the variable's name: %s = TypeVar(\"%s\")",
+              target->u.name.id, target->u.name.id);
+    return;
+  }
+  if (strcmp(a->items[0]->u.str.data, target->u.name.id) != 0) {
+    BLD_ERROR(b, a->items[0], "TypeVar binding '%s' must match its declared name '%s'",
+              target->u.name.id, a->items[0]->u.str.data);
+    return;
+  }
+  symbol s = {.name = target->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED, .span = target->span};
+  tx_expr *v = tx_var(b->ir, target->u.name.id, TX_INT64, VAR_SYMBOLIC, target->span);
+  if (!v) return bld_oom(b);
+  v->u.var.typevar = 1;
+  s.expr = v;
+  bld_push_symbol(b, s);
+}
+
 static void build_module_assign(builder *b, const tx_ast *st) {
   if (st->u.assign.targets.len != 1 || st->u.assign.targets.items[0]->kind != AST_NAME) {
     BLD_ERROR(b, st, "only `NAME = value` assignments are allowed at module level");
@@ -474,6 +495,9 @@ static void build_module_assign(builder *b, const tx_ast *st) {
   symbol s = {.name = target->u.name.id, .kind = SYM_CONST, .span = target->span};
   /* `n = T.int32()` declares a symbolic extent shared by the functions below. */
   tx_dtype dt;
+  if (value->kind == AST_CALL && value->u.call.func->kind == AST_NAME &&
+      strcmp(value->u.call.func->u.name.id, "TypeVar") == 0 && !bld_lookup(b, "TypeVar"))
+    return declare_typevar(b, target, value);
   if (value->kind == AST_CALL && value->u.call.args.len == 0 && value->u.call.keywords.len == 0 &&
       bld_dtype_attr(b, value->u.call.func, &dt, 0)) {
     s.kind = SYM_VAR;

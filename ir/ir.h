@@ -70,6 +70,9 @@ typedef struct tx_var_info {
    * runtime.cuTensorMapEncodeTiled, a by-value __grid_constant__ kernel
    * parameter on the device. has_pointee is 0 for it. */
   uint8_t tensormap;
+  /* VAR_SYMBOLIC declared at module level as `n = TypeVar("n")` (Python's typing.TypeVar,
+   * how TVM prints a function's int64 symbolic shape variables): printed that way. */
+  uint8_t typevar;
 } tx_var_info;
 
 struct tx_expr {

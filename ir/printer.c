@@ -1157,6 +1157,7 @@ static void print_func_prologue(printer *p, const tx_func *f) {
   }
   for (uint32_t i = 0; i < f->nsymbolic; i++) {
     const tx_expr *v = f->symbolic[i];
+    if (v->u.var.typevar) continue; /* declared at module level */
     start_line(p);
     tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
     put_dtype(p, v->dtype);
@@ -1202,6 +1203,24 @@ static void print_module_class(printer *p, const tx_module *m) {
   p->indent -= 4;
 }
 
+/* `n = TypeVar("n")` for each TypeVar symbolic variable of the module, first use first;
+ * returns how many. */
+static int print_typevars(tx_strbuf *out, const tx_module *m) {
+  int n = 0;
+  for (uint32_t i = 0; i < m->nfuncs; i++)
+    for (uint32_t j = 0; j < m->funcs[i]->nsymbolic; j++) {
+      const tx_expr *v = m->funcs[i]->symbolic[j];
+      int seen = !v->u.var.typevar;
+      for (uint32_t k = 0; k <= i && !seen; k++)
+        for (uint32_t l = 0; l < m->funcs[k]->nsymbolic && !seen; l++)
+          seen = (k < i || l < j) && m->funcs[k]->symbolic[l] == v;
+      if (seen) continue;
+      tx_sb_printf(out, "%s = TypeVar(\"%s\")\n", v->u.var.name, v->u.var.name);
+      n++;
+    }
+  return n;
+}
+
 /* Imports depend on what the body used, so the body is printed first. */
 static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int used_axis) {
   if (with_ir) tx_sb_puts(out, "# from tvm.script import ir as I\n");
@@ -1221,6 +1240,8 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
   if (mod->name) {
     print_module_class(&p, mod);
   } else {
+    /* TVM prints the TypeVars right above the first function, without a blank line. */
+    if (print_typevars(&body, mod)) tx_sb_puts(out, "# from typing import TypeVar\n");
     for (uint32_t i = 0; i < mod->nfuncs; i++) {
       if (i) tx_sb_putc(&body, '\n');
       print_func_def(&p, mod->funcs[i]);
