@@ -1484,9 +1484,10 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   if (g.features & CUDA_FEAT_FP4) tx_sb_puts(&pre, "#include <cuda_fp4.h>\n");
   tx_sb_putc(&pre, '\n');
   /* User sources (T.cuda.func_call source_code=) are written against <cstdint>, which
-   * NVRTC does not provide; TVM's CUDA defines the fixed-width types the same way. The
-   * 64-bit ones are the `long long` this file uses for int64/uint64, so a pointer to a
-   * uint64 buffer passes as a uint64_t*. */
+   * NVRTC does not provide; TVM's CUDA defines the fixed-width types the same way. Under
+   * NVRTC the 64-bit ones are the `long long` this file uses for int64/uint64, so a pointer
+   * to a uint64 buffer passes as a uint64_t*; nvcc (the toolkit checks) gets <cstdint>,
+   * whose 64-bit types are `long` on Linux. */
   if (g.nsources) tx_sb_puts(&pre, STDINT_PRELUDE);
   for (uint32_t i = 0; i < g.nsources; i++) {
     const tx_expr *s = g.sources[i];
