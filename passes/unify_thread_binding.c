@@ -30,7 +30,8 @@
  *    multiple of the constant cluster dimension);
  *  - a function with launches and no device entry gets one, flat, where its
  *    outermost launch was (that launch must be the only outermost one);
- *  - a function that needs none of this is returned unchanged.
+ *  - a function that needs none of this, or a device function split earlier
+ *    ("tirx.kernel"), is returned unchanged.
  * The unified variable is the first binding's variable when it can be
  * reused (a flat binding, a with target, a loop starting at 0), else a fresh
  * `threadIdx_x`-style variable; names are deterministic.
@@ -555,7 +556,17 @@ static const tx_stmt *ut_stmt(tx_mutator *m, const tx_stmt *s) {
   return NULL;
 }
 
+/* A device function made by split-host-device ("tirx.kernel"): its launches are already
+ * the kernel's, with no device entry to unify them under. */
+static int is_kernel_func(const tx_func *f) {
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tirx.kernel") == 0)
+      return !(f->attr_values[i]->kind == EXPR_INT && f->attr_values[i]->u.ival == 0);
+  return 0;
+}
+
 static const tx_func *unify_func(ut_state *st, const tx_func *f) {
+  if (is_kernel_func(f)) return f;
   st->nsites = 0;
   st->nsubst = 0;
   st->open = 0;
