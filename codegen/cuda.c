@@ -1239,6 +1239,19 @@ static int is_kernel(const tx_func *f) {
   return k && k->kind == EXPR_INT && k->u.ival != 0;
 }
 
+static const char STDINT_PRELUDE[] = "#ifdef __CUDACC_RTC__\n"
+                                     "typedef signed char int8_t;\n"
+                                     "typedef unsigned char uint8_t;\n"
+                                     "typedef short int16_t;\n"
+                                     "typedef unsigned short uint16_t;\n"
+                                     "typedef int int32_t;\n"
+                                     "typedef unsigned int uint32_t;\n"
+                                     "typedef long long int64_t;\n"
+                                     "typedef unsigned long long uint64_t;\n"
+                                     "#else\n"
+                                     "#include <cstdint>\n"
+                                     "#endif\n\n";
+
 typedef struct dyn_collect {
   const tx_buffer **bufs;
   uint32_t n, cap;
@@ -1490,6 +1503,12 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   if (g.features & CUDA_FEAT_FP6) tx_sb_puts(&pre, "#include <cuda_fp6.h>\n");
   if (g.features & CUDA_FEAT_FP4) tx_sb_puts(&pre, "#include <cuda_fp4.h>\n");
   tx_sb_putc(&pre, '\n');
+  /* User sources (T.cuda.func_call source_code=) are written against <cstdint>, which
+   * NVRTC does not provide; TVM's CUDA defines the fixed-width types the same way. Under
+   * NVRTC the 64-bit ones are the `long long` this file uses for int64/uint64, so a pointer
+   * to a uint64 buffer passes as a uint64_t*; nvcc (the toolkit checks) gets <cstdint>,
+   * whose 64-bit types are `long` on Linux. */
+  if (g.nsources) tx_sb_puts(&pre, STDINT_PRELUDE);
   for (uint32_t i = 0; i < g.nsources; i++) {
     const tx_expr *s = g.sources[i];
     size_t a = 0, n = s->u.str.len;

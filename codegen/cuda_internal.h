@@ -176,6 +176,24 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     "__device__ __forceinline__ T tx_warp_reduce(T v, int width, F f) {\n"                         \
     "  for (int o = width >> 1; o > 0; o >>= 1) v = f(v, __shfl_xor_sync(0xFFFFFFFFu, v, o));\n"   \
     "  return v;\n}")                                                                              \
+  X(H_CTA_REDUCE,                                                                                  \
+    "template <typename T, typename F>\n"                                                          \
+    "__device__ __forceinline__ T tx_cta_reduce(T v, int num_warps, void* scratch_raw, int sum, "  \
+    "F f) {\n"                                                                                     \
+    "  T* scratch = (T*)scratch_raw;\n"                                                            \
+    "  v = tx_warp_reduce<T>(v, 32, f);\n"                                                         \
+    "  int tid = threadIdx.x + threadIdx.y * blockDim.x + threadIdx.z * blockDim.x * "             \
+    "blockDim.y;\n"                                                                                \
+    "  int warp = tid / 32, lane = tid % 32;\n"                                                    \
+    "  if (lane == 0) scratch[warp] = v;\n"                                                        \
+    "  __syncthreads();\n"                                                                         \
+    "  if (warp == 0) {\n"                                                                         \
+    "    T p = lane < num_warps ? scratch[lane] : sum ? (T)0 : scratch[0];\n"                      \
+    "    p = tx_warp_reduce<T>(p, 32, f);\n"                                                       \
+    "    if (lane == 0) scratch[0] = p;\n"                                                         \
+    "  }\n"                                                                                        \
+    "  __syncthreads();\n"                                                                         \
+    "  return scratch[0];\n}")                                                                     \
   X(H_MBAR_TRY_WAIT,                                                                               \
     "__device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {\n"                \
     "  asm volatile(\"{\\n\\t.reg .pred P1;\\n\\tTX_WAIT:\\n\\t\"\n"                               \

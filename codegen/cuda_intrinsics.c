@@ -264,6 +264,44 @@ static void emit_mbar_arrive(cuda_cg *g, const tx_expr *e, int expect_tx, tx_str
   X("T.ptx.tcgen05.fence.after_thread_sync", "tcgen05.fence::after_thread_sync;")                  \
   X("T.cuda.cluster_sync", "barrier.cluster.arrive.aligned;\n\tbarrier.cluster.wait.aligned;")
 
+/* The reduction step of a "sum"/"max"/"min" op name, as a lambda body over a and b. */
+static const char *reduce_step(const char *kind) {
+  return !kind                      ? NULL
+         : strcmp(kind, "sum") == 0 ? "a + b"
+         : strcmp(kind, "max") == 0 ? "a > b ? a : b"
+         : strcmp(kind, "min") == 0 ? "a < b ? a : b"
+                                    : NULL;
+}
+
+/* T.cuda.cta_reduce(value, op, num_warps, scratch) and cta_sum/max/min(value, num_warps,
+ * scratch): TVM's CTA all-reduce. Each warp reduces, lane 0 of each writes its partial to
+ * scratch[warp] (num_warps elements of the value's type), warp 0 reduces the partials and
+ * every thread reads the result back from scratch[0] (two __syncthreads). */
+static int emit_cta_reduce(cuda_cg *g, const tx_expr *e, const char *op, tx_strbuf *sb) {
+  int generic = strcmp(op + 11, "reduce") == 0;
+  const tx_expr *v = cuda_arg(e, 0, NULL), *nw = cuda_arg(e, generic ? 2 : 1, "num_warps"),
+                *scratch = cuda_arg(e, generic ? 3 : 2, "scratch");
+  const char *kind = generic ? cuda_str_arg(cuda_arg(e, 1, "op")) : op + 11;
+  int64_t n = 0;
+  if (!v || !scratch || !nw || !cuda_int_arg(nw, &n) || n < 1 || n > 32 || (n & (n - 1)) != 0) {
+    cuda_unsupported(g, e, "num_warps must be a constant power of two from 1 to 32");
+    return 1;
+  }
+  const char *f = reduce_step(kind), *ct = tx_cuda_type(v->dtype);
+  if (!f || !ct || v->dtype.lanes != 1 || v->dtype.code == DT_BOOL) {
+    cuda_unsupported(g, e, "op must be \"sum\", \"max\" or \"min\" over a scalar number");
+    return 1;
+  }
+  cuda_need_helper(g, H_WARP_REDUCE);
+  cuda_need_helper(g, H_CTA_REDUCE);
+  tx_sb_printf(sb, "tx_cta_reduce<%s>(", ct);
+  cuda_emit_expr(g, v, sb);
+  tx_sb_printf(sb, ", %d, (void*)(", (int)n);
+  cuda_emit_expr(g, scratch, sb);
+  tx_sb_printf(sb, "), %d, [](%s a, %s b) { return %s; })", strcmp(kind, "sum") == 0, ct, ct, f);
+  return 1;
+}
+
 static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
 #define X(name, text)                                                                              \
@@ -490,11 +528,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_unsupported(g, e, "width must be a constant power of two from 1 to 32");
       return 1;
     }
-    const char *f = !kind                      ? NULL
-                    : strcmp(kind, "sum") == 0 ? "a + b"
-                    : strcmp(kind, "max") == 0 ? "a > b ? a : b"
-                    : strcmp(kind, "min") == 0 ? "a < b ? a : b"
-                                               : NULL;
+    const char *f = reduce_step(kind);
     const char *ct = tx_cuda_type(v->dtype);
     if (!f || !ct || v->dtype.lanes != 1 || v->dtype.code == DT_BOOL) {
       cuda_unsupported(g, e, "op must be \"sum\", \"max\" or \"min\" over a scalar number");
@@ -506,6 +540,10 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_printf(sb, ", %d, [](%s a, %s b) { return %s; })", (int)width, ct, ct, f);
     return 1;
   }
+  if (strncmp(op, "T.cuda.cta_", 11) == 0 &&
+      (strcmp(op + 11, "reduce") == 0 || strcmp(op + 11, "sum") == 0 ||
+       strcmp(op + 11, "max") == 0 || strcmp(op + 11, "min") == 0))
+    return emit_cta_reduce(g, e, op, sb);
   if (strcmp(op, "T.ptx.elect_sync") == 0 || strcmp(op, "T.cuda.elect_sync") == 0) {
     cuda_need_helper(g, H_ELECT_SYNC);
     tx_sb_puts(sb, "tx_elect_sync()");

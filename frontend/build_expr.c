@@ -218,6 +218,12 @@ void bld_copy_pointer_type(builder *b, tx_expr *var, const tx_expr *value) {
   var->u.var.scope = scope ? bld_intern(b, scope) : NULL;
 }
 
+/* `T.handle(...).ty`: TVM's type object of a pointer type. */
+static int is_type_object(builder *b, const tx_ast *a) {
+  return a->kind == AST_ATTR && strcmp(a->u.attr.attr, "ty") == 0 &&
+         a->u.attr.value->kind == AST_CALL && bld_is_tirx_call(b, a->u.attr.value, "T.handle");
+}
+
 /* The type operand of T.reinterpret: a dtype string or name, or a pointer
  * type T.handle(...) kept as a call the printer writes back as TVM does.
  * NULL after a located error. */
@@ -225,6 +231,12 @@ static const tx_expr *reinterpret_type(builder *b, const tx_ast *a, tx_dtype *t)
   tx_dtype pointee;
   int has;
   const char *scope;
+  if (is_type_object(b, a)) {
+    /* TVM's T.handle(...).ty: the same pointer type, printed back with .ty */
+    tx_expr *c = (tx_expr *)reinterpret_type(b, a->u.attr.value, t);
+    if (c) c->type_object = 1;
+    return c;
+  }
   int ptr = bld_pointer_type(b, a, &pointee, &has, &scope);
   if (ptr < 0) return NULL;
   const tx_expr *e = NULL;
@@ -546,9 +558,23 @@ static const tx_expr *call_of(builder *b, const char *op, tx_dtype t, const tx_e
   return e;
 }
 
+/* TVM's printer writes a buffer of shape (1,) as a scalar: its bare name used as an
+ * operand means its element [0]. Anything else is returned as it is. */
+const tx_expr *bld_scalar_value(builder *b, const tx_expr *e) {
+  int64_t one;
+  if (!e || e->kind != EXPR_BUFFER || e->u.buffer->ndim != 1 ||
+      !bld_const_int(e->u.buffer->shape[0], &one) || one != 1)
+    return e;
+  const tx_expr *zero = tx_int(b->ir, TX_INT32, 0, e->span);
+  tx_expr *l = zero ? tx_expr_new(b->ir, EXPR_LOAD, e->u.buffer->dtype, &zero, 1, e->span) : NULL;
+  if (!l) return bld_oom(b), NULL;
+  l->u.buffer = e->u.buffer;
+  return l;
+}
+
 static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
-  const tx_expr *x = build(b, a->u.binop.left, depth + 1);
-  const tx_expr *y = build(b, a->u.binop.right, depth + 1);
+  const tx_expr *x = bld_scalar_value(b, build(b, a->u.binop.left, depth + 1));
+  const tx_expr *y = bld_scalar_value(b, build(b, a->u.binop.right, depth + 1));
   if (!x || !y) return NULL;
   static const struct {
     tx_expr_kind kind;
@@ -628,10 +654,11 @@ static const tx_expr *build_compare(builder *b, const tx_ast *a, int depth) {
                                        [CMP_LE] = EXPR_LE, [CMP_GT] = EXPR_GT, [CMP_GE] = EXPR_GE};
   static const char *const syms[] = {"==", "!=", "<",      "<=", ">",
                                      ">=", "is", "is not", "in", "not in"};
-  const tx_expr *left = build(b, a->u.compare.left, depth + 1), *result = NULL;
+  const tx_expr *left = bld_scalar_value(b, build(b, a->u.compare.left, depth + 1)), *result = NULL;
   for (size_t i = 0; i < a->u.compare.comparators.len; i++) {
     tx_cmpop op = a->u.compare.ops[i];
-    const tx_expr *right = build(b, a->u.compare.comparators.items[i], depth + 1);
+    const tx_expr *right =
+        bld_scalar_value(b, build(b, a->u.compare.comparators.items[i], depth + 1));
     if (op > CMP_GE) {
       BLD_ERROR(b, a, "operator '%s' is not supported in TIRx", syms[op]);
       return NULL;
@@ -723,16 +750,52 @@ static const tx_expr *build_name(builder *b, const tx_ast *a) {
   return NULL;
 }
 
-/* The buffer a node names (a buffer name), or NULL without reporting. */
+/* Is `a` the attribute `name` of something? */
+static int is_attr_named(const tx_ast *a, const char *name) {
+  return a->kind == AST_ATTR && strcmp(a->u.attr.attr, name) == 0;
+}
+
+/* The buffer a node names (a buffer name, or TVM's `X.source` of one), or NULL
+ * without reporting. */
 static const tx_buffer *buffer_of(builder *b, const tx_ast *a) {
+  if (is_attr_named(a, "source")) a = a->u.attr.value;
   if (a->kind != AST_NAME) return NULL;
   const symbol *s = bld_lookup(b, a->u.name.id);
   return s && s->kind == SYM_BUFFER ? s->buffer : NULL;
 }
 
+/* The scalar-sugar variable `x` of TVM's `x.source` (x: T.float32 is a one-element local
+ * buffer and .source names that buffer), or NULL without reporting. */
+static const tx_expr *scalar_source_of(builder *b, const tx_ast *a) {
+  if (!is_attr_named(a, "source") || a->u.attr.value->kind != AST_NAME) return NULL;
+  const symbol *s = bld_lookup(b, a->u.attr.value->u.name.id);
+  return s && s->kind == SYM_VAR && s->expr->u.var.form == VAR_SCALAR ? s->expr : NULL;
+}
+
+/* `x.source.data` of a scalar x: the address of its storage, T.address_of(x). */
+static const tx_expr *scalar_address(builder *b, const tx_expr *x, tirx_span span) {
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, &x, 1, span);
+  if (!e || !(e->u.call.op = bld_intern(b, "T.address_of"))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 1;
+  return e;
+}
+
 static const tx_expr *build_attr(builder *b, const tx_ast *a) {
   const tx_buffer *buf = buffer_of(b, a->u.attr.value);
   const char *attr = a->u.attr.attr;
+  /* TVM's printer writes a one-element buffer as a scalar; `X.source` is the buffer. */
+  if (strcmp(attr, "source") == 0 && (buf = buffer_of(b, a))) return buffer_ref(b, buf, a->span);
+  if (is_type_object(b, a)) {
+    tx_dtype t;
+    return reinterpret_type(b, a, &t); /* return_type=T.handle().ty */
+  }
+  const tx_expr *scalar = scalar_source_of(b, a->u.attr.value);
+  if (scalar && strcmp(attr, "data") == 0) return scalar_address(b, scalar, a->span);
+  if (strcmp(attr, "source") == 0 && scalar_source_of(b, a)) {
+    BLD_ERROR(b, a, "'%s.source' (the storage of a scalar) can only be indexed or take .data",
+              a->u.attr.value->u.name.id);
+    return NULL;
+  }
   if (buf) {
     if (strcmp(attr, "data") == 0) return buf->data;
     if (strcmp(attr, "elem_offset") == 0 && buf->elem_offset) return buf->elem_offset;
@@ -806,6 +869,18 @@ static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
 static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, int allow_region) {
   const tx_ast *idx = a->u.subscript.index;
   const tx_buffer *buf = buffer_of(b, a->u.subscript.value);
+  const tx_expr *scalar = buf ? NULL : scalar_source_of(b, a->u.subscript.value);
+  if (scalar) {
+    /* x.source[0]: the one element of scalar x's storage, i.e. x. */
+    int64_t k = -1;
+    if (idx->kind == AST_INT) k = (int64_t)idx->u.int_lit.value;
+    if (k != 0) {
+      BLD_ERROR(b, idx, "'%s.source' has one element: index it with [0]",
+                a->u.subscript.value->u.attr.value->u.name.id);
+      return NULL;
+    }
+    return scalar;
+  }
   if (!buf) {
     const tx_expr *base = build(b, a->u.subscript.value, depth + 1);
     if (!base) return NULL;
@@ -936,7 +1011,8 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
         s = ops[i];
     tx_dtype t;
     if (s && s->kind == EXPR_STRING && tx_dtype_parse(s->u.str.data, s->u.str.len, &t)) return t;
-    (void)b;
+    /* return_type=T.handle(...) / T.handle(...).ty: a pointer */
+    if (s && s->kind == EXPR_CALL && s->u.call.op == bld_intern(b, "T.handle")) return TX_HANDLE;
     return TX_VOID;
   }
   case RES_DTYPE_STR: {
@@ -1417,12 +1493,41 @@ const tx_expr *bld_expr(builder *b, const tx_ast *ast) {
   return build(b, ast, 0);
 }
 
+/* A dict argument (`annotations={"k": v}` on a loop, `workspace={"smem": buf}` on a tile
+ * primitive): an EXPR_CALL with op "{}" whose keywords are the entries, in order. */
+static const tx_expr *build_dict(builder *b, const tx_ast *d) {
+  size_t n = d->u.dict.keys.len;
+  ptr_vec vals = {0}, keys = {0};
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; i++) {
+    const tx_ast *k = d->u.dict.keys.items[i];
+    if (!k || k->kind != AST_STR) {
+      BLD_ERROR(b, k ? k : d, "dict keys must be strings");
+      ok = 0;
+      break;
+    }
+    const tx_expr *v = bld_arg(b, d->u.dict.values.items[i]);
+    ok = v && vec_push(b, &vals, v) && vec_push(b, &keys, bld_intern(b, k->u.str.data));
+  }
+  tx_expr *e = NULL;
+  if (ok)
+    e = tx_expr_new(b->ir, EXPR_CALL, TX_VOID, (const tx_expr *const *)vals.items,
+                    (uint32_t)vals.len, d->span);
+  if (ok && !e) bld_oom(b);
+  if (e) {
+    e->u.call.op = bld_intern(b, "{}");
+    e->u.call.kw.npos = 0;
+    e->u.call.kw.names = n ? (const char *const *)vec_finish(b, &keys) : NULL;
+    if (!e->u.call.op || (n && !e->u.call.kw.names)) e = NULL, bld_oom(b);
+  }
+  vec_free(&vals);
+  vec_free(&keys);
+  return e;
+}
+
 const tx_expr *bld_arg(builder *b, const tx_ast *ast) {
   if (ast->kind == AST_SUBSCRIPT) return build_subscript(b, ast, 0, 1);
-  if (ast->kind == AST_DICT) {
-    BLD_ERROR(b, ast, "a dict is only allowed in T.func_attr and T.attr");
-    return NULL;
-  }
+  if (ast->kind == AST_DICT) return build_dict(b, ast);
   if (ast->kind == AST_CALL && bld_is_layout_call(b, ast)) return build_call(b, ast, 0);
   return build(b, ast, 0);
 }

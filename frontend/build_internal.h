@@ -148,6 +148,9 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
  * (TVM's Bind takes the value's type): T.reinterpret(T.handle("uint64",
  * "shared"), x) makes a uint64* in shared memory. */
 void bld_copy_pointer_type(builder *b, tx_expr *var, const tx_expr *value);
+/* A (1,)-shaped buffer named as an operand (TVM's printer writes such buffers as
+ * scalars) becomes its element [0]; any other e is returned as it is. */
+const tx_expr *bld_scalar_value(builder *b, const tx_expr *e);
 /* Convert `e` to dtype `t` where a literal can be retyped; otherwise cast or error. */
 const tx_expr *bld_coerce(builder *b, const tx_expr *e, tx_dtype t, tirx_span span,
                           const char *what);

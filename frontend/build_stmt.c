@@ -268,6 +268,16 @@ static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_li
     const tx_expr *v = bld_arg(b, dict->u.dict.values.items[i]);
     ok = v && vec_push(b, &vals, v) && vec_push(b, &keys, bld_intern(b, k->u.str.data));
   }
+  /* T.attr({"tirx.device_entry": ...}) is how TVM prints T.device_entry(): what follows it
+   * (the rest of the sequence, or the with-body) is device code. */
+  for (size_t i = 0; ok && i < keys.len; i++)
+    if (strcmp(keys.items[i], "tirx.device_entry") == 0) {
+      if (b->device_entry_seen) {
+        BLD_ERROR(b, call, "T.device_entry() appears twice in one function");
+        ok = 0;
+      }
+      b->device_entry_seen = 1;
+    }
   tx_stmt *s = NULL;
   const tx_stmt *inner = NULL;
   if (ok && body) inner = bld_block(b, body);
@@ -278,9 +288,6 @@ static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_li
       s->kw.npos = 0;
       s->kw.names = (const char *const *)vec_finish(b, &keys);
       s->flag = body ? 1 : 0;
-      /* T.attr({"tirx.device_entry": ...}) is how TVM prints T.device_entry(). */
-      for (uint32_t i = 0; i < s->nexprs; i++)
-        if (strcmp(s->kw.names[i], "tirx.device_entry") == 0) b->device_entry_seen = 1;
     }
   }
   vec_free(&vals);
@@ -620,7 +627,7 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     }
   }
   const symbol *s = bld_lookup(b, name);
-  const tx_expr *value = bld_expr(b, value_ast);
+  const tx_expr *value = bld_scalar_value(b, bld_expr(b, value_ast));
   if (!value) return NULL;
   if (s && s->kind == SYM_VAR && s->mut == MUT_SCALAR) {
     value = bld_coerce(b, value, s->expr->dtype, span, "assignment");
@@ -637,8 +644,12 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     tx_note(b->diags, s->span, "'%s' is defined here", name);
     return NULL;
   }
-  if (s && s->kind == SYM_BUFFER && s->scalar) {
-    /* A shared scalar: `bar = v` stores its element. */
+  int64_t one;
+  int one_element = s && s->kind == SYM_BUFFER && s->buffer->ndim == 1 &&
+                    bld_const_int(s->buffer->shape[0], &one) && one == 1;
+  if (s && s->kind == SYM_BUFFER && (s->scalar || one_element)) {
+    /* A shared scalar, or a (1,) buffer as TVM's printer writes it: `bar = v` stores its
+     * element. */
     value = bld_coerce(b, value, s->buffer->dtype, span, "assignment");
     const tx_expr *ops[2] = {value, value ? tx_int(b->ir, TX_INT32, 0, span) : NULL};
     uint32_t nops = s->buffer->ndim ? 2 : 1; /* a T.decl_scalar has no index */

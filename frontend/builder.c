@@ -464,6 +464,27 @@ static void build_import_from(builder *b, const tx_ast *st) {
 
 /* ---- Module-level constants ------------------------------------------------- */
 
+/* `n = TypeVar("n")` (from typing): TVM's spelling of an int64 symbolic shape variable. */
+static void declare_typevar(builder *b, const tx_ast *target, const tx_ast *value) {
+  const tx_ast_list *a = &value->u.call.args;
+  if (a->len != 1 || value->u.call.keywords.len || a->items[0]->kind != AST_STR) {
+    BLD_ERROR(b, value, "TypeVar takes the variable's name: %s = TypeVar(\"%s\")",
+              target->u.name.id, target->u.name.id);
+    return;
+  }
+  if (strcmp(a->items[0]->u.str.data, target->u.name.id) != 0) {
+    BLD_ERROR(b, a->items[0], "TypeVar binding '%s' must match its declared name '%s'",
+              target->u.name.id, a->items[0]->u.str.data);
+    return;
+  }
+  symbol s = {.name = target->u.name.id, .kind = SYM_VAR, .mut = MUT_FIXED, .span = target->span};
+  tx_expr *v = tx_var(b->ir, target->u.name.id, TX_INT64, VAR_SYMBOLIC, target->span);
+  if (!v) return bld_oom(b);
+  v->u.var.typevar = 1;
+  s.expr = v;
+  bld_push_symbol(b, s);
+}
+
 static void build_module_assign(builder *b, const tx_ast *st) {
   if (st->u.assign.targets.len != 1 || st->u.assign.targets.items[0]->kind != AST_NAME) {
     BLD_ERROR(b, st, "only `NAME = value` assignments are allowed at module level");
@@ -474,6 +495,9 @@ static void build_module_assign(builder *b, const tx_ast *st) {
   symbol s = {.name = target->u.name.id, .kind = SYM_CONST, .span = target->span};
   /* `n = T.int32()` declares a symbolic extent shared by the functions below. */
   tx_dtype dt;
+  if (value->kind == AST_CALL && value->u.call.func->kind == AST_NAME &&
+      strcmp(value->u.call.func->u.name.id, "TypeVar") == 0 && !bld_lookup(b, "TypeVar"))
+    return declare_typevar(b, target, value);
   if (value->kind == AST_CALL && value->u.call.args.len == 0 && value->u.call.keywords.len == 0 &&
       bld_dtype_attr(b, value->u.call.func, &dt, 0)) {
     s.kind = SYM_VAR;
@@ -873,6 +897,45 @@ static void add_func(builder *b, ptr_vec *funcs, const tx_func *f, const tx_ast 
   vec_push(b, funcs, f);
 }
 
+/* `I.module_attrs({"key": value, ...})` in the class body: returns 1 when consumed. The
+ * values are literals (TVM's tirx.iket.enabled is a Python bool). */
+static int build_module_attrs(builder *b, const tx_ast *st, tx_module *mod) {
+  if (st->kind != AST_EXPR_STMT || st->u.expr_stmt.value->kind != AST_CALL) return 0;
+  const tx_ast *call = st->u.expr_stmt.value;
+  const char *q = bld_qualified_name(b, call->u.call.func, NULL);
+  if (!q || strcmp(q, "I.module_attrs") != 0) return 0;
+  if (call->u.call.args.len != 1 || call->u.call.keywords.len ||
+      call->u.call.args.items[0]->kind != AST_DICT) {
+    BLD_ERROR(b, call, "I.module_attrs takes one dict: I.module_attrs({\"key\": value})");
+    return 1;
+  }
+  if (mod->nattrs) {
+    BLD_ERROR(b, call, "I.module_attrs appears twice in one module");
+    return 1;
+  }
+  const tx_ast *dict = call->u.call.args.items[0];
+  ptr_vec keys = {0}, vals = {0};
+  int ok = 1;
+  for (size_t i = 0; i < dict->u.dict.keys.len && ok; i++) {
+    const tx_ast *k = dict->u.dict.keys.items[i];
+    if (!k || k->kind != AST_STR) {
+      BLD_ERROR(b, k ? k : dict, "attribute keys must be strings");
+      ok = 0;
+      break;
+    }
+    const tx_expr *v = bld_arg(b, dict->u.dict.values.items[i]);
+    ok = v && vec_push(b, &keys, bld_intern(b, k->u.str.data)) && vec_push(b, &vals, v);
+  }
+  if (ok) {
+    mod->nattrs = keys.len;
+    mod->attr_keys = (const char *const *)vec_finish(b, &keys);
+    mod->attr_values = (const tx_expr *const *)vec_finish(b, &vals);
+  }
+  vec_free(&keys);
+  vec_free(&vals);
+  return 1;
+}
+
 static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *funcs) {
   int is_module = 0;
   for (size_t i = 0; i < cls->u.classdef.decorators.len; i++) {
@@ -894,8 +957,11 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
   for (size_t i = 0; i < cls->u.classdef.body.len && !tx_diag_saturated(b->diags); i++) {
     const tx_ast *st = cls->u.classdef.body.items[i];
     if (st->kind == AST_PASS || is_docstring(st)) continue;
+    if (build_module_attrs(b, st, mod)) continue;
     if (st->kind != AST_FUNCDEF) {
-      BLD_ERROR(b, st, "an @I.ir_module class may only contain @T.prim_func functions");
+      BLD_ERROR(b, st,
+                "an @I.ir_module class may only contain @T.prim_func functions and "
+                "I.module_attrs({...})");
       continue;
     }
     const tx_func *f = build_func(b, st);

@@ -70,6 +70,9 @@ typedef struct tx_var_info {
    * runtime.cuTensorMapEncodeTiled, a by-value __grid_constant__ kernel
    * parameter on the device. has_pointee is 0 for it. */
   uint8_t tensormap;
+  /* VAR_SYMBOLIC declared at module level as `n = TypeVar("n")` (Python's typing.TypeVar,
+   * how TVM prints a function's int64 symbolic shape variables): printed that way. */
+  uint8_t typevar;
 } tx_var_info;
 
 struct tx_expr {
@@ -77,6 +80,9 @@ struct tx_expr {
   /* EXPR_INT of bool type written as a bare Python `True`/`False` (a Python
    * value, as TVM keeps tile-primitive flags) rather than T.bool(...). */
   uint8_t python_bool;
+  /* EXPR_CALL of T.handle(...) written as TVM's type object `T.handle(...).ty` (a
+   * pointer type; printed back with the suffix). */
+  uint8_t type_object;
   tx_dtype dtype;
   uint32_t nops;
   const tx_expr *const *ops;

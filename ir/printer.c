@@ -651,6 +651,10 @@ static void print_call(printer *p, const tx_expr *e) {
     return;
   }
   uint32_t from = 0;
+  if (strcmp(op, "{}") == 0) { /* a dict argument: its entries are the keywords */
+    print_dict(p, e->u.call.kw.names, e->ops, e->nops);
+    return;
+  }
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
     from = 1;
@@ -659,6 +663,7 @@ static void print_call(printer *p, const tx_expr *e) {
   tx_sb_putc(p->out, '(');
   print_args(p, e->ops, from, e->nops, &e->u.call.kw, 1);
   tx_sb_putc(p->out, ')');
+  if (e->type_object) puts_(p, ".ty");
 }
 
 static void print_tuple(printer *p, const tx_expr *e) {
@@ -1756,7 +1761,7 @@ static void start_free_vars(printer *p, const tx_func *f) {
   p->fv = NULL;
   p->nfv = p->fv_cap = 0;
   for (uint32_t i = 0; i < f->nsymbolic; i++)
-    add_free_var(p, f->symbolic[i]);
+    if (!f->symbolic[i]->u.var.typevar) add_free_var(p, f->symbolic[i]); /* TypeVars: module level */
   collect_let_binders(p, f->body);
   p->declared = p->nfv && !p->out->failed ? tx_mem_calloc(p->out->alloc, p->nfv, 1) : NULL;
   if (p->nfv && !p->declared) p->out->failed = 1;
@@ -1798,8 +1803,7 @@ static void print_module_class(printer *p, const tx_module *m) {
     start_line(p);
     puts_(p, "I.module_attrs(");
     print_dict(p, m->attr_keys, m->attr_values, m->nattrs);
-    puts_(p, ")\n");
-    if (m->nfuncs) tx_sb_putc(p->out, '\n');
+    puts_(p, ")\n"); /* TVM puts no blank line before the first function */
   }
   for (uint32_t i = 0; i < m->nfuncs; i++) {
     if (i) tx_sb_putc(p->out, '\n');
@@ -1810,6 +1814,24 @@ static void print_module_class(printer *p, const tx_module *m) {
     puts_(p, "pass\n");
   }
   p->indent -= 4;
+}
+
+/* `n = TypeVar("n")` for each TypeVar symbolic variable of the module, first use first;
+ * returns how many. */
+static int print_typevars(tx_strbuf *out, const tx_module *m) {
+  int n = 0;
+  for (uint32_t i = 0; i < m->nfuncs; i++)
+    for (uint32_t j = 0; j < m->funcs[i]->nsymbolic; j++) {
+      const tx_expr *v = m->funcs[i]->symbolic[j];
+      int seen = !v->u.var.typevar;
+      for (uint32_t k = 0; k <= i && !seen; k++)
+        for (uint32_t l = 0; l < m->funcs[k]->nsymbolic && !seen; l++)
+          seen = (k < i || l < j) && m->funcs[k]->symbolic[l] == v;
+      if (seen) continue;
+      tx_sb_printf(out, "%s = TypeVar(\"%s\")\n", v->u.var.name, v->u.var.name);
+      n++;
+    }
+  return n;
 }
 
 /* TVM's header: `ir as I` when a module class is printed, `tirx as T` plus
@@ -1835,6 +1857,8 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
   if (mod->name) {
     print_module_class(&p, mod);
   } else {
+    /* TVM prints the TypeVars right above the first function, without a blank line. */
+    if (print_typevars(&body, mod)) tx_sb_puts(out, "# from typing import TypeVar\n");
     for (uint32_t i = 0; i < mod->nfuncs; i++) {
       if (i) tx_sb_putc(&body, '\n');
       print_func_def(&p, mod->funcs[i]);

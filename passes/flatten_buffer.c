@@ -634,7 +634,13 @@ typedef struct use_set {
 
 static void note_use(tx_visitor *v, const tx_buffer *b) {
   use_set *u = v->user;
-  if (b && !tx_ptrset_add(&u->bufs, b)) u->oom = v->stop = 1;
+  const char *method;
+  /* An access through a view is an access to its source (address() reads through it). */
+  for (int depth = 0; b && depth < 17; depth++, b = view_source(b, &method))
+    if (!tx_ptrset_add(&u->bufs, b)) {
+      u->oom = v->stop = 1;
+      return;
+    }
 }
 static int uses_pre_expr(tx_visitor *v, const tx_expr *e) {
   if (e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER) note_use(v, e->u.buffer);

@@ -19,7 +19,9 @@
  *    STMT_ASSIGN is left: each scalar is a T.alloc_local((1,), dtype)
  *    buffer of the same name, read as x[0] and written by stores;
  *  - a tile primitive (STMT_TILE_OP) is a located error: nothing lowers them
- *    yet.
+ *    yet;
+ *  - T.break_loop() / T.continue_loop() statements are STMT_BREAK /
+ *    STMT_CONTINUE (outside a loop: a located error).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +79,7 @@ typedef struct lt_state {
   const tx_expr **svars;
   const tx_buffer **sbufs;
   uint32_t nscal, capscal;
+  uint32_t loops; /* loops around the statement being lowered */
   tx_lc_names names;
   int error, oom;
 } lt_state;
@@ -244,7 +247,14 @@ static const tx_expr *block_threads(lt_state *st) {
   const scope_def *l = st->first[ID_LANE];
   if (t && t->n) claims[nclaims++] = (claim){t, product(st, t)};
   if (w && w->n) claims[nclaims++] = (claim){w, tx_lc_muli(st->ir, w->ext[0], 32)};
-  if (g && g->n) claims[nclaims++] = (claim){g, tx_lc_muli(st->ir, g->ext[0], 128)};
+  /* A warpgroup is 128 threads, unless the ids inside it say it is smaller: TVM composes
+   * the CTA's threads from warpgroup x warp-in-warpgroup x lane, so a one-warpgroup CTA
+   * of 32 threads is warpgroup_id([1]), warp_id_in_wg([1]) (checked below). */
+  int64_t wg_threads = 128, c;
+  const scope_def *wiw = st->first[ID_WARP_IN_WG], *tiw = st->first[ID_THREAD_IN_WG];
+  if (wiw && wiw->n && tx_lc_const(wiw->ext[0], &c) && c > 0 && c < 4) wg_threads = c * 32;
+  if (tiw && tiw->n && tx_lc_const(tiw->ext[0], &c) && c > 0 && c < 128) wg_threads = c;
+  if (g && g->n) claims[nclaims++] = (claim){g, tx_lc_muli(st->ir, g->ext[0], wg_threads)};
   if (!nclaims && l && l->n) claims[nclaims++] = (claim){l, l->ext[0]};
   if (!nclaims && st->first[ID_THREAD_IN_WG] && st->first[ID_THREAD_IN_WG]->n)
     claims[nclaims++] = (claim){st->first[ID_THREAD_IN_WG], st->first[ID_THREAD_IN_WG]->ext[0]};
@@ -670,6 +680,22 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   return r ? r : (m->failed = 1, s);
 }
 
+/* TVM's T.break_loop() / T.continue_loop() statements are break / continue. */
+static const tx_stmt *lower_loop_exit(lt_state *st, const tx_stmt *s) {
+  const tx_expr *c = s->nexprs ? s->exprs[0] : NULL;
+  if (!c || c->kind != EXPR_CALL || !c->u.call.op) return NULL;
+  int brk = strcmp(c->u.call.op, "T.break_loop") == 0;
+  if (!brk && strcmp(c->u.call.op, "T.continue_loop") != 0) return NULL;
+  if (!st->loops) {
+    tx_error(st->pc->diags, s->span, "%s() outside a loop", c->u.call.op);
+    st->error = 1;
+    return s;
+  }
+  tx_stmt *r = tx_stmt_new(st->ir, brk ? STMT_BREAK : STMT_CONTINUE, NULL, 0, NULL, 0, s->span);
+  if (!r) st->oom = 1;
+  return r ? r : s;
+}
+
 static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
@@ -711,12 +737,18 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
              s->name ? s->name : "?");
     st->error = 1;
     return s;
+  case STMT_EVAL:
+    return lower_loop_exit(st, s);
+  case STMT_FOR:
+  case STMT_WHILE: {
+    st->loops++;
+    const tx_stmt *r = tx_mutate_stmt_children(m, s);
+    st->loops--;
+    return r;
+  }
   case STMT_STORE:
   case STMT_ASSERT:
-  case STMT_EVAL:
   case STMT_IF:
-  case STMT_FOR:
-  case STMT_WHILE:
   case STMT_BREAK:
   case STMT_CONTINUE:
   case STMT_RETURN:

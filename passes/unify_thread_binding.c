@@ -30,7 +30,8 @@
  *    multiple of the constant cluster dimension);
  *  - a function with launches and no device entry gets one, flat, where its
  *    outermost launch was (that launch must be the only outermost one);
- *  - a function that needs none of this is returned unchanged.
+ *  - a function that needs none of this, or a device function split earlier
+ *    ("tirx.kernel"), is returned unchanged.
  * The unified variable is the first binding's variable when it can be
  * reused (a flat binding, a with target, a loop starting at 0), else a fresh
  * `threadIdx_x`-style variable; names are deterministic.
@@ -69,7 +70,9 @@ typedef struct ut_state {
   tx_ir *ir;
   site *sites;
   uint32_t nsites, capsites;
-  int open; /* with/for sites currently entered */
+  int open;       /* with/for sites currently entered */
+  int depth;      /* statements currently entered (the function body is depth 1) */
+  int flat_entry; /* a flat launch outside device code has opened the kernel */
   const tx_stmt *entry;
   int entry_count;
   /* per tag */
@@ -133,7 +136,7 @@ static void add_site(ut_state *st, site s) {
     st->sites = p;
     st->capsites = cap;
   }
-  s.outermost = st->open == 0;
+  s.outermost = st->open == 0 && !st->flat_entry;
   st->sites[st->nsites++] = s;
 }
 
@@ -149,6 +152,7 @@ static int is_site_for(const tx_stmt *s) {
 static int collect_pre(tx_visitor *v, const tx_stmt *s) {
   ut_state *st = v->user;
   if (st->error || st->oom) return v->stop = 1, 0;
+  st->depth++;
   if (s->kind == STMT_DEVICE_ENTRY || (s->kind == STMT_ATTR && s->kw.names && s->nexprs &&
                                        strcmp(s->kw.names[0], "tirx.device_entry") == 0)) {
     st->entry_count++;
@@ -165,6 +169,17 @@ static int collect_pre(tx_visitor *v, const tx_stmt *s) {
                           .tag = t,
                           .var = s->vars[0],
                           .extent = tx_lc_cast(st->ir, TX_INT32, call->ops[1])});
+    /* TVM's classic form: a flat launch at the top of a function without a device entry
+     * starts the kernel; the rest of the function body is its device code. */
+    if (t >= 0 && !st->entry && st->open == 0 && !st->flat_entry) {
+      if (st->depth > 2) {
+        tx_error(st->pc->diags, s->span,
+                 "T.launch_thread outside device code: a kernel launch must be a top-level "
+                 "statement of the function (or follow T.device_entry())");
+        st->error = 1;
+      }
+      st->flat_entry = 1;
+    }
     return 1;
   }
   if (is_site_with(s)) {
@@ -205,6 +220,7 @@ static int collect_pre(tx_visitor *v, const tx_stmt *s) {
 
 static void collect_post(tx_visitor *v, const tx_stmt *s) {
   ut_state *st = v->user;
+  st->depth--;
   if (is_site_with(s) || is_site_for(s)) st->open--;
 }
 
@@ -544,10 +560,22 @@ static const tx_stmt *ut_stmt(tx_mutator *m, const tx_stmt *s) {
   return NULL;
 }
 
+/* A device function made by split-host-device ("tirx.kernel"): its launches are already
+ * the kernel's, with no device entry to unify them under. */
+static int is_kernel_func(const tx_func *f) {
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tirx.kernel") == 0)
+      return !(f->attr_values[i]->kind == EXPR_INT && f->attr_values[i]->u.ival == 0);
+  return 0;
+}
+
 static const tx_func *unify_func(ut_state *st, const tx_func *f) {
+  if (is_kernel_func(f)) return f;
   st->nsites = 0;
   st->nsubst = 0;
   st->open = 0;
+  st->depth = 0;
+  st->flat_entry = 0;
   st->entry = NULL;
   st->entry_count = 0;
   for (int t = 0; t < NTAGS; t++)
@@ -572,13 +600,6 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
     for (uint32_t i = 0; i < st->nsites; i++) {
       const site *x = &st->sites[i];
       if (!x->outermost) continue;
-      if (x->kind == SITE_BIND) {
-        tx_error(st->pc->diags, x->s->span,
-                 "T.launch_thread outside device code: add T.device_entry() before it or use "
-                 "the with-form");
-        st->error = 1;
-        return f;
-      }
       if (first) {
         tx_error(st->pc->diags, x->s->span,
                  "a second kernel launch in one function is not supported: put each kernel in "

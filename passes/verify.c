@@ -19,7 +19,8 @@
  *
  * Scopes follow docs/ir.md: a binding statement scopes over the rest of its
  * enclosing STMT_SEQ; anything else ends its definitions with itself. Device
- * code is the rest of the sequence after a flat T.device_entry(), the body of
+ * code is the rest of the sequence after a flat T.device_entry() (or after a flat
+ * T.launch_thread binding outside device code: TVM's classic kernel), the body of
  * the with-form, or the whole body of a function with attribute
  * "tirx.kernel" (what split-host-device produces).
  *
@@ -508,6 +509,13 @@ static int on_buffer(tx_visitor *v, const tx_buffer *b) {
   return 0;
 }
 
+/* TVM's classic kernel: a flat `t = T.launch_thread(tag, n)` outside device code starts
+ * the kernel, whose device code is the rest of the sequence (unify-thread-binding puts the
+ * device entry there). */
+static int opens_kernel(const tx_stmt *s) {
+  return s->kind == STMT_BIND && s->nexprs && is_launch_thread(s->exprs[0]);
+}
+
 static int is_leaky(const tx_stmt *s) {
   switch ((tx_stmt_kind)s->kind) {
   case STMT_BIND:
@@ -561,10 +569,7 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
     scope_id_extents(vf, s);
     break;
   case STMT_BIND:
-    if (s->nexprs && is_launch_thread(s->exprs[0])) {
-      if (!vf->device) report(vf, s->span, "T.launch_thread is used outside device code");
-      launch_thread_extent(vf, s, s->exprs[0]);
-    }
+    if (s->nexprs && is_launch_thread(s->exprs[0])) launch_thread_extent(vf, s, s->exprs[0]);
     break;
   case STMT_DEVICE_ENTRY:
   case STMT_ATTR:
@@ -612,7 +617,7 @@ static void post_stmt(tx_visitor *v, const tx_stmt *s) {
   if (is_leaky(s) && parent && (parent->s->kind == STMT_SEQ || parent->s->kind == STMT_BLOCK)) {
     /* Scopes over the rest of the sequence (or of an S-TIR block's items:
      * its iterators and buffers): the sequence ends it. */
-    if (is_device_entry(s) && s->flag == 0) open_device(vf);
+    if ((is_device_entry(s) && s->flag == 0) || (opens_kernel(s) && !vf->device)) open_device(vf);
     return;
   }
   pop_to(vf, f.mark);
