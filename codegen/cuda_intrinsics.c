@@ -22,6 +22,7 @@
 #include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
 #include "frontend/intrinsics.h"
+#include "frontend/ptx_dialect.h"
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -810,6 +811,19 @@ static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k
 /* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
  * A result makes the call an immediately invoked lambda so it stays an
  * expression (asm outputs need an lvalue). */
+/* What the asm block is made from: the opcode text (already '%'-escaped),
+ * the operands e->ops[0, nargs), the @p guard (or NULL) and which operands
+ * are .pred registers (bit i: a 32-bit integer tested != 0 into one). */
+typedef struct ptx_asm_call {
+  tx_strbuf *opc;
+  uint32_t nargs;
+  const tx_expr *guard;
+  uint64_t pred_ops;
+} ptx_asm_call;
+
+static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb);
+
+/* T.ptx["opcode"](operands, pred=p, return_type=t) and the attribute chain. */
 static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   const tx_expr *guard = NULL; /* pred=: TVM's dialect runs the instruction under @p */
@@ -827,6 +841,55 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       return;
     }
   }
+  tx_strbuf opc = cuda_sb(g);
+  raw_opcode(op, &opc);
+  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0};
+  emit_ptx_asm(g, e, &call, sb);
+  tx_sb_free(&opc);
+}
+
+static const char *expr_str_at(const void *ctx, uint32_t i, size_t *len) {
+  const tx_expr *a = ((const tx_expr *)ctx)->ops[i];
+  if (a->kind != EXPR_STRING) return NULL;
+  *len = a->u.str.len;
+  return a->u.str.data;
+}
+
+/* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
+ * (frontend/ptx_dialect.h): the opcode is the mnemonic and the written
+ * tokens; the rest is the raw-PTX path. Returns 0 when e is not that form. */
+static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  tx_ptx_form form;
+  if (strncmp(op, "T.ptx.", 6) != 0 || strchr(op + 6, '.') || cuda_npos(e) != e->nops ||
+      tx_ptx_form_match(op + 6, e->nops, expr_str_at, e, &form) != TX_PTX_PRINTED)
+    return 0;
+  if (form.sunk) {
+    cuda_unsupported(g, e, "sunk destination lanes (marker s<i>)");
+    return 1;
+  }
+  tx_strbuf opc = cuda_sb(g);
+  put_asm_text(&opc, form.mnemonic, strlen(form.mnemonic));
+  for (uint32_t i = 0; i < form.ntokens; i++) {
+    const tx_expr *t = e->ops[form.nexprs + i];
+    if (!t->u.str.len) continue;
+    tx_sb_putc(&opc, '.');
+    put_asm_text(&opc, t->u.str.data, t->u.str.len);
+  }
+  uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
+  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops};
+  emit_ptx_asm(g, e, &call, sb);
+  tx_sb_free(&opc);
+  return 1;
+}
+
+/* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
+ * A result makes the call an immediately invoked lambda so it stays an
+ * expression (asm outputs need an lvalue). */
+static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  const tx_expr *guard = call->guard;
+  uint32_t nargs = call->nargs;
   if (guard && (e->dtype.code != DT_VOID || guard->dtype.lanes != 1 ||
                 !(tx_dtype_is_int(guard->dtype) || guard->dtype.code == DT_BOOL) ||
                 guard->dtype.bits > 32)) {
@@ -836,8 +899,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
             outs = cuda_sb(g);
-  raw_opcode(op, &opc);
-  if (opc.failed) {
+  tx_sb_puts(&opc, cuda_sb_text(g, call->opc));
+  if (opc.failed || call->opc->failed) {
     g->nomem = 1;
     goto done;
   }
@@ -881,11 +944,11 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     gr = (raw_groups){1, {1}, {tcg}}; /* tcgen05.st [taddr], {r..} */
     addr_at = 0;
   } else if (strncmp(opcs, "tcgen05.mma.", 12) == 0 && !strstr(opcs, ".ws") &&
-             (cuda_npos(e) == 9 || cuda_npos(e) == 13)) {
+             (nargs == 9 || nargs == 13)) {
     /* tcgen05.mma [d-tmem], a-desc, b-desc, idesc, {disable-output-lane},
      * enable-input-d: 4 mask words for cta_group::1, 8 for ::2. */
     uint32_t nmask = strstr(opcs, "cta_group::2") ? 8 : 4;
-    if (cuda_npos(e) == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
+    if (nargs == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
     addr_at = 0;
   } else if (strncmp(opcs, "cp.async.bulk.tensor.", 21) == 0 && opcs[21] >= '1' &&
              opcs[21] <= '5' && opcs[22] == 'd') {
@@ -897,7 +960,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     gr = (raw_groups){1, {map_at + 1}, {nc}};
     mask_at = strstr(opcs, ".multicast::cluster") ? map_at + nc + 2 : UINT32_MAX;
   } else if (strncmp(opcs, "wgmma.mma_async.sync.aligned.m64n", 33) == 0 &&
-             wgmma_accumulators(opcs) && cuda_npos(e) > wgmma_accumulators(opcs)) {
+             wgmma_accumulators(opcs) && nargs > wgmma_accumulators(opcs)) {
     /* wgmma d, a-desc | {a0..a3}, b-desc, scale-d, imm...: the {d} group is
      * read and written ("+"), N/2 f32/s32 or N/4 packed f16 registers; A
      * from registers (a 32-bit operand after d) is a group of 4. */
@@ -921,7 +984,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
                          strncmp(opcs, "multimem.", 9) == 0)) {
     gr = (raw_groups){1, {1}, {vec}}; /* st.v4 [p], {a, b, c, d} */
-  } else if (dest == RAW_DEST && strncmp(opcs, "mov.", 4) == 0 && cuda_npos(e) == 3) {
+  } else if (dest == RAW_DEST && strncmp(opcs, "mov.", 4) == 0 && nargs == 3) {
     /* mov.b64 d, {a, b} packs two 32-bit lanes; mov.b64 {d0, d1}, a unpacks:
      * the first operand's width against the type token tells which. */
     const char *tt = strrchr(opcs, '.');
@@ -943,8 +1006,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
    * 32/64-bit integer (a mapa result) as well as a pointer. */
   int sink = 0;
   if (!has_dst && strncmp(opcs, "mbarrier.", 9) == 0) {
-    const tx_expr *a0 = cuda_npos(e) > 0 ? e->ops[0] : NULL;
-    const tx_expr *a1 = cuda_npos(e) > 1 ? e->ops[1] : NULL;
+    const tx_expr *a0 = nargs > 0 ? e->ops[0] : NULL;
+    const tx_expr *a1 = nargs > 1 ? e->ops[1] : NULL;
     int arrive = strncmp(opcs, "mbarrier.arrive", 15) == 0;
     if (arrive && a0 && a1 && a0->kind == EXPR_LOAD && tx_dtype_is_int(a0->dtype) &&
         a0->dtype.bits == 64 && a1->kind != EXPR_INT) {
@@ -955,7 +1018,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     addr_at = ndest;
   }
-  if (dest == RAW_DEST_UNSUPPORTED && cuda_npos(e) > 0) {
+  if (dest == RAW_DEST_UNSUPPORTED && nargs > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "
                      "use its T.ptx/T.cuda helper (or return_type= for one 32/64-bit result)");
@@ -971,7 +1034,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                  strncmp(opcs, "isspacep.", 9) == 0;
   uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX;
   if (sink) tx_sb_putc(&ops, '_');
-  for (uint32_t i = 0; i < cuda_npos(e); i++) {
+  for (uint32_t i = 0; i < nargs; i++) {
     const tx_expr *a = e->ops[i];
     int opens = 0, closes = 0, in_group = 0;
     for (uint32_t q = 0; q < gr.n; q++) {
@@ -1014,7 +1077,9 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
     if (ins.len) tx_sb_puts(&ins, ", ");
-    if (a->dtype.code == DT_BOOL && a->dtype.lanes == 1) {
+    int pred_tagged = i < 64 && (call->pred_ops >> i & 1);
+    if ((a->dtype.code == DT_BOOL || (pred_tagged && tx_dtype_is_int(a->dtype))) &&
+        a->dtype.lanes == 1) {
       /* PTX takes predicates, C has no predicate operand: test the value. */
       tx_sb_printf(&pre, ".reg .pred tx_p%u;\n\tsetp.ne.b32 tx_p%u, %%%u, 0;\n\t", npred, npred, k);
       tx_sb_printf(&ops, "tx_p%u", npred++);
@@ -1072,9 +1137,9 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(&ins, "))");
   }
   uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
-  if (nwant > cuda_npos(e) || (gr.n == 4 && nwant != cuda_npos(e))) {
+  if (nwant > nargs || (gr.n == 4 && nwant != nargs)) {
     cuda_error(g, e->span, "%s takes %u operands (its {groups} fixed by the opcode), got %u", op,
-               nwant, cuda_npos(e));
+               nwant, nargs);
     goto done;
   }
   if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
@@ -1252,6 +1317,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   /* The three name tables are long strcmp chains; an op none of them knows
    * is remembered (op strings are immutable, so the pointer names it). */
+  if (emit_printed_ptx(g, e, sb)) return;
   if (!tx_ptrmap_has(&g->not_in_tables, op)) {
     if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
     if (!tx_ptrset_add(&g->not_in_tables, op)) g->nomem = 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "frontend/ptx_dialect.h"
 #include "ir/mem.h"
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -410,6 +411,38 @@ const char *bld_raw_ptx_name(builder *b, const char *q) {
   const char *out = s ? tx_intern_n(b->ir->strings, s, sb->len) : NULL;
   if (!out) bld_oom(b);
   return out;
+}
+
+static const char *ast_str_at(const void *ctx, uint32_t i, size_t *len) {
+  const tx_ast *a = ((const tx_ast *)ctx)->u.call.args.items[i];
+  if (a->kind != AST_STR) return NULL;
+  *len = a->u.str.len;
+  return a->u.str.data;
+}
+
+int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q) {
+  if (strncmp(q, "T.ptx.", 6) != 0 || strchr(q + 6, '.') || call->u.call.keywords.len) return 0;
+  tx_ptx_form form;
+  uint32_t nargs = (uint32_t)call->u.call.args.len;
+  switch (tx_ptx_form_match(q + 6, nargs, ast_str_at, call, &form)) {
+  case TX_PTX_NOT_PRINTED:
+    return 0;
+  case TX_PTX_PRINTED:
+    return 1;
+  case TX_PTX_BAD_TOKENS:
+    break;
+  }
+  size_t len;
+  uint32_t first = nargs - 1;
+  while (first > 0 && ast_str_at(call, first - 1, &len))
+    first--;
+  const tx_ast *at = first < nargs - 1 ? call->u.call.args.items[first] : call;
+  BLD_ERROR(b, at,
+            "%s: no form of this PTX family takes these %u modifier tokens (TVM's printed form "
+            "is operands, one token per modifier slot in order, \"\" for an omitted one, then "
+            "the marker)",
+            q, nargs - 1 - first);
+  return -1;
 }
 
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified) {

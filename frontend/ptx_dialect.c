@@ -1,0 +1,135 @@
+/*
+ * ptx_dialect.c - recognising TVM's printed T.ptx table form (ptx_dialect.h)
+ * against the family/slot facts in ptx_dialect.def.
+ *
+ * Only the tail of a call is read (its trailing string literals); operands
+ * are left to the caller. Nothing here allocates or keeps state.
+ */
+#include "ptx_dialect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct ptx_entry {
+  const char *family, *mnemonic;
+  uint32_t nslots;
+  const char *slots;
+} ptx_entry;
+
+static const ptx_entry k_entries[] = {
+#define X(FAMILY, MNEMONIC, NSLOTS, SLOTS) {FAMILY, MNEMONIC, NSLOTS, SLOTS},
+#include "ptx_dialect.def"
+#undef X
+};
+
+enum { K_ENTRIES = sizeof k_entries / sizeof k_entries[0] };
+
+/* The first entry of `name`'s run in the sorted table, and the run's length. */
+static const ptx_entry *family_run(const char *name, size_t *n) {
+  size_t lo = 0, hi = K_ENTRIES;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(k_entries[mid].family, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < K_ENTRIES && strcmp(k_entries[end].family, name) == 0)
+    end++;
+  *n = end - lo;
+  return *n ? &k_entries[lo] : NULL;
+}
+
+int tx_ptx_is_family(const char *name) {
+  size_t n;
+  return family_run(name, &n) != NULL;
+}
+
+/* Does slot text [s, end) (a '?' flag, then '|'-separated choices) take token t? */
+static int slot_takes(const char *s, const char *end, const char *t, size_t tn) {
+  int optional = s < end && *s == '?';
+  if (tn == 0) return optional;
+  for (const char *c = s + optional; c < end;) {
+    const char *bar = memchr(c, '|', (size_t)(end - c));
+    const char *stop = bar ? bar : end;
+    if ((size_t)(stop - c) == tn && memcmp(c, t, tn) == 0) return 1;
+    c = stop + 1;
+  }
+  return 0;
+}
+
+static int entry_takes(const ptx_entry *e, uint32_t first, tx_ptx_str_at str_at, const void *ctx) {
+  const char *s = e->slots;
+  for (uint32_t i = 0; i < e->nslots; i++) {
+    const char *end = strchr(s, ';');
+    if (!end) end = s + strlen(s);
+    size_t tn;
+    const char *t = str_at(ctx, first + i, &tn);
+    if (!slot_takes(s, end, t, tn)) return 0;
+    s = *end ? end + 1 : end;
+  }
+  return 1;
+}
+
+/* Parse "p<i>" / "s<i>" (i < 64) into *bit. */
+static int indexed_flag(const char *f, size_t n, char tag, uint64_t *bits) {
+  if (n < 2 || n > 3 || f[0] != tag) return 0;
+  unsigned v = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (f[i] < '0' || f[i] > '9') return 0;
+    v = v * 10 + (unsigned)(f[i] - '0');
+  }
+  if (v >= 64) return 0;
+  *bits |= (uint64_t)1 << v;
+  return 1;
+}
+
+/* The marker: "" or comma-joined flags; 0 when it is not one. */
+static int parse_marker(const char *m, size_t n, tx_ptx_form *f) {
+  for (size_t at = 0; at < n;) {
+    const char *comma = memchr(m + at, ',', n - at);
+    size_t len = comma ? (size_t)(comma - (m + at)) : n - at;
+    const char *flag = m + at;
+    if (len == 4 && memcmp(flag, "pred", 4) == 0)
+      f->pred = 1;
+    else if (len == 4 && memcmp(flag, "keep", 4) == 0)
+      f->keep = 1;
+    else if (!indexed_flag(flag, len, 'p', &f->pred_ops) && !indexed_flag(flag, len, 's', &f->sunk))
+      return 0;
+    at += len + (comma ? 1 : 0);
+    if (comma && at == n) return 0; /* trailing comma */
+  }
+  return 1;
+}
+
+tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
+                               const void *ctx, tx_ptx_form *out) {
+  size_t nrun;
+  const ptx_entry *run = family_run(name, &nrun);
+  if (!run || nargs == 0) return TX_PTX_NOT_PRINTED;
+  size_t len;
+  const char *marker = str_at(ctx, nargs - 1, &len);
+  tx_ptx_form f = {0};
+  if (!marker || !parse_marker(marker, len, &f)) return TX_PTX_NOT_PRINTED;
+  uint32_t first = nargs - 1; /* the start of the trailing string run */
+  while (first > 0 && str_at(ctx, first - 1, &len))
+    first--;
+  /* Operands are never strings, so every string before the marker is a
+   * token; only an entry of exactly that many slots can be meant. */
+  uint32_t ntok = nargs - 1 - first;
+  int shaped = 0;
+  for (size_t i = 0; i < nrun; i++) {
+    if (run[i].nslots != ntok) continue;
+    shaped = 1;
+    if (entry_takes(&run[i], first, str_at, ctx)) {
+      f.mnemonic = run[i].mnemonic;
+      f.nexprs = first;
+      f.ntokens = ntok;
+      if (f.pred && first == 0) return TX_PTX_BAD_TOKENS; /* "pred" with no predicate */
+      *out = f;
+      return TX_PTX_PRINTED;
+    }
+  }
+  return shaped ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+}

@@ -1,0 +1,58 @@
+/*
+ * ptx_dialect.h - TVM's printed form of its table-driven PTX dialect.
+ *
+ * TVM prints every table-driven `T.ptx` call as the family name with the
+ * operands, then one string per modifier slot of the instruction ("" = the
+ * slot is omitted), then one marker string:
+ *
+ *   T.ptx.fence("proxy", "async", "shared::cta", "")
+ *   T.ptx.mbarrier(addr, T.uint32(1), "init", "", "shared", "b64", "")
+ *
+ * Several family names (T.ptx.fence, T.ptx.ld, T.ptx.mapa, ...) are also
+ * older helpers registered in intrinsics.def with their own argument
+ * conventions. The printed form is told apart by its tail alone (see
+ * tx_ptx_form_match), so the same rule serves the builder, which keeps such a
+ * call exactly as written, and the CUDA codegen, which reads it back as PTX
+ * text. Pure functions over a read-only table (ptx_dialect.def): no state.
+ */
+#ifndef TIRX_FRONTEND_PTX_DIALECT_H
+#define TIRX_FRONTEND_PTX_DIALECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The string literal at argument i (its bytes and length), or NULL when the
+ * argument is not a string literal. */
+typedef const char *(*tx_ptx_str_at)(const void *ctx, uint32_t i, size_t *len);
+
+typedef struct tx_ptx_form {
+  const char *mnemonic; /* PTX mnemonic of the family: "tcgen05", "st.bulk", "vote.sync" */
+  uint32_t nexprs;      /* arguments before the tokens: operands, then the predicate if pred */
+  uint32_t ntokens;     /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
+  int pred;             /* marker "pred": the last expression argument guards the instruction */
+  int keep;             /* marker "keep": destinations keep their value when the guard is false */
+  uint64_t pred_ops;    /* marker "p<i>": operand i is a .pred register (bit i) */
+  uint64_t sunk;        /* marker "s<i>": operand position i is the sink `_` (no argument) */
+} tx_ptx_form;
+
+typedef enum tx_ptx_match {
+  TX_PTX_NOT_PRINTED, /* not the printed form: an older helper or a raw call */
+  TX_PTX_PRINTED,     /* the printed form of a table entry; *out filled */
+  TX_PTX_BAD_TOKENS,  /* the printed form's shape, but no entry takes these tokens */
+} tx_ptx_match;
+
+/* Is `name(args)` (name without "T.ptx.", e.g. "fence", "and_") with nargs
+ * positional arguments and no keyword arguments TVM's printed form? It is
+ * when the family is in TVM's table, the arguments end in a run of string
+ * literals whose last one is a well-formed marker (empty, or comma-joined
+ * pred / keep / p<i> / s<i>), and the strings before it are as many tokens
+ * as one of the family's entries has slots. Then TX_PTX_PRINTED if an entry
+ * of that many slots takes every token (a token from the slot's choices, or
+ * "" for an optional slot), else TX_PTX_BAD_TOKENS. */
+tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
+                               const void *ctx, tx_ptx_form *out);
+
+/* Is `name` (without "T.ptx.") a family of TVM's table? */
+int tx_ptx_is_family(const char *name);
+
+#endif
