@@ -819,6 +819,8 @@ typedef struct ptx_asm_call {
   uint32_t nargs;
   const tx_expr *guard;
   uint64_t pred_ops;
+  uint64_t addr_ops; /* bit i: operand i is a memory operand, [%k] whatever its dtype */
+  const char *tail;  /* operands the ISA fixes after the last argument (", 0"), or NULL */
 } ptx_asm_call;
 
 static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb);
@@ -843,7 +845,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g);
   raw_opcode(op, &opc);
-  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0};
+  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL};
   emit_ptx_asm(g, e, &call, sb);
   tx_sb_free(&opc);
 }
@@ -853,6 +855,32 @@ static const char *expr_str_at(const void *ctx, uint32_t i, size_t *len) {
   if (a->kind != EXPR_STRING) return NULL;
   *len = a->u.str.len;
   return a->u.str.data;
+}
+
+/* What the table says about the operands (ptx_dialect.h): which arguments
+ * are memory operands, up to the first operand whose length the modifiers
+ * decide (the raw-PTX rules place the rest), and the fixed immediates after
+ * the last argument (st.bulk's 0, a 128-byte size). A fixed leading `_`
+ * (mbarrier.arrive's state) is the raw path's sink already. */
+static void printed_layout(const char *ops, uint32_t nargs, ptx_asm_call *call, tx_strbuf *tail) {
+  uint32_t at = 0;
+  int known = 1;
+  for (const char *w = ops; *w;) {
+    size_t len = strcspn(w, " ");
+    if (w[0] == 'L') {
+      if (at >= nargs && at > 0) {
+        tx_sb_puts(tail, ", ");
+        tx_sb_putn(tail, w + 1, len - 1);
+      }
+    } else if (len < 2 || w[1] == '*') {
+      known = 0;
+    } else if (known) {
+      uint32_t lanes = (uint32_t)strtoul(w + 1, NULL, 10);
+      if (w[0] == 'a' && at < 64) call->addr_ops |= (uint64_t)1 << at;
+      at += lanes;
+    }
+    w += len + (w[len] ? 1 : 0);
+  }
 }
 
 /* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
@@ -877,8 +905,12 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     put_asm_text(&opc, t->u.str.data, t->u.str.len);
   }
   uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
-  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops};
+  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL};
+  tx_strbuf tail = cuda_sb(g);
+  printed_layout(form.operands, nops, &call, &tail);
+  if (tail.len) call.tail = cuda_sb_text(g, &tail);
   emit_ptx_asm(g, e, &call, sb);
+  tx_sb_free(&tail);
   tx_sb_free(&opc);
   return 1;
 }
@@ -1119,7 +1151,8 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
                    tx_dtype_str(a->dtype, buf));
         goto done;
       }
-      tx_sb_printf(&ops, i == addr_at ? "[%%%u]" : "%%%u", k);
+      int mem = i == addr_at || (i < 64 && (call->addr_ops >> i & 1));
+      tx_sb_printf(&ops, mem ? "[%%%u]" : "%%%u", k);
       tx_sb_printf(&ins, "\"%s\"(", c);
       if (conv) tx_sb_printf(&ins, "%s(", conv);
       cuda_emit_expr(g, a, &ins);
@@ -1129,6 +1162,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     if (closes) tx_sb_puts(&ops, map_at != UINT32_MAX ? "}]" : "}");
     k++;
   }
+  if (call->tail) tx_sb_puts(&ops, call->tail);
   if (guard) {
     tx_sb_printf(&pre, ".reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %%%u, 0;\n\t", k);
     if (ins.len) tx_sb_puts(&ins, ", ");

@@ -13,11 +13,11 @@
 typedef struct ptx_entry {
   const char *family, *mnemonic;
   uint32_t nslots;
-  const char *slots;
+  const char *slots, *operands;
 } ptx_entry;
 
 static const ptx_entry k_entries[] = {
-#define X(FAMILY, MNEMONIC, NSLOTS, SLOTS) {FAMILY, MNEMONIC, NSLOTS, SLOTS},
+#define X(FAMILY, MNEMONIC, NSLOTS, SLOTS, OPERANDS) {FAMILY, MNEMONIC, NSLOTS, SLOTS, OPERANDS},
 #include "ptx_dialect.def"
 #undef X
 };
@@ -103,6 +103,21 @@ static int parse_marker(const char *m, size_t n, tx_ptx_form *f) {
   return 1;
 }
 
+/* Does the operand list fit n arguments? Literal words take none; a word
+ * whose length the modifiers decide ('*') may take any number. */
+static int operands_fit(const char *ops, uint32_t n) {
+  uint32_t fixed = 0;
+  for (const char *w = ops; *w;) {
+    size_t len = strcspn(w, " ");
+    if (w[0] != 'L') {
+      if (len < 2 || w[1] == '*') return 1;
+      fixed += (uint32_t)strtoul(w + 1, NULL, 10);
+    }
+    w += len + (w[len] ? 1 : 0);
+  }
+  return fixed == n;
+}
+
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out) {
   size_t nrun;
@@ -119,17 +134,23 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
    * token; only an entry of exactly that many slots can be meant. */
   uint32_t ntok = nargs - 1 - first;
   int shaped = 0;
+  const ptx_entry *hit = NULL;
+  uint32_t nops = first - (f.pred ? 1 : 0) + (uint32_t)__builtin_popcountll(f.sunk);
+  if (f.pred && first == 0) return TX_PTX_BAD_TOKENS; /* "pred" with no predicate */
   for (size_t i = 0; i < nrun; i++) {
     if (run[i].nslots != ntok) continue;
     shaped = 1;
-    if (entry_takes(&run[i], first, str_at, ctx)) {
-      f.mnemonic = run[i].mnemonic;
-      f.nexprs = first;
-      f.ntokens = ntok;
-      if (f.pred && first == 0) return TX_PTX_BAD_TOKENS; /* "pred" with no predicate */
-      *out = f;
-      return TX_PTX_PRINTED;
-    }
+    if (!entry_takes(&run[i], first, str_at, ctx)) continue;
+    /* Entries differing only in operand shape (mov's pack and unpack) share
+     * their tokens: the argument count picks one, the first as a fallback. */
+    if (!hit || (!operands_fit(hit->operands, nops) && operands_fit(run[i].operands, nops)))
+      hit = &run[i];
   }
-  return shaped ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+  if (!hit) return shaped ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+  f.mnemonic = hit->mnemonic;
+  f.operands = hit->operands;
+  f.nexprs = first;
+  f.ntokens = ntok;
+  *out = f;
+  return TX_PTX_PRINTED;
 }

@@ -27,6 +27,11 @@ typedef const char *(*tx_ptx_str_at)(const void *ctx, uint32_t i, size_t *len);
 
 typedef struct tx_ptx_form {
   const char *mnemonic; /* PTX mnemonic of the family: "tcgen05", "st.bulk", "vote.sync" */
+  /* The entry's operands in PTX order, one word each: kind (r register, a
+   * address, p raw pointer, i immediate, L<text> an immediate the ISA fixes,
+   * which takes no argument), registers (a number, '*' when the modifiers
+   * decide), 'w' when written: "r1w a1", "L_ a1 r1". */
+  const char *operands;
   uint32_t nexprs;      /* arguments before the tokens: operands, then the predicate if pred */
   uint32_t ntokens;     /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
   int pred;             /* marker "pred": the last expression argument guards the instruction */
