@@ -15,6 +15,7 @@
  * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
  * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -782,6 +783,38 @@ static int raw_is_shared_space(const char *opc) {
   return strstr(opc, ".shared") != NULL;
 }
 
+/* TVM's T.ptx.addr(base, byte_offset): a pure address expression that only
+ * a PTX memory operand consumes, as [base+offset]. */
+static int is_ptx_addr(const tx_expr *a) {
+  return a->kind == EXPR_CALL && strcmp(a->u.call.op, "T.ptx.addr") == 0 && a->nops == 2;
+}
+
+/* The byte offset of a T.ptx.addr: an int32 constant by codegen time (an
+ * unrolled loop makes one), as TVM requires. 0 after a located error. */
+static int ptx_addr_offset(cuda_cg *g, const tx_expr *a, long long *off) {
+  const tx_expr *o = a->ops[1];
+  if (is_ptx_addr(a->ops[0])) {
+    cuda_error(g, a->span, "T.ptx.addr(...) cannot be nested");
+    return 0;
+  }
+  if (o->kind != EXPR_INT || !tx_dtype_is_int(o->dtype) || o->u.ival < INT32_MIN ||
+      o->u.ival > INT32_MAX) {
+    cuda_error(g, o->span.line ? o->span : a->span,
+               "T.ptx.addr: the byte offset must be a signed 32-bit constant by code generation "
+               "(unroll the loop that computes it)");
+    return 0;
+  }
+  *off = o->u.ival;
+  return 1;
+}
+
+static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
+  if (off)
+    tx_sb_printf(ops, "[%%%u%+lld]", k, off);
+  else
+    tx_sb_printf(ops, "[%%%u]", k);
+}
+
 /* A destination operand: an element the instruction writes, as an asm
  * output. Returns 0 after a located error. */
 static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
@@ -884,8 +917,8 @@ static void printed_layout(const char *ops, uint32_t nargs, ptx_asm_call *call, 
 }
 
 /* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
- * (frontend/ptx_dialect.h): the opcode is the mnemonic and the written
- * tokens; the rest is the raw-PTX path. Returns 0 when e is not that form. */
+ * (frontend/ptx_dialect.h): the opcode is the mnemonic and the tokens in
+ * slot order; the rest is the raw-PTX path. Returns 0 when e is not that form. */
 static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   tx_ptx_form form;
@@ -898,9 +931,9 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g);
   put_asm_text(&opc, form.mnemonic, strlen(form.mnemonic));
-  for (uint32_t i = 0; i < form.ntokens; i++) {
-    const tx_expr *t = e->ops[form.nexprs + i];
-    if (!t->u.str.len) continue;
+  for (uint32_t i = 0; i < form.nslots; i++) {
+    if (form.slot_tok[i] == UINT32_MAX) continue;
+    const tx_expr *t = e->ops[form.slot_tok[i]];
     tx_sb_putc(&opc, '.');
     put_asm_text(&opc, t->u.str.data, t->u.str.len);
   }
@@ -1068,6 +1101,13 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
   if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < nargs; i++) {
     const tx_expr *a = e->ops[i];
+    /* T.ptx.addr(base, off): base is the operand, off goes into [%k+off]. */
+    long long off = 0;
+    int offset_addr = is_ptx_addr(a);
+    if (offset_addr) {
+      if (!ptx_addr_offset(g, a, &off)) goto done;
+      a = a->ops[0];
+    }
     int opens = 0, closes = 0, in_group = 0;
     for (uint32_t q = 0; q < gr.n; q++) {
       opens |= i == gr.at[q];
@@ -1124,6 +1164,14 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_puts(&ins, "\"h\"((unsigned short)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
+    } else if (offset_addr &&
+               (a->dtype.code == DT_HANDLE ? reg_ptrs || i == map_at
+                                           : !(i < 64 && (call->addr_ops >> i & 1)))) {
+      cuda_error(g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
+                 "%s: T.ptx.addr(...) is an address with a byte offset; operand %u is not a "
+                 "memory operand",
+                 op, i + 1);
+      goto done;
     } else if (a->kind == EXPR_INT && !in_group) {
       /* Immediates stay immediates: some operands (shift counts, barrier
        * ids of some forms) must be constants. A {group} holds registers. */
@@ -1134,7 +1182,10 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     } else if (a->dtype.code == DT_HANDLE) {
       /* Pointers are memory operands; shared ones as 32-bit shared addresses.
        * cvta/mapa/isspacep take the address as a plain 64-bit register. */
-      tx_sb_printf(&ops, reg_ptrs ? "%%%u" : i == map_at ? "[%%%u" : "[%%%u]", k);
+      if (reg_ptrs || i == map_at)
+        tx_sb_printf(&ops, reg_ptrs ? "%%%u" : "[%%%u", k);
+      else
+        put_mem_operand(&ops, k, off);
       if (!reg_ptrs && (shared_only || (shared_space && is_shared_ptr(g, a)))) {
         cuda_smem_addr_in(g, a, &ins);
       } else {
@@ -1151,8 +1202,10 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
                    tx_dtype_str(a->dtype, buf));
         goto done;
       }
-      int mem = i == addr_at || (i < 64 && (call->addr_ops >> i & 1));
-      tx_sb_printf(&ops, mem ? "[%%%u]" : "%%%u", k);
+      if (i == addr_at || (i < 64 && (call->addr_ops >> i & 1)))
+        put_mem_operand(&ops, k, off);
+      else
+        tx_sb_printf(&ops, "%%%u", k);
       tx_sb_printf(&ins, "\"%s\"(", c);
       if (conv) tx_sb_printf(&ins, "%s(", conv);
       cuda_emit_expr(g, a, &ins);
@@ -1352,6 +1405,12 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   /* The three name tables are long strcmp chains; an op none of them knows
    * is remembered (op strings are immutable, so the pointer names it). */
   if (emit_printed_ptx(g, e, sb)) return;
+  if (strcmp(op, "T.ptx.addr") == 0) {
+    cuda_unsupported(g, e,
+                     "T.ptx.addr(...) must be consumed by a PTX memory operand that takes an "
+                     "immediate byte offset");
+    return;
+  }
   if (!tx_ptrmap_has(&g->not_in_tables, op)) {
     if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
     if (!tx_ptrset_add(&g->not_in_tables, op)) g->nomem = 1;
@@ -1500,13 +1559,15 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (strcmp(op, "T.tvm_storage_sync") == 0) {
+    /* (scope[, is_load, num_blocks]): TVM's op takes all three and its CUDA
+     * codegen reads the last two only for the "global" grid barrier. */
     const char *scope = n ? cuda_str_arg(e->ops[0]) : NULL;
-    if (scope && strcmp(scope, "shared") == 0)
+    if (scope && (strcmp(scope, "shared") == 0 || strcmp(scope, "shared.dyn") == 0))
       tx_sb_puts(sb, "__syncthreads()");
     else if (scope && strcmp(scope, "warp") == 0)
       tx_sb_puts(sb, "__syncwarp()");
     else
-      cuda_unsupported(g, e, "only \"shared\" and \"warp\" scopes");
+      cuda_unsupported(g, e, "only \"shared\", \"shared.dyn\" and \"warp\" scopes");
     return;
   }
   if (strcmp(op, "T.address_of") == 0) {

@@ -59,15 +59,43 @@ static int slot_takes(const char *s, const char *end, const char *t, size_t tn) 
   return 0;
 }
 
-static int entry_takes(const ptx_entry *e, uint32_t first, tx_ptx_str_at str_at, const void *ctx) {
-  const char *s = e->slots;
-  for (uint32_t i = 0; i < e->nslots; i++) {
-    const char *end = strchr(s, ';');
-    if (!end) end = s + strlen(s);
+/* Slot i of e as [*s, *end). */
+static void slot_text(const ptx_entry *e, uint32_t i, const char **s, const char **end) {
+  const char *p = e->slots;
+  for (uint32_t k = 0; k < i; k++)
+    p = strchr(p, ';') + 1;
+  const char *semi = strchr(p, ';');
+  *s = p;
+  *end = semi ? semi : p + strlen(p);
+}
+
+/* Fill e's slots from the tokens at [first, first + ntok) the way TVM reads
+ * them: "" tokens are skipped, each other token takes the first open slot
+ * listing it (so the order is free, though TVM prints slot order), and
+ * every slot that is not optional must end up filled. slot_tok[i] is the
+ * argument holding slot i's token, UINT32_MAX when omitted. */
+static int entry_fill(const ptx_entry *e, uint32_t first, uint32_t ntok, tx_ptx_str_at str_at,
+                      const void *ctx, uint32_t *slot_tok) {
+  if (e->nslots > TX_PTX_MAX_SLOTS) return 0;
+  for (uint32_t i = 0; i < e->nslots; i++)
+    slot_tok[i] = UINT32_MAX;
+  for (uint32_t t = first; t < first + ntok; t++) {
     size_t tn;
-    const char *t = str_at(ctx, first + i, &tn);
-    if (!slot_takes(s, end, t, tn)) return 0;
-    s = *end ? end + 1 : end;
+    const char *tok = str_at(ctx, t, &tn);
+    if (!tn) continue;
+    uint32_t i = 0;
+    for (; i < e->nslots; i++) {
+      const char *s, *end;
+      slot_text(e, i, &s, &end);
+      if (slot_tok[i] == UINT32_MAX && slot_takes(s, end, tok, tn)) break;
+    }
+    if (i == e->nslots) return 0;
+    slot_tok[i] = t;
+  }
+  for (uint32_t i = 0; i < e->nslots; i++) {
+    const char *s, *end;
+    slot_text(e, i, &s, &end);
+    if (slot_tok[i] == UINT32_MAX && *s != '?') return 0;
   }
   return 1;
 }
@@ -103,6 +131,12 @@ static int parse_marker(const char *m, size_t n, tx_ptx_form *f) {
   return 1;
 }
 
+static int family_has_no_slot_entry(const ptx_entry *run, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (run[i].nslots == 0) return 1;
+  return 0;
+}
+
 /* Does the operand list fit n arguments? Literal words take none; a word
  * whose length the modifiers decide ('*') may take any number. */
 static int operands_fit(const char *ops, uint32_t n) {
@@ -133,24 +167,28 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
   /* Operands are never strings, so every string before the marker is a
    * token; only an entry of exactly that many slots can be meant. */
   uint32_t ntok = nargs - 1 - first;
-  int shaped = 0;
   const ptx_entry *hit = NULL;
   uint32_t nops = first - (f.pred ? 1 : 0) + (uint32_t)__builtin_popcountll(f.sunk);
   if (f.pred && first == 0) return TX_PTX_BAD_TOKENS; /* "pred" with no predicate */
+  uint32_t slot_tok[TX_PTX_MAX_SLOTS];
   for (size_t i = 0; i < nrun; i++) {
-    if (run[i].nslots != ntok) continue;
-    shaped = 1;
-    if (!entry_takes(&run[i], first, str_at, ctx)) continue;
+    if (!entry_fill(&run[i], first, ntok, str_at, ctx, slot_tok)) continue;
     /* Entries differing only in operand shape (mov's pack and unpack) share
      * their tokens: the argument count picks one, the first as a fallback. */
-    if (!hit || (!operands_fit(hit->operands, nops) && operands_fit(run[i].operands, nops)))
+    if (!hit || (!operands_fit(hit->operands, nops) && operands_fit(run[i].operands, nops))) {
       hit = &run[i];
+      memcpy(f.slot_tok, slot_tok, sizeof slot_tok);
+    }
   }
-  if (!hit) return shaped ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+  /* A tail that reads as the form but that no entry takes is an error, not
+   * an older helper: those never end in a marker after modifier tokens. */
+  if (!hit)
+    return ntok || family_has_no_slot_entry(run, nrun) ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
   f.mnemonic = hit->mnemonic;
   f.operands = hit->operands;
   f.nexprs = first;
   f.ntokens = ntok;
+  f.nslots = hit->nslots;
   *out = f;
   return TX_PTX_PRINTED;
 }

@@ -25,6 +25,8 @@
  * argument is not a string literal. */
 typedef const char *(*tx_ptx_str_at)(const void *ctx, uint32_t i, size_t *len);
 
+enum { TX_PTX_MAX_SLOTS = 16 };
+
 typedef struct tx_ptx_form {
   const char *mnemonic; /* PTX mnemonic of the family: "tcgen05", "st.bulk", "vote.sync" */
   /* The entry's operands in PTX order, one word each: kind (r register, a
@@ -32,12 +34,14 @@ typedef struct tx_ptx_form {
    * which takes no argument), registers (a number, '*' when the modifiers
    * decide), 'w' when written: "r1w a1", "L_ a1 r1". */
   const char *operands;
-  uint32_t nexprs;      /* arguments before the tokens: operands, then the predicate if pred */
-  uint32_t ntokens;     /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
-  int pred;             /* marker "pred": the last expression argument guards the instruction */
-  int keep;             /* marker "keep": destinations keep their value when the guard is false */
-  uint64_t pred_ops;    /* marker "p<i>": operand i is a .pred register (bit i) */
-  uint64_t sunk;        /* marker "s<i>": operand position i is the sink `_` (no argument) */
+  uint32_t nexprs;   /* arguments before the tokens: operands, then the predicate if pred */
+  uint32_t ntokens;  /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
+  int pred;          /* marker "pred": the last expression argument guards the instruction */
+  int keep;          /* marker "keep": destinations keep their value when the guard is false */
+  uint64_t pred_ops; /* marker "p<i>": operand i is a .pred register (bit i) */
+  uint64_t sunk;     /* marker "s<i>": operand position i is the sink `_` (no argument) */
+  uint32_t nslots;   /* the entry's modifier slots, in PTX (and print) order */
+  uint32_t slot_tok[TX_PTX_MAX_SLOTS]; /* argument holding slot i's token; UINT32_MAX omitted */
 } tx_ptx_form;
 
 typedef enum tx_ptx_match {
@@ -50,10 +54,12 @@ typedef enum tx_ptx_match {
  * positional arguments and no keyword arguments TVM's printed form? It is
  * when the family is in TVM's table, the arguments end in a run of string
  * literals whose last one is a well-formed marker (empty, or comma-joined
- * pred / keep / p<i> / s<i>), and the strings before it are as many tokens
- * as one of the family's entries has slots. Then TX_PTX_PRINTED if an entry
- * of that many slots takes every token (a token from the slot's choices, or
- * "" for an optional slot), else TX_PTX_BAD_TOKENS. */
+ * pred / keep / p<i> / s<i>). The strings before the marker are the
+ * modifier tokens (operands are never strings). TX_PTX_PRINTED when an
+ * entry of the family takes them as TVM reads them ("" skipped, each other
+ * token fills the first open slot listing it, every required slot filled),
+ * else TX_PTX_BAD_TOKENS (TX_PTX_NOT_PRINTED for a bare "" marker on a
+ * family with no slot-less entry: an older helper's string argument). */
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out);
 
