@@ -810,7 +810,7 @@ static int ptx_addr_offset(cuda_cg *g, const tx_expr *a, long long *off) {
 
 static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
   if (off)
-    tx_sb_printf(ops, "[%%%u%+lld]", k, off);
+    tx_sb_printf(ops, "[%%%u+%lld]", k, off); /* PTX writes [r+-16] */
   else
     tx_sb_printf(ops, "[%%%u]", k);
 }
@@ -854,6 +854,11 @@ typedef struct ptx_asm_call {
   uint64_t pred_ops;
   uint64_t addr_ops; /* bit i: operand i is a memory operand, [%k] whatever its dtype */
   const char *tail;  /* operands the ISA fixes after the last argument (", 0"), or NULL */
+  /* The table's layout (printed form), for instructions the raw rules do not
+   * place (register-group destinations: ldmatrix, set, vote, shfl): */
+  int table;            /* known: only the first operand is written */
+  uint32_t table_ndest; /* its registers (0: nothing written) */
+  raw_groups table_gr;  /* the {groups} */
 } ptx_asm_call;
 
 static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb);
@@ -878,7 +883,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g);
   raw_opcode(op, &opc);
-  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL};
+  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL, 0, 0, {0}};
   emit_ptx_asm(g, e, &call, sb);
   tx_sb_free(&opc);
 }
@@ -891,29 +896,36 @@ static const char *expr_str_at(const void *ctx, uint32_t i, size_t *len) {
 }
 
 /* What the table says about the operands (ptx_dialect.h): which arguments
- * are memory operands, up to the first operand whose length the modifiers
- * decide (the raw-PTX rules place the rest), and the fixed immediates after
- * the last argument (st.bulk's 0, a 128-byte size). A fixed leading `_`
- * (mbarrier.arrive's state) is the raw path's sink already. */
-static void printed_layout(const char *ops, uint32_t nargs, ptx_asm_call *call, tx_strbuf *tail) {
-  uint32_t at = 0;
-  int known = 1;
-  for (const char *w = ops; *w;) {
-    size_t len = strcspn(w, " ");
-    if (w[0] == 'L') {
-      if (at >= nargs && at > 0) {
+ * are memory operands, the fixed immediates after the last argument
+ * (st.bulk's 0, a 128-byte size; a fixed leading `_`, mbarrier.arrive's
+ * state, is the raw path's sink already), and, when the only operand the
+ * instruction writes is its first, that destination and the {groups}. */
+static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t nargs,
+                           ptx_asm_call *call, tx_strbuf *tail) {
+  tx_ptx_operand lay[TX_PTX_MAX_OPERANDS];
+  uint32_t n;
+  if (!tx_ptx_layout(form, nargs + (uint32_t)__builtin_popcountll(form->sunk), expr_str_at, e, lay,
+                     &n))
+    return;
+  int dest_ok = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const tx_ptx_operand *o = &lay[i];
+    if (o->kind == 'L') {
+      if (o->at >= nargs && o->at > 0) {
         tx_sb_puts(tail, ", ");
-        tx_sb_putn(tail, w + 1, len - 1);
+        tx_sb_putn(tail, o->text, o->text_len);
       }
-    } else if (len < 2 || w[1] == '*') {
-      known = 0;
-    } else if (known) {
-      uint32_t lanes = (uint32_t)strtoul(w + 1, NULL, 10);
-      if (w[0] == 'a' && at < 64) call->addr_ops |= (uint64_t)1 << at;
-      at += lanes;
+      continue;
     }
-    w += len + (w[len] ? 1 : 0);
+    if (o->kind == 'a' && o->lanes == 1 && o->at < 64) call->addr_ops |= (uint64_t)1 << o->at;
+    if (o->written && i > 0) dest_ok = 0;
+    if (o->lanes > 1 && call->table_gr.n < 4) {
+      call->table_gr.at[call->table_gr.n] = o->at;
+      call->table_gr.len[call->table_gr.n++] = o->lanes;
+    }
   }
+  if (n && lay[0].kind == 'r' && lay[0].written && dest_ok) call->table_ndest = lay[0].lanes;
+  call->table = dest_ok;
 }
 
 /* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
@@ -938,9 +950,10 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     put_asm_text(&opc, t->u.str.data, t->u.str.len);
   }
   uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
-  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL};
+  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL, 0,
+                       0,    {0}};
   tx_strbuf tail = cuda_sb(g);
-  printed_layout(form.operands, nops, &call, &tail);
+  printed_layout(e, &form, nops, &call, &tail);
   if (tail.len) call.tail = cuda_sb_text(g, &tail);
   emit_ptx_asm(g, e, &call, sb);
   tx_sb_free(&tail);
@@ -1083,6 +1096,19 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     }
     addr_at = ndest;
   }
+  if (dest == RAW_DEST_UNSUPPORTED && call->table) {
+    /* The printed form's table says where the destination and groups are. */
+    size_t ol = strlen(opcs);
+    int pred_type = ol > 5 && strcmp(opcs + ol - 5, ".pred") == 0;
+    dest = !call->table_ndest ? RAW_NO_DEST
+           : pred_type        ? (call->table_ndest == 1 ? RAW_DEST_PRED : RAW_DEST_UNSUPPORTED)
+                              : RAW_DEST;
+    ndest = call->table_ndest;
+    gr = call->table_gr;
+  }
+  size_t opc_len = strlen(opcs);
+  if (dest == RAW_DEST && ndest == 1 && opc_len > 5 && strcmp(opcs + opc_len - 5, ".pred") == 0)
+    dest = RAW_DEST_PRED; /* and.pred p, q, r: a predicate register, then 0/1 */
   if (dest == RAW_DEST_UNSUPPORTED && nargs > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "

@@ -137,21 +137,6 @@ static int family_has_no_slot_entry(const ptx_entry *run, size_t n) {
   return 0;
 }
 
-/* Does the operand list fit n arguments? Literal words take none; a word
- * whose length the modifiers decide ('*') may take any number. */
-static int operands_fit(const char *ops, uint32_t n) {
-  uint32_t fixed = 0;
-  for (const char *w = ops; *w;) {
-    size_t len = strcspn(w, " ");
-    if (w[0] != 'L') {
-      if (len < 2 || w[1] == '*') return 1;
-      fixed += (uint32_t)strtoul(w + 1, NULL, 10);
-    }
-    w += len + (w[len] ? 1 : 0);
-  }
-  return fixed == n;
-}
-
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out) {
   size_t nrun;
@@ -168,6 +153,7 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
    * token; only an entry of exactly that many slots can be meant. */
   uint32_t ntok = nargs - 1 - first;
   const ptx_entry *hit = NULL;
+  int hit_fits = 0;
   uint32_t nops = first - (f.pred ? 1 : 0) + (uint32_t)__builtin_popcountll(f.sunk);
   if (f.pred && first == 0) return TX_PTX_BAD_TOKENS; /* "pred" with no predicate */
   uint32_t slot_tok[TX_PTX_MAX_SLOTS];
@@ -175,8 +161,16 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
     if (!entry_fill(&run[i], first, ntok, str_at, ctx, slot_tok)) continue;
     /* Entries differing only in operand shape (mov's pack and unpack) share
      * their tokens: the argument count picks one, the first as a fallback. */
-    if (!hit || (!operands_fit(hit->operands, nops) && operands_fit(run[i].operands, nops))) {
+    tx_ptx_form cand = f;
+    cand.operands = run[i].operands;
+    cand.nslots = run[i].nslots;
+    memcpy(cand.slot_tok, slot_tok, sizeof slot_tok);
+    tx_ptx_operand lay[TX_PTX_MAX_OPERANDS];
+    uint32_t nlay;
+    int fits = tx_ptx_layout(&cand, nops, str_at, ctx, lay, &nlay);
+    if (!hit || (!hit_fits && fits)) {
       hit = &run[i];
+      hit_fits = fits;
       memcpy(f.slot_tok, slot_tok, sizeof slot_tok);
     }
   }
@@ -191,4 +185,57 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
   f.nslots = hit->nslots;
   *out = f;
   return TX_PTX_PRINTED;
+}
+
+/* The count a lanes word gives (see tools/gen_ptx_dialect.py lanes_word), or
+ * UINT32_MAX when the tokens do not say. */
+static uint32_t word_lanes(const tx_ptx_form *f, const char *w, size_t len, tx_ptx_str_at str_at,
+                           const void *ctx) {
+  if (len < 2) return UINT32_MAX;
+  if (w[1] >= '0' && w[1] <= '9') return (uint32_t)strtoul(w + 1, NULL, 10);
+  if (w[1] != '?' && w[1] != '#') return UINT32_MAX;
+  unsigned long slot = strtoul(w + 2, NULL, 10);
+  if (slot >= f->nslots) return UINT32_MAX;
+  if (w[1] == '?') return f->slot_tok[slot] != UINT32_MAX;
+  if (f->slot_tok[slot] == UINT32_MAX) return 0;
+  size_t tn;
+  const char *t = str_at(ctx, f->slot_tok[slot], &tn);
+  return t && tn > 1 ? (uint32_t)strtoul(t + 1, NULL, 10) : UINT32_MAX;
+}
+
+int tx_ptx_layout(const tx_ptx_form *f, uint32_t nops, tx_ptx_str_at str_at, const void *ctx,
+                  tx_ptx_operand out[TX_PTX_MAX_OPERANDS], uint32_t *nout) {
+  uint32_t n = 0, fixed = 0, unknown = UINT32_MAX;
+  for (const char *w = f->operands; *w;) {
+    size_t len = strcspn(w, " ");
+    if (n == TX_PTX_MAX_OPERANDS) return 0;
+    tx_ptx_operand *o = &out[n];
+    *o = (tx_ptx_operand){.kind = w[0], .written = len > 1 && w[len - 1] == 'w'};
+    if (w[0] == 'L') {
+      o->text = w + 1;
+      o->text_len = len - 1;
+    } else {
+      o->lanes = word_lanes(f, w, len, str_at, ctx);
+      if (o->lanes == UINT32_MAX) {
+        if (unknown != UINT32_MAX) return 0; /* two counts the tokens do not give */
+        unknown = n;
+      } else {
+        fixed += o->lanes;
+      }
+    }
+    n++;
+    w += len + (w[len] ? 1 : 0);
+  }
+  if (unknown != UINT32_MAX) {
+    if (fixed > nops) return 0;
+    out[unknown].lanes = nops - fixed;
+    fixed = nops;
+  }
+  if (fixed != nops) return 0;
+  for (uint32_t i = 0, at = 0; i < n; i++) {
+    out[i].at = at;
+    at += out[i].lanes;
+  }
+  *nout = n;
+  return 1;
 }

@@ -63,6 +63,27 @@ typedef enum tx_ptx_match {
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out);
 
+/* One operand of a matched form, in PTX order. */
+typedef struct tx_ptx_operand {
+  char kind;        /* 'r' register, 'a' address, 'p' raw pointer, 'i' immediate, 'L' fixed */
+  int written;      /* the instruction writes it (a destination or accumulator) */
+  uint32_t at;      /* its first argument (for 'L', the argument it precedes) */
+  uint32_t lanes;   /* arguments it takes: a {group} when more than 1 */
+  const char *text; /* 'L': the immediate's text (not NUL-terminated), text_len bytes */
+  size_t text_len;
+} tx_ptx_operand;
+
+enum { TX_PTX_MAX_OPERANDS = 16 };
+
+/* The operands of a form tx_ptx_form_match filled, for nops operand
+ * arguments (sunk lanes counted): their kinds and argument positions, the
+ * register counts worked out from the tokens (a written .vN or .xN, an
+ * optional operand present with its qualifier) or, for one count no token
+ * gives, from the arguments left. Sets *n to the number of operands and
+ * returns 1; 0 when they do not add up to nops or some count stays unknown. */
+int tx_ptx_layout(const tx_ptx_form *f, uint32_t nops, tx_ptx_str_at str_at, const void *ctx,
+                  tx_ptx_operand out[TX_PTX_MAX_OPERANDS], uint32_t *n);
+
 /* Is `name` (without "T.ptx.") a family of TVM's table? */
 int tx_ptx_is_family(const char *name);
 

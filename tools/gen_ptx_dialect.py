@@ -26,17 +26,32 @@ def c_string(s):
     return '"' + s + '"'
 
 
+def lanes_word(entry, lanes):
+    """A register count: a number; ?N = 1 when slot N is written, else 0;
+    #N = the number in slot N's token (v4 -> 4, x2 -> 2); * = otherwise."""
+    if not callable(lanes):
+        return str(lanes)
+    names = [s.name for s in entry.slots]
+    fn = getattr(lanes, "__qualname__", "")
+    if fn.startswith("_present_lanes.") and lanes.__closure__:
+        return "?" + str(names.index(lanes.__closure__[0].cell_contents))
+    slot = {"_vec_lanes": "vec", "_matrix_num_lanes": "num"}.get(fn)
+    if slot in names:
+        return "#" + str(names.index(slot))
+    return "*"
+
+
 def operands(entry):
     """One word per operand in PTX order: its kind (r register, a address, p raw
     pointer, i immediate the caller writes, L an immediate the ISA fixes, its
-    text following), then for the others its registers (a number, * when the
-    modifiers decide), then w when the instruction writes it."""
+    text following), then for the others its registers (lanes_word), then w
+    when the instruction writes it."""
     words = []
     for o in entry.operands:
         if o.kind == "imm" and o.literal is not None:
             words.append("L" + o.literal)
             continue
-        lanes = "*" if callable(o.lanes) else str(o.lanes)
+        lanes = lanes_word(entry, o.lanes)
         kind = {"reg": "r", "addr": "a", "ptr": "p", "imm": "i"}[o.kind]
         words.append(kind + lanes + ("w" if o.rw in ("w", "rw") else ""))
     return " ".join(words)
