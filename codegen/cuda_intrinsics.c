@@ -859,7 +859,18 @@ typedef struct ptx_asm_call {
   int table;            /* known: only the first operand is written */
   uint32_t table_ndest; /* its registers (0: nothing written) */
   raw_groups table_gr;  /* the {groups} */
+  int layout_known;     /* the table placed every operand (addr_ops is complete) */
 } ptx_asm_call;
+
+/* May operand i, the base of a T.ptx.addr, take an offset? The table knows
+ * (printed form); otherwise a pointer that becomes [%k] or an integer the
+ * table marked. no_offset: the raw rules write this pointer bare or open. */
+static int offset_addr_ok(const ptx_asm_call *call, uint32_t i, const tx_expr *base,
+                          int no_offset) {
+  int marked = i < 64 && (call->addr_ops >> i & 1);
+  if (call->layout_known) return marked;
+  return base->dtype.code == DT_HANDLE ? !no_offset : marked;
+}
 
 static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb);
 
@@ -883,7 +894,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g);
   raw_opcode(op, &opc);
-  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL, 0, 0, {0}};
+  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL, 0, 0, {0}, 0};
   emit_ptx_asm(g, e, &call, sb);
   tx_sb_free(&opc);
 }
@@ -907,6 +918,7 @@ static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t n
   if (!tx_ptx_layout(form, nargs + (uint32_t)__builtin_popcountll(form->sunk), expr_str_at, e, lay,
                      &n))
     return;
+  call->layout_known = 1;
   int dest_ok = 1;
   for (uint32_t i = 0; i < n; i++) {
     const tx_ptx_operand *o = &lay[i];
@@ -919,7 +931,7 @@ static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t n
     }
     if (o->kind == 'a' && o->lanes == 1 && o->at < 64) call->addr_ops |= (uint64_t)1 << o->at;
     if (o->written && i > 0) dest_ok = 0;
-    if (o->lanes > 1 && call->table_gr.n < 4) {
+    if (o->vector && o->lanes && call->table_gr.n < 4) {
       call->table_gr.at[call->table_gr.n] = o->at;
       call->table_gr.len[call->table_gr.n++] = o->lanes;
     }
@@ -950,8 +962,8 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     put_asm_text(&opc, t->u.str.data, t->u.str.len);
   }
   uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
-  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL, 0,
-                       0,    {0}};
+  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL, 0, 0,
+                       {0},  0};
   tx_strbuf tail = cuda_sb(g);
   printed_layout(e, &form, nops, &call, &tail);
   if (tail.len) call.tail = cuda_sb_text(g, &tail);
@@ -1190,9 +1202,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_puts(&ins, "\"h\"((unsigned short)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
-    } else if (offset_addr &&
-               (a->dtype.code == DT_HANDLE ? reg_ptrs || i == map_at
-                                           : !(i < 64 && (call->addr_ops >> i & 1)))) {
+    } else if (offset_addr && !offset_addr_ok(call, i, a, reg_ptrs || i == map_at)) {
       cuda_error(g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
                  "%s: T.ptx.addr(...) is an address with a byte offset; operand %u is not a "
                  "memory operand",

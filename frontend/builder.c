@@ -437,11 +437,18 @@ int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q) {
   while (first > 0 && ast_str_at(call, first - 1, &len))
     first--;
   const tx_ast *at = first < nargs - 1 ? call->u.call.args.items[first] : call;
+  tx_strbuf toks = {.alloc = bld_alloc(b)};
+  for (uint32_t i = first; i + 1 < nargs; i++) {
+    const tx_ast *t = call->u.call.args.items[i];
+    tx_sb_printf(&toks, "%s\"%s\"", i > first ? ", " : "", t->u.str.data);
+  }
+  const char *list = tx_sb_cstr(&toks);
   BLD_ERROR(b, at,
-            "%s: no form of this PTX family takes these %u modifier tokens (TVM's printed form "
-            "is operands, one token per modifier slot in order, \"\" for an omitted one, then "
-            "the marker)",
-            q, nargs - 1 - first);
+            "%s: no form of PTX family '%s' takes the modifier tokens (%s) with marker \"%s\" "
+            "(TVM's printed form: operands, [the predicate when the marker says \"pred\",] one "
+            "token per modifier slot, \"\" for an omitted one, then the marker)",
+            q, q + 6, list ? list : "", call->u.call.args.items[nargs - 1]->u.str.data);
+  tx_sb_free(&toks);
   return -1;
 }
 

@@ -211,6 +211,7 @@ int tx_ptx_layout(const tx_ptx_form *f, uint32_t nops, tx_ptx_str_at str_at, con
     if (n == TX_PTX_MAX_OPERANDS) return 0;
     tx_ptx_operand *o = &out[n];
     *o = (tx_ptx_operand){.kind = w[0], .written = len > 1 && w[len - 1] == 'w'};
+    o->vector = w[0] != 'L' && memchr(w, 'v', len) != NULL;
     if (w[0] == 'L') {
       o->text = w + 1;
       o->text_len = len - 1;

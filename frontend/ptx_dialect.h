@@ -32,7 +32,7 @@ typedef struct tx_ptx_form {
   /* The entry's operands in PTX order, one word each: kind (r register, a
    * address, p raw pointer, i immediate, L<text> an immediate the ISA fixes,
    * which takes no argument), registers (a number, '*' when the modifiers
-   * decide), 'w' when written: "r1w a1", "L_ a1 r1". */
+   * decide), 'v' when a {group}, 'w' when written: "r1w a1", "r#3vw a1". */
   const char *operands;
   uint32_t nexprs;   /* arguments before the tokens: operands, then the predicate if pred */
   uint32_t ntokens;  /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
@@ -68,7 +68,8 @@ typedef struct tx_ptx_operand {
   char kind;        /* 'r' register, 'a' address, 'p' raw pointer, 'i' immediate, 'L' fixed */
   int written;      /* the instruction writes it (a destination or accumulator) */
   uint32_t at;      /* its first argument (for 'L', the argument it precedes) */
-  uint32_t lanes;   /* arguments it takes: a {group} when more than 1 */
+  uint32_t lanes;   /* arguments it takes */
+  int vector;       /* PTX writes it as a {group} (ldmatrix .x1 too) */
   const char *text; /* 'L': the immediate's text (not NUL-terminated), text_len bytes */
   size_t text_len;
 } tx_ptx_operand;

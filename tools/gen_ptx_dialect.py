@@ -44,8 +44,8 @@ def lanes_word(entry, lanes):
 def operands(entry):
     """One word per operand in PTX order: its kind (r register, a address, p raw
     pointer, i immediate the caller writes, L an immediate the ISA fixes, its
-    text following), then for the others its registers (lanes_word), then w
-    when the instruction writes it."""
+    text following), then for the others its registers (lanes_word), v when
+    PTX writes it as a {group}, w when the instruction writes it."""
     words = []
     for o in entry.operands:
         if o.kind == "imm" and o.literal is not None:
@@ -53,7 +53,10 @@ def operands(entry):
             continue
         lanes = lanes_word(entry, o.lanes)
         kind = {"reg": "r", "addr": "a", "ptr": "p", "imm": "i"}[o.kind]
-        words.append(kind + lanes + ("w" if o.rw in ("w", "rw") else ""))
+        # PTX braces a register group: one with a length function even at 1
+        # (ldmatrix .x1 is {r}), unless the table says it is an optional scalar.
+        braced = o.vector if o.vector is not None else callable(o.lanes) or o.lanes > 1
+        words.append(kind + lanes + ("v" if braced else "") + ("w" if o.rw in ("w", "rw") else ""))
     return " ".join(words)
 
 
