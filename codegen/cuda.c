@@ -1470,6 +1470,9 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   if (g.features & CUDA_FEAT_FP6) tx_sb_puts(&pre, "#include <cuda_fp6.h>\n");
   if (g.features & CUDA_FEAT_FP4) tx_sb_puts(&pre, "#include <cuda_fp4.h>\n");
   tx_sb_putc(&pre, '\n');
+  /* T.cuda.func_call sources are written against TVM's CUDA header, which
+   * gives them the fixed-width integer types; NVRTC has no <stdint.h>. */
+  if (g.nsources) tx_sb_puts(&pre, CUDA_STDINT_PRELUDE "\n");
   for (uint32_t i = 0; i < g.nsources; i++) {
     const tx_expr *s = g.sources[i];
     size_t a = 0, n = s->u.str.len;

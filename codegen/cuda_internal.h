@@ -32,6 +32,15 @@ enum {
 
 /* CUDA spelling of a (scalar or vector) dtype, or NULL when CUDA has none. */
 const char *tx_cuda_type(tx_dtype t);
+/* int8_t .. uint64_t for user CUDA sources: NVRTC has no standard headers
+ * (64-bit ones as long long, the type tirx-c gives int64/uint64); nvcc has them. */
+#define CUDA_STDINT_PRELUDE                                                                        \
+  "#ifdef __CUDACC_RTC__\n"                                                                        \
+  "typedef signed char int8_t;\ntypedef short int16_t;\ntypedef int int32_t;\n"                    \
+  "typedef long long int64_t;\ntypedef unsigned char uint8_t;\ntypedef unsigned short uint16_t;\n" \
+  "typedef unsigned int uint32_t;\ntypedef unsigned long long uint64_t;\n"                         \
+  "#endif\n"
+
 /* The headers `t` needs (CUDA_FEAT_*). */
 unsigned tx_cuda_type_features(tx_dtype t);
 /* Bytes one element of `t` takes in memory (sub-byte types round up per

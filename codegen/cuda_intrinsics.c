@@ -439,6 +439,18 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
      * load whose lanes are written through the N pointers. */
     const tx_expr *p = cuda_arg(e, 0, NULL), *ty = cuda_arg(e, 1, "dtype"),
                   *dst = cuda_arg(e, 2, "dst"), *vec = cuda_arg(e, 3, "vec");
+    /* TVM prints the vector form as (dst0, .., dstN-1, ptr, dtype, vN, N). */
+    const tx_expr *const *lane_ptr = dst && dst->kind == EXPR_TUPLE ? dst->ops : NULL;
+    uint32_t nlane = lane_ptr ? dst->nops : 0, np = cuda_npos(e);
+    if (np >= 5 && e->ops[np - 1]->kind == EXPR_INT && e->ops[np - 2]->kind == EXPR_STRING) {
+      nlane = np - 4;
+      lane_ptr = e->ops;
+      p = e->ops[np - 4];
+      ty = e->ops[np - 3];
+      vec = e->ops[np - 2];
+      dst = e->ops[0];
+      if ((int64_t)nlane != e->ops[np - 1]->u.ival) nlane = 0;
+    }
     tx_dtype t;
     const char *ts = ty ? cuda_str_arg(ty) : NULL;
     const char *ct = ts && tx_dtype_parse(ts, strlen(ts), &t) && t.lanes == 1 &&
@@ -461,7 +473,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                      : t.code == DT_INT && t.bits == 32  ? "int"
                      : t.code == DT_UINT && t.bits == 32 ? "uint"
                                                          : NULL;
-    if (!lanes || !vb || !dst || dst->kind != EXPR_TUPLE || dst->nops != (uint32_t)lanes) {
+    if (!lanes || !vb || !lane_ptr || nlane != (uint32_t)lanes) {
       cuda_unsupported(g, e,
                        "the vector form is dst=(one pointer per lane), vec=\"v2\" or \"v4\" "
                        "of int32/uint32/float32");
@@ -473,7 +485,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, "));");
     for (int i = 0; i < lanes; i++) {
       tx_sb_printf(sb, " *(%s*)(", ct);
-      cuda_emit_expr(g, dst->ops[i], sb);
+      cuda_emit_expr(g, lane_ptr[i], sb);
       tx_sb_printf(sb, ") = tx_v.%c;", lane_name[i]);
     }
     tx_sb_puts(sb, " }())");
@@ -781,6 +793,14 @@ static uint32_t tcgen05_ldst_regs(const char *opc) {
  * (ld.b32, mbarrier.init.b64) needs the generic 64-bit pointer. */
 static int raw_is_shared_space(const char *opc) {
   return strstr(opc, ".shared") != NULL;
+}
+
+static int is_one_element_buffer(const tx_expr *a) {
+  if (a->kind != EXPR_BUFFER) return 0;
+  const tx_buffer *b = a->u.buffer;
+  for (uint32_t d = 0; d < b->ndim; d++)
+    if (b->shape[d]->kind != EXPR_INT || b->shape[d]->u.ival != 1) return 0;
+  return 1;
 }
 
 /* TVM's T.ptx.addr(base, byte_offset): a pure address expression that only
@@ -1244,7 +1264,12 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
         tx_sb_printf(&ops, "%%%u", k);
       tx_sb_printf(&ins, "\"%s\"(", c);
       if (conv) tx_sb_printf(&ins, "%s(", conv);
+      /* A one-element buffer named whole (TVM's B.view("uint32") as a
+       * register) is its element. */
+      int whole = is_one_element_buffer(a);
+      if (whole) tx_sb_puts(&ins, "*(");
       cuda_emit_expr(g, a, &ins);
+      if (whole) tx_sb_putc(&ins, ')');
       if (conv) tx_sb_putc(&ins, ')');
       tx_sb_putc(&ins, ')');
     }
