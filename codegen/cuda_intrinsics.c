@@ -806,7 +806,7 @@ static int is_one_element_buffer(const tx_expr *a) {
 /* TVM's T.ptx.addr(base, byte_offset): a pure address expression that only
  * a PTX memory operand consumes, as [base+offset]. */
 static int is_ptx_addr(const tx_expr *a) {
-  return a->kind == EXPR_CALL && strcmp(a->u.call.op, "T.ptx.addr") == 0 && a->nops == 2;
+  return a && a->kind == EXPR_CALL && strcmp(a->u.call.op, "T.ptx.addr") == 0 && a->nops == 2;
 }
 
 /* The byte offset of a T.ptx.addr: an int32 constant by codegen time (an
@@ -840,7 +840,9 @@ static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
 static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
                       tx_strbuf *ops, tx_strbuf *outs) {
   const char *op = e->u.call.op;
-  const char *conv = NULL, *c = a->kind == EXPR_LOAD ? raw_constraint(g, a->dtype, &conv) : NULL;
+  int whole = is_one_element_buffer(a); /* TVM's `out` for out[0] */
+  const char *conv = NULL,
+             *c = a->kind == EXPR_LOAD || whole ? raw_constraint(g, a->dtype, &conv) : NULL;
   int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
   if (!c || a->dtype.code == DT_BOOL || (conv && !f16 && c[0] != 'h')) {
     char buf[32];
@@ -855,15 +857,14 @@ static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k
   /* Under pred= the instruction may not run: "+" keeps the old value. */
   tx_sb_printf(outs, "\"%c%s\"(", keep ? '+' : '=', c);
   if (f16) tx_sb_puts(outs, "*(unsigned short *)&(");
+  if (whole) tx_sb_puts(outs, "*(");
   cuda_emit_expr(g, a, outs);
+  if (whole) tx_sb_putc(outs, ')');
   if (f16) tx_sb_putc(outs, ')');
   tx_sb_putc(outs, ')');
   return 1;
 }
 
-/* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
- * A result makes the call an immediately invoked lambda so it stays an
- * expression (asm outputs need an lvalue). */
 /* What the asm block is made from: the opcode text (already '%'-escaped),
  * the operands e->ops[0, nargs), the @p guard (or NULL) and which operands
  * are .pred registers (bit i: a 32-bit integer tested != 0 into one). */
@@ -876,10 +877,13 @@ typedef struct ptx_asm_call {
   const char *tail;  /* operands the ISA fixes after the last argument (", 0"), or NULL */
   /* The table's layout (printed form), for instructions the raw rules do not
    * place (register-group destinations: ldmatrix, set, vote, shfl): */
-  int table;            /* known: only the first operand is written */
-  uint32_t table_ndest; /* its registers (0: nothing written) */
-  raw_groups table_gr;  /* the {groups} */
-  int layout_known;     /* the table placed every operand (addr_ops is complete) */
+  int table;                 /* known: only the first operand is written */
+  uint32_t table_ndest;      /* its registers (0: nothing written) */
+  raw_groups table_gr;       /* the {groups} */
+  int layout_known;          /* the table placed every operand (addr_ops is complete) */
+  uint32_t joined_at;        /* argument written `|q` after the one before (UINT32_MAX: none) */
+  const tx_expr *const *ops; /* with sunk lanes: the nargs operands, NULL at a sunk `_` */
+  int dest_pred;             /* the table's first operand is a written .pred register */
 } ptx_asm_call;
 
 /* May operand i, the base of a T.ptx.addr, take an offset? The table knows
@@ -914,7 +918,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g);
   raw_opcode(op, &opc);
-  ptx_asm_call call = {&opc, cuda_npos(e), guard, 0, 0, NULL, 0, 0, {0}, 0};
+  ptx_asm_call call = {.opc = &opc, .nargs = cuda_npos(e), .guard = guard, .joined_at = UINT32_MAX};
   emit_ptx_asm(g, e, &call, sb);
   tx_sb_free(&opc);
 }
@@ -950,13 +954,19 @@ static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t n
       continue;
     }
     if (o->kind == 'a' && o->lanes == 1 && o->at < 64) call->addr_ops |= (uint64_t)1 << o->at;
-    if (o->written && i > 0) dest_ok = 0;
+    if (o->joined && o->lanes == 1 && call->joined_at == UINT32_MAX)
+      call->joined_at = o->at;
+    else if (o->written && i > 0)
+      dest_ok = 0;
     if (o->vector && o->lanes && call->table_gr.n < 4) {
       call->table_gr.at[call->table_gr.n] = o->at;
       call->table_gr.len[call->table_gr.n++] = o->lanes;
     }
   }
-  if (n && lay[0].kind == 'r' && lay[0].written && dest_ok) call->table_ndest = lay[0].lanes;
+  if (n && lay[0].kind == 'r' && lay[0].written && dest_ok) {
+    call->table_ndest = lay[0].lanes;
+    call->dest_pred = lay[0].pred && lay[0].lanes == 1;
+  }
   call->table = dest_ok;
 }
 
@@ -969,10 +979,6 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (strncmp(op, "T.ptx.", 6) != 0 || strchr(op + 6, '.') || cuda_npos(e) != e->nops ||
       tx_ptx_form_match(op + 6, e->nops, expr_str_at, e, &form) != TX_PTX_PRINTED)
     return 0;
-  if (form.sunk) {
-    cuda_unsupported(g, e, "sunk destination lanes (marker s<i>)");
-    return 1;
-  }
   tx_strbuf opc = cuda_sb(g);
   put_asm_text(&opc, form.mnemonic, strlen(form.mnemonic));
   for (uint32_t i = 0; i < form.nslots; i++) {
@@ -982,12 +988,39 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     put_asm_text(&opc, t->u.str.data, t->u.str.len);
   }
   uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
-  ptx_asm_call call = {&opc, nops, form.pred ? e->ops[nops] : NULL, form.pred_ops, 0, NULL, 0, 0,
-                       {0},  0};
+  ptx_asm_call call = {.opc = &opc,
+                       .nargs = nops,
+                       .guard = form.pred ? e->ops[nops] : NULL,
+                       .pred_ops = form.pred_ops,
+                       .joined_at = UINT32_MAX};
+  /* Sunk lanes (marker s<i>) have no argument: the operand list gets a NULL
+   * (written `_`) at each such position. */
+  uint32_t nsunk = (uint32_t)__builtin_popcountll(form.sunk), nfull = nops + nsunk;
+  const tx_expr **full = NULL;
+  if (nsunk) {
+    full = tx_mem_alloc(tx_ir_alloc(&g->ir), nfull * sizeof *full);
+    if (!full) {
+      g->nomem = 1;
+      tx_sb_free(&opc);
+      return 1;
+    }
+    for (uint32_t i = 0, arg = 0; i < nfull; i++)
+      full[i] = i < 64 && (form.sunk >> i & 1) ? NULL : e->ops[arg++];
+    call.ops = full;
+    call.nargs = nfull;
+  }
   tx_strbuf tail = cuda_sb(g);
   printed_layout(e, &form, nops, &call, &tail);
+  if (nsunk && !call.table) {
+    cuda_unsupported(g, e, "sunk lanes (marker s<i>) where TVM's table does not place them");
+    tx_mem_free(tx_ir_alloc(&g->ir), (void *)full);
+    tx_sb_free(&tail);
+    tx_sb_free(&opc);
+    return 1;
+  }
   if (tail.len) call.tail = cuda_sb_text(g, &tail);
   emit_ptx_asm(g, e, &call, sb);
+  tx_mem_free(tx_ir_alloc(&g->ir), (void *)full);
   tx_sb_free(&tail);
   tx_sb_free(&opc);
   return 1;
@@ -1000,6 +1033,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
   const char *op = e->u.call.op;
   const tx_expr *guard = call->guard;
   uint32_t nargs = call->nargs;
+  const tx_expr *const *args = call->ops ? call->ops : e->ops; /* NULL: a sunk lane `_` */
   if (guard && (e->dtype.code != DT_VOID || guard->dtype.lanes != 1 ||
                 !(tx_dtype_is_int(guard->dtype) || guard->dtype.code == DT_BOOL) ||
                 guard->dtype.bits > 32)) {
@@ -1078,7 +1112,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     dest = RAW_DEST;
     ndest = nd;
     accum = 1;
-    if (e->ops[nd]->dtype.bits == 32)
+    if (args[nd] && args[nd]->dtype.bits == 32)
       gr = (raw_groups){2, {0, nd}, {nd, 4}};
     else
       gr = (raw_groups){1, {0}, {nd}};
@@ -1099,7 +1133,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
      * the first operand's width against the type token tells which. */
     const char *tt = strrchr(opcs, '.');
     unsigned tbits = 0;
-    if (tt && sscanf(tt, ".b%u", &tbits) == 1 && e->ops[0]->dtype.bits * 2 == tbits) {
+    if (tt && sscanf(tt, ".b%u", &tbits) == 1 && args[0] && args[0]->dtype.bits * 2 == tbits) {
       ndest = 2;
       gr = (raw_groups){1, {0}, {2}};
     } else {
@@ -1116,8 +1150,8 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
    * 32/64-bit integer (a mapa result) as well as a pointer. */
   int sink = 0;
   if (!has_dst && strncmp(opcs, "mbarrier.", 9) == 0) {
-    const tx_expr *a0 = nargs > 0 ? e->ops[0] : NULL;
-    const tx_expr *a1 = nargs > 1 ? e->ops[1] : NULL;
+    const tx_expr *a0 = nargs > 0 ? args[0] : NULL;
+    const tx_expr *a1 = nargs > 1 ? args[1] : NULL;
     int arrive = strncmp(opcs, "mbarrier.arrive", 15) == 0;
     if (arrive && a0 && a1 && a0->kind == EXPR_LOAD && tx_dtype_is_int(a0->dtype) &&
         a0->dtype.bits == 64 && a1->kind != EXPR_INT) {
@@ -1128,7 +1162,18 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     }
     addr_at = ndest;
   }
-  if (dest == RAW_DEST_UNSUPPORTED && call->table) {
+  if (dest == RAW_NO_DEST && !has_dst && call->table && call->table_ndest == 1 &&
+      !call->table_gr.n) {
+    /* The table says the first operand is written (slct d, ...): an output. */
+    dest = RAW_DEST;
+    ndest = 1;
+  }
+  if (call->ops && call->table) {
+    /* Sunk lanes: only the table knows where the operands are. */
+    dest = call->table_ndest ? RAW_DEST : RAW_NO_DEST;
+    ndest = call->table_ndest;
+    gr = call->table_gr;
+  } else if (dest == RAW_DEST_UNSUPPORTED && call->table) {
     /* The printed form's table says where the destination and groups are. */
     size_t ol = strlen(opcs);
     int pred_type = ol > 5 && strcmp(opcs + ol - 5, ".pred") == 0;
@@ -1139,8 +1184,9 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     gr = call->table_gr;
   }
   size_t opc_len = strlen(opcs);
-  if (dest == RAW_DEST && ndest == 1 && opc_len > 5 && strcmp(opcs + opc_len - 5, ".pred") == 0)
-    dest = RAW_DEST_PRED; /* and.pred p, q, r: a predicate register, then 0/1 */
+  if (dest == RAW_DEST && ndest == 1 &&
+      ((opc_len > 5 && strcmp(opcs + opc_len - 5, ".pred") == 0) || call->dest_pred))
+    dest = RAW_DEST_PRED; /* and.pred p, q, r; isspacep p, a: a predicate, then 0/1 */
   if (dest == RAW_DEST_UNSUPPORTED && nargs > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "
@@ -1155,10 +1201,10 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
   int shared_only = shared_space && !strstr(opcs, ".global") && !strstr(opcs, "tensormap");
   int reg_ptrs = strncmp(opcs, "cvta.", 5) == 0 || strncmp(opcs, "mapa.", 5) == 0 ||
                  strncmp(opcs, "isspacep.", 9) == 0;
-  uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX;
+  uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX, joined_out = UINT32_MAX;
   if (sink) tx_sb_putc(&ops, '_');
   for (uint32_t i = 0; i < nargs; i++) {
-    const tx_expr *a = e->ops[i];
+    const tx_expr *a = args[i];
     /* T.ptx.addr(base, off): base is the operand, off goes into [%k+off]. */
     long long off = 0;
     int offset_addr = is_ptx_addr(a);
@@ -1173,6 +1219,31 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       in_group |= i >= gr.at[q] && i < gr.at[q] + gr.len[q];
     }
     const char *sep = opens ? ", {" : ", ";
+    if (!a) {
+      if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
+      tx_sb_putc(&ops, '_');
+      if (closes) tx_sb_putc(&ops, '}');
+      continue;
+    }
+    if (i == call->joined_at && i > 0) {
+      /* setp p|q, lop3 d|p, shfl.sync d|p: a second, predicate, result. */
+      if (a->kind != EXPR_LOAD || !tx_dtype_is_int(a->dtype) || a->dtype.bits != 32 ||
+          a->dtype.lanes != 1) {
+        cuda_error(g, a->span.line ? a->span : e->span,
+                   "%s writes a predicate into operand %u: pass a 32-bit integer buffer element "
+                   "or mutable scalar",
+                   op, i + 1);
+        goto done;
+      }
+      tx_sb_puts(&pre, ".reg .pred tx_pq;\n\t");
+      tx_sb_puts(&ops, "|tx_pq");
+      if (outs.len) tx_sb_puts(&outs, ", ");
+      tx_sb_printf(&outs, "\"%sr\"(", guard ? "+" : "=");
+      cuda_emit_expr(g, a, &outs);
+      tx_sb_putc(&outs, ')');
+      joined_out = k++;
+      continue;
+    }
     if (i == 0 && dest == RAW_DEST_PRED) {
       /* The instruction writes tx_pd; selp makes it 0/1 in a 32-bit element. */
       if (a->kind != EXPR_LOAD || !tx_dtype_is_int(a->dtype) || a->dtype.bits != 32 ||
@@ -1223,7 +1294,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
     } else if (offset_addr && !offset_addr_ok(call, i, a, reg_ptrs || i == map_at)) {
-      cuda_error(g, e->ops[i]->span.line ? e->ops[i]->span : e->span,
+      cuda_error(g, args[i]->span.line ? args[i]->span : e->span,
                  "%s: T.ptx.addr(...) is an address with a byte offset; operand %u is not a "
                  "memory operand",
                  op, i + 1);
@@ -1300,6 +1371,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
                ops.len ? " " : "", cuda_sb_text(g, &ops));
   if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
   if (pred_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pd;", pred_out);
+  if (joined_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pq;", joined_out);
   if (pre.len) tx_sb_puts(&text, "\n\t}");
   if (text.failed) {
     g->nomem = 1;

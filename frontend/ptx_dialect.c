@@ -137,6 +137,16 @@ static int family_has_no_slot_entry(const ptx_entry *run, size_t n) {
   return 0;
 }
 
+/* Is every sunk position a lane of an operand that may be `_`? That, not
+ * the count, tells mov's unpack ({_, hi}, packed) from its pack. */
+static int sinks_fit(const tx_ptx_operand *lay, uint32_t n, uint64_t sunk) {
+  for (uint32_t i = 0; i < n; i++)
+    if (lay[i].kind != 'L' && !lay[i].sinkable)
+      for (uint32_t l = 0; l < lay[i].lanes; l++)
+        if (lay[i].at + l < 64 && (sunk >> (lay[i].at + l) & 1)) return 0;
+  return 1;
+}
+
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out) {
   size_t nrun;
@@ -167,7 +177,7 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
     memcpy(cand.slot_tok, slot_tok, sizeof slot_tok);
     tx_ptx_operand lay[TX_PTX_MAX_OPERANDS];
     uint32_t nlay;
-    int fits = tx_ptx_layout(&cand, nops, str_at, ctx, lay, &nlay);
+    int fits = tx_ptx_layout(&cand, nops, str_at, ctx, lay, &nlay) && sinks_fit(lay, nlay, f.sunk);
     if (!hit || (!hit_fits && fits)) {
       hit = &run[i];
       hit_fits = fits;
@@ -178,6 +188,7 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
    * an older helper: those never end in a marker after modifier tokens. */
   if (!hit)
     return ntok || family_has_no_slot_entry(run, nrun) ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+  if (f.sunk && !hit_fits) return TX_PTX_BAD_TOKENS; /* `_` where no form allows one */
   f.mnemonic = hit->mnemonic;
   f.operands = hit->operands;
   f.nexprs = first;
@@ -212,6 +223,9 @@ int tx_ptx_layout(const tx_ptx_form *f, uint32_t nops, tx_ptx_str_at str_at, con
     tx_ptx_operand *o = &out[n];
     *o = (tx_ptx_operand){.kind = w[0], .written = len > 1 && w[len - 1] == 'w'};
     o->vector = w[0] != 'L' && memchr(w, 'v', len) != NULL;
+    o->joined = w[0] != 'L' && memchr(w, 'j', len) != NULL;
+    o->pred = w[0] != 'L' && memchr(w, 'q', len) != NULL;
+    o->sinkable = w[0] != 'L' && memchr(w, 'k', len) != NULL;
     if (w[0] == 'L') {
       o->text = w + 1;
       o->text_len = len - 1;

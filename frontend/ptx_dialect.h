@@ -32,7 +32,8 @@ typedef struct tx_ptx_form {
   /* The entry's operands in PTX order, one word each: kind (r register, a
    * address, p raw pointer, i immediate, L<text> an immediate the ISA fixes,
    * which takes no argument), registers (a number, '*' when the modifiers
-   * decide), 'v' when a {group}, 'w' when written: "r1w a1", "r#3vw a1". */
+   * decide), 'v' when a {group}, 'j' when joined to the one before as `p|q`,
+   * 'w' when written: "r1w a1", "r#3vw a1", "r1w r1jw r1 r1". */
   const char *operands;
   uint32_t nexprs;   /* arguments before the tokens: operands, then the predicate if pred */
   uint32_t ntokens;  /* modifier tokens, at arguments [nexprs, nexprs + ntokens) */
@@ -70,6 +71,9 @@ typedef struct tx_ptx_operand {
   uint32_t at;      /* its first argument (for 'L', the argument it precedes) */
   uint32_t lanes;   /* arguments it takes */
   int vector;       /* PTX writes it as a {group} (ldmatrix .x1 too) */
+  int joined;       /* written `prev|this`: a second, .pred, destination (setp p|q) */
+  int pred;         /* a .pred register (isspacep's destination) */
+  int sinkable;     /* a lane may be the sink `_` (mov's unpack destination) */
   const char *text; /* 'L': the immediate's text (not NUL-terminated), text_len bytes */
   size_t text_len;
 } tx_ptx_operand;

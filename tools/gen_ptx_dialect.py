@@ -45,9 +45,17 @@ def operands(entry):
     """One word per operand in PTX order: its kind (r register, a address, p raw
     pointer, i immediate the caller writes, L an immediate the ISA fixes, its
     text following), then for the others its registers (lanes_word), v when
-    PTX writes it as a {group}, w when the instruction writes it."""
+    PTX writes it as a {group}, j when it is joined to the operand before it
+    as `p|q` (a written .pred), q when it is a .pred register, k when a lane
+    may be the sink `_` (for some modifiers), w when the instruction writes
+    it."""
     words = []
+    prev = None
     for o in entry.operands:
+        # `p|q`: joined to the operand before it (always a written .pred).
+        joined = o.pipe is not None and prev is not None and prev.pipe == o.pipe
+        assert not joined or (o.rw == "w" and o.dtype == "pred"), entry.name
+        prev = o
         if o.kind == "imm" and o.literal is not None:
             words.append("L" + o.literal)
             continue
@@ -56,7 +64,15 @@ def operands(entry):
         # PTX braces a register group: one with a length function even at 1
         # (ldmatrix .x1 is {r}), unless the table says it is an optional scalar.
         braced = o.vector if o.vector is not None else callable(o.lanes) or o.lanes > 1
-        words.append(kind + lanes + ("v" if braced else "") + ("w" if o.rw in ("w", "rw") else ""))
+        words.append(
+            kind
+            + lanes
+            + ("v" if braced else "")
+            + ("j" if joined else "")
+            + ("q" if o.dtype == "pred" else "")
+            + ("k" if o.sinkable else "")
+            + ("w" if o.rw in ("w", "rw") else "")
+        )
     return " ".join(words)
 
 

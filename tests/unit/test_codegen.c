@@ -346,8 +346,6 @@ Test(errors, ptx_printed_form_operands) {
       "must be a signed 32-bit constant");
   expect_error("    A[0] = T.reinterpret(\"float32\", T.ptx.addr(tx, 4))\n",
                "must be consumed by a PTX memory operand");
-  /* Sunk lanes (marker s<i>) are not emitted yet: a located refusal. */
-  expect_error("    T.ptx.mov(A[0], A.data, \"b64\", \"s0\")\n", "sunk destination lanes");
 }
 
 Test(errors, warp_reduce_width_and_op) {

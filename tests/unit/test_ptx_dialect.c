@@ -71,6 +71,12 @@ Test(ptx_dialect, marker_flags) {
   cr_expect_eq(f.pred_ops, 6);
   cr_assert_eq(MATCH("mov", &f, "hi", "packed", "\"b64\"", "\"s0\""), TX_PTX_PRINTED);
   cr_expect_eq(f.sunk, 1);
+  /* The sink only where the ISA allows one: mov's unpack, not add's d. */
+  tx_ptx_operand ops[TX_PTX_MAX_OPERANDS];
+  uint32_t n;
+  cr_assert(tx_ptx_layout(&f, 3, str_at, ctx, ops, &n));
+  cr_expect(ops[0].sinkable && ops[0].lanes == 2 && ops[0].written);
+  cr_expect_eq(MATCH("add", &f, "a", "b", "\"s32\"", "\"s0\""), TX_PTX_BAD_TOKENS);
   cr_expect_eq(MATCH("mov", &f, "d", "a", "\"b32\"", "\"bogus\""), TX_PTX_NOT_PRINTED);
   cr_expect_eq(MATCH("mov", &f, "d", "a", "\"b32\"", "\"p1,\""), TX_PTX_NOT_PRINTED);
   /* "pred" with no expression to be the predicate. */

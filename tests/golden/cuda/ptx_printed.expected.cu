@@ -33,6 +33,9 @@ extern "C" __global__ void __launch_bounds__(32) ptx_printed_kernel(unsigned int
   asm volatile("{\n\t.reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %2, 0;\n\t@tx_pg st.global.b32 [%0+32], %1;\n\t}" :: "l"(B_ptr), "r"(r_ptr[2]), "r"((unsigned)((tx == 0))) : "memory");
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r_ptr[0]), "=r"(r_ptr[1]) : "r"(tx_smem_addr((&H_ptr[((tx % 16) * 8)]))) : "memory");
   asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" :: "r"(tx_smem_addr((&H_ptr[((tx % 16) * 8)]))), "r"(r_ptr[0]) : "memory");
+  asm volatile("mov.b64 {_, %0}, %1;" : "=r"(r_ptr[3]) : "l"(((unsigned long long)r_ptr[0])) : "memory");
+  asm volatile("{\n\t.reg .pred tx_pd;\n\t.reg .pred tx_pq;\n\tsetp.lt.u32 tx_pd|tx_pq, %2, %3;\n\tselp.u32 %0, 1, 0, tx_pd;\n\tselp.u32 %1, 1, 0, tx_pq;\n\t}" : "=r"(p_ptr[0]), "=r"(r_ptr[3]) : "r"(r_ptr[0]), "r"(r_ptr[1]) : "memory");
+  asm volatile("{\n\t.reg .pred tx_pd;\n\tisspacep.global tx_pd, %1;\n\tselp.u32 %0, 1, 0, tx_pd;\n\t}" : "=r"(r_ptr[2]) : "l"((&A_ptr[0])) : "memory");
   __syncthreads();
   B_ptr[tx] = ((((r_ptr[0] + r_ptr[1]) + r_ptr[2]) + r_ptr[3]) + p_ptr[0]);
 }
