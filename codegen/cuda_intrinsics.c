@@ -1284,7 +1284,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       /* PTX takes predicates, C has no predicate operand: test the value. */
       tx_sb_printf(&pre, ".reg .pred tx_p%u;\n\tsetp.ne.b32 tx_p%u, %%%u, 0;\n\t", npred, npred, k);
       tx_sb_printf(&ops, "tx_p%u", npred++);
-      tx_sb_puts(&ins, "\"r\"((unsigned)(");
+      tx_sb_puts(&ins, is_one_element_buffer(a) ? "\"r\"((unsigned)*(" : "\"r\"((unsigned)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
     } else if (i == mask_at && tx_dtype_is_int(a->dtype)) {
@@ -1351,7 +1351,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
   if (guard) {
     tx_sb_printf(&pre, ".reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %%%u, 0;\n\t", k);
     if (ins.len) tx_sb_puts(&ins, ", ");
-    tx_sb_puts(&ins, "\"r\"((unsigned)(");
+    tx_sb_puts(&ins, is_one_element_buffer(guard) ? "\"r\"((unsigned)*(" : "\"r\"((unsigned)(");
     cuda_emit_expr(g, guard, &ins);
     tx_sb_puts(&ins, "))");
   }

@@ -20,6 +20,7 @@ extern "C" __global__ void __launch_bounds__(32) ptx_printed_kernel(unsigned int
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(tx_smem_addr((&bar_ptr[0]))), "n"(1U) : "memory");
   }
   asm volatile("bar.sync %0;" :: "n"(0U) : "memory");
+  asm volatile("{\n\t.reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %1, 0;\n\t@tx_pg mbarrier.arrive.release.cta.shared.b64 _, [%0];\n\t}" :: "r"(tx_smem_addr((&bar_ptr[0]))), "r"((unsigned)*(p_ptr)) : "memory");
   asm volatile("cp.async.cg.shared.global [%0], [%1], %2;" :: "r"(tx_smem_addr((&S_ptr[(tx * 4)]))), "l"((&A_ptr[(tx * 4)])), "n"(16) : "memory");
   asm volatile("cp.async.commit_group;" ::: "memory");
   asm volatile("cp.async.wait_group %0;" :: "n"(0) : "memory");
