@@ -432,6 +432,13 @@ int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q) {
   case TX_PTX_BAD_TOKENS:
     break;
   }
+  /* An older helper's string arguments can read as tokens and a marker
+   * (T.ptx.ld(p, "int32", "s8"): "s8" is a PTX type): a call its arity fits
+   * is the helper. */
+  const tx_intrinsic *older = tx_intrinsic_find(q);
+  if (older && (int)nargs >= older->min_args &&
+      (older->max_args < 0 || (int)nargs <= older->max_args))
+    return 0;
   size_t len;
   uint32_t first = nargs - 1;
   while (first > 0 && ast_str_at(call, first - 1, &len))

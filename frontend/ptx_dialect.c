@@ -160,8 +160,10 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
   while (first > 0 && str_at(ctx, first - 1, &len))
     first--;
   /* Operands are never strings, so every string before the marker is a
-   * token; only an entry of exactly that many slots can be meant. */
+   * token. TVM prints one per slot, so only a slot-less entry (elect.sync)
+   * has none: T.ptx.st_bulk(p, 64, True, "") is the older helper. */
   uint32_t ntok = nargs - 1 - first;
+  if (ntok == 0 && !family_has_no_slot_entry(run, nrun)) return TX_PTX_NOT_PRINTED;
   const ptx_entry *hit = NULL;
   int hit_fits = 0;
   uint32_t nops = first - (f.pred ? 1 : 0) + (uint32_t)__builtin_popcountll(f.sunk);
@@ -184,10 +186,7 @@ tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at s
       memcpy(f.slot_tok, slot_tok, sizeof slot_tok);
     }
   }
-  /* A tail that reads as the form but that no entry takes is an error, not
-   * an older helper: those never end in a marker after modifier tokens. */
-  if (!hit)
-    return ntok || family_has_no_slot_entry(run, nrun) ? TX_PTX_BAD_TOKENS : TX_PTX_NOT_PRINTED;
+  if (!hit) return TX_PTX_BAD_TOKENS;
   if (f.sunk && !hit_fits) return TX_PTX_BAD_TOKENS; /* `_` where no form allows one */
   f.mnemonic = hit->mnemonic;
   f.operands = hit->operands;

@@ -59,8 +59,10 @@ typedef enum tx_ptx_match {
  * modifier tokens (operands are never strings). TX_PTX_PRINTED when an
  * entry of the family takes them as TVM reads them ("" skipped, each other
  * token fills the first open slot listing it, every required slot filled),
- * else TX_PTX_BAD_TOKENS (TX_PTX_NOT_PRINTED for a bare "" marker on a
- * family with no slot-less entry: an older helper's string argument). */
+ * else TX_PTX_BAD_TOKENS. A bare marker with no tokens is the form only for
+ * a family with a slot-less entry (TVM prints every slot). BAD_TOKENS can
+ * still be an older helper whose last argument looks like a marker
+ * (T.ptx.ld(p, "int32", "s8")): the caller decides (bld_ptx_printed_form). */
 tx_ptx_match tx_ptx_form_match(const char *name, uint32_t nargs, tx_ptx_str_at str_at,
                                const void *ctx, tx_ptx_form *out);
 

@@ -55,6 +55,8 @@ Test(ptx_dialect, fence_forms) {
   /* The form's shape with a token no slot lists. */
   cr_expect_eq(MATCH("fence", &f, "\"proxy\"", "\"async\"", "\"shared::x\"", "\"\""),
                TX_PTX_BAD_TOKENS);
+  /* No tokens at all: an older helper's trailing string (st_bulk's space). */
+  cr_expect_eq(MATCH("st_bulk", &f, "p", "n", "w", "\"\""), TX_PTX_NOT_PRINTED);
   /* A required slot left empty. */
   cr_expect_eq(MATCH("fence", &f, "\"proxy\"", "\"\"", "\"\""), TX_PTX_BAD_TOKENS);
 }

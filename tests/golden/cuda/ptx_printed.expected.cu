@@ -12,6 +12,7 @@ extern "C" __global__ void __launch_bounds__(32) ptx_printed_kernel(unsigned int
   __shared__ alignas(64) unsigned long long bar_ptr[1];
   unsigned int r_ptr[4];
   unsigned int p_ptr[1];
+  p_ptr[0] = 1U;
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" :: "n"(32) : "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   asm volatile("fence.sc.cta;" ::: "memory");
