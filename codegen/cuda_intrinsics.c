@@ -15,6 +15,7 @@
  * integers, "l" 64-bit integers and pointers, "f" f32, "d" f64, "h" 16-bit
  * floats; shared-memory addresses are 32-bit ("r") through tx_smem_addr.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
 #include "frontend/intrinsics.h"
+#include "frontend/ptx_dialect.h"
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -475,6 +477,18 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
      * load whose lanes are written through the N pointers. */
     const tx_expr *p = cuda_arg(e, 0, NULL), *ty = cuda_arg(e, 1, "dtype"),
                   *dst = cuda_arg(e, 2, "dst"), *vec = cuda_arg(e, 3, "vec");
+    /* TVM prints the vector form as (dst0, .., dstN-1, ptr, dtype, vN, N). */
+    const tx_expr *const *lane_ptr = dst && dst->kind == EXPR_TUPLE ? dst->ops : NULL;
+    uint32_t nlane = lane_ptr ? dst->nops : 0, np = cuda_npos(e);
+    if (np >= 5 && e->ops[np - 1]->kind == EXPR_INT && e->ops[np - 2]->kind == EXPR_STRING) {
+      nlane = np - 4;
+      lane_ptr = e->ops;
+      p = e->ops[np - 4];
+      ty = e->ops[np - 3];
+      vec = e->ops[np - 2];
+      dst = e->ops[0];
+      if ((int64_t)nlane != e->ops[np - 1]->u.ival) nlane = 0;
+    }
     tx_dtype t;
     const char *ts = ty ? cuda_str_arg(ty) : NULL;
     const char *ct = ts && tx_dtype_parse(ts, strlen(ts), &t) && t.lanes == 1 &&
@@ -497,7 +511,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                      : t.code == DT_INT && t.bits == 32  ? "int"
                      : t.code == DT_UINT && t.bits == 32 ? "uint"
                                                          : NULL;
-    if (!lanes || !vb || !dst || dst->kind != EXPR_TUPLE || dst->nops != (uint32_t)lanes) {
+    if (!lanes || !vb || !lane_ptr || nlane != (uint32_t)lanes) {
       cuda_unsupported(g, e,
                        "the vector form is dst=(one pointer per lane), vec=\"v2\" or \"v4\" "
                        "of int32/uint32/float32");
@@ -509,7 +523,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, "));");
     for (int i = 0; i < lanes; i++) {
       tx_sb_printf(sb, " *(%s*)(", ct);
-      cuda_emit_expr(g, dst->ops[i], sb);
+      cuda_emit_expr(g, lane_ptr[i], sb);
       tx_sb_printf(sb, ") = tx_v.%c;", lane_name[i]);
     }
     tx_sb_puts(sb, " }())");
@@ -819,12 +833,54 @@ static int raw_is_shared_space(const char *opc) {
   return strstr(opc, ".shared") != NULL;
 }
 
+static int is_one_element_buffer(const tx_expr *a) {
+  if (a->kind != EXPR_BUFFER) return 0;
+  const tx_buffer *b = a->u.buffer;
+  for (uint32_t d = 0; d < b->ndim; d++)
+    if (b->shape[d]->kind != EXPR_INT || b->shape[d]->u.ival != 1) return 0;
+  return 1;
+}
+
+/* TVM's T.ptx.addr(base, byte_offset): a pure address expression that only
+ * a PTX memory operand consumes, as [base+offset]. */
+static int is_ptx_addr(const tx_expr *a) {
+  return a && a->kind == EXPR_CALL && strcmp(a->u.call.op, "T.ptx.addr") == 0 && a->nops == 2;
+}
+
+/* The byte offset of a T.ptx.addr: an int32 constant by codegen time (an
+ * unrolled loop makes one), as TVM requires. 0 after a located error. */
+static int ptx_addr_offset(cuda_cg *g, const tx_expr *a, long long *off) {
+  const tx_expr *o = a->ops[1];
+  if (is_ptx_addr(a->ops[0])) {
+    cuda_error(g, a->span, "T.ptx.addr(...) cannot be nested");
+    return 0;
+  }
+  if (o->kind != EXPR_INT || !tx_dtype_is_int(o->dtype) || o->u.ival < INT32_MIN ||
+      o->u.ival > INT32_MAX) {
+    cuda_error(g, o->span.line ? o->span : a->span,
+               "T.ptx.addr: the byte offset must be a signed 32-bit constant by code generation "
+               "(unroll the loop that computes it)");
+    return 0;
+  }
+  *off = o->u.ival;
+  return 1;
+}
+
+static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
+  if (off)
+    tx_sb_printf(ops, "[%%%u+%lld]", k, off); /* PTX writes [r+-16] */
+  else
+    tx_sb_printf(ops, "[%%%u]", k);
+}
+
 /* A destination operand: an element the instruction writes, as an asm
  * output. Returns 0 after a located error. */
 static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
                       tx_strbuf *ops, tx_strbuf *outs) {
   const char *op = e->u.call.op;
-  const char *conv = NULL, *c = a->kind == EXPR_LOAD ? raw_constraint(g, a->dtype, &conv) : NULL;
+  int whole = is_one_element_buffer(a); /* TVM's `out` for out[0] */
+  const char *conv = NULL,
+             *c = a->kind == EXPR_LOAD || whole ? raw_constraint(g, a->dtype, &conv) : NULL;
   int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
   if (!c || a->dtype.code == DT_BOOL || (conv && !f16 && c[0] != 'h')) {
     char buf[32];
@@ -839,15 +895,48 @@ static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k
   /* Under pred= the instruction may not run: "+" keeps the old value. */
   tx_sb_printf(outs, "\"%c%s\"(", keep ? '+' : '=', c);
   if (f16) tx_sb_puts(outs, "*(unsigned short *)&(");
+  if (whole) tx_sb_puts(outs, "*(");
   cuda_emit_expr(g, a, outs);
+  if (whole) tx_sb_putc(outs, ')');
   if (f16) tx_sb_putc(outs, ')');
   tx_sb_putc(outs, ')');
   return 1;
 }
 
-/* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
- * A result makes the call an immediately invoked lambda so it stays an
- * expression (asm outputs need an lvalue). */
+/* What the asm block is made from: the opcode text (already '%'-escaped),
+ * the operands e->ops[0, nargs), the @p guard (or NULL) and which operands
+ * are .pred registers (bit i: a 32-bit integer tested != 0 into one). */
+typedef struct ptx_asm_call {
+  tx_strbuf *opc;
+  uint32_t nargs;
+  const tx_expr *guard;
+  uint64_t pred_ops;
+  uint64_t addr_ops; /* bit i: operand i is a memory operand, [%k] whatever its dtype */
+  const char *tail;  /* operands the ISA fixes after the last argument (", 0"), or NULL */
+  /* The table's layout (printed form), for instructions the raw rules do not
+   * place (register-group destinations: ldmatrix, set, vote, shfl): */
+  int table;                 /* known: only the first operand is written */
+  uint32_t table_ndest;      /* its registers (0: nothing written) */
+  raw_groups table_gr;       /* the {groups} */
+  int layout_known;          /* the table placed every operand (addr_ops is complete) */
+  uint32_t joined_at;        /* argument written `|q` after the one before (UINT32_MAX: none) */
+  const tx_expr *const *ops; /* with sunk lanes: the nargs operands, NULL at a sunk `_` */
+  int dest_pred;             /* the table's first operand is a written .pred register */
+} ptx_asm_call;
+
+/* May operand i, the base of a T.ptx.addr, take an offset? The table knows
+ * (printed form); otherwise a pointer that becomes [%k] or an integer the
+ * table marked. no_offset: the raw rules write this pointer bare or open. */
+static int offset_addr_ok(const ptx_asm_call *call, uint32_t i, const tx_expr *base,
+                          int no_offset) {
+  int marked = i < 64 && (call->addr_ops >> i & 1);
+  if (call->layout_known) return marked;
+  return base->dtype.code == DT_HANDLE ? !no_offset : marked;
+}
+
+static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb);
+
+/* T.ptx["opcode"](operands, pred=p, return_type=t) and the attribute chain. */
 static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
   const tx_expr *guard = NULL; /* pred=: TVM's dialect runs the instruction under @p */
@@ -865,6 +954,124 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       return;
     }
   }
+  tx_strbuf opc = cuda_sb(g);
+  raw_opcode(op, &opc);
+  ptx_asm_call call = {.opc = &opc, .nargs = cuda_npos(e), .guard = guard, .joined_at = UINT32_MAX};
+  emit_ptx_asm(g, e, &call, sb);
+  tx_sb_free(&opc);
+}
+
+static const char *expr_str_at(const void *ctx, uint32_t i, size_t *len) {
+  const tx_expr *a = ((const tx_expr *)ctx)->ops[i];
+  if (a->kind != EXPR_STRING) return NULL;
+  *len = a->u.str.len;
+  return a->u.str.data;
+}
+
+/* What the table says about the operands (ptx_dialect.h): which arguments
+ * are memory operands, the fixed immediates after the last argument
+ * (st.bulk's 0, a 128-byte size; a fixed leading `_`, mbarrier.arrive's
+ * state, is the raw path's sink already), and, when the only operand the
+ * instruction writes is its first, that destination and the {groups}. */
+static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t nargs,
+                           ptx_asm_call *call, tx_strbuf *tail) {
+  tx_ptx_operand lay[TX_PTX_MAX_OPERANDS];
+  uint32_t n;
+  if (!tx_ptx_layout(form, nargs + (uint32_t)__builtin_popcountll(form->sunk), expr_str_at, e, lay,
+                     &n))
+    return;
+  call->layout_known = 1;
+  int dest_ok = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    const tx_ptx_operand *o = &lay[i];
+    if (o->kind == 'L') {
+      if (o->at >= nargs && o->at > 0) {
+        tx_sb_puts(tail, ", ");
+        tx_sb_putn(tail, o->text, o->text_len);
+      }
+      continue;
+    }
+    if (o->kind == 'a' && o->lanes == 1 && o->at < 64) call->addr_ops |= (uint64_t)1 << o->at;
+    if (o->joined && o->lanes == 1 && call->joined_at == UINT32_MAX)
+      call->joined_at = o->at;
+    else if (o->written && i > 0)
+      dest_ok = 0;
+    if (o->vector && o->lanes && call->table_gr.n < 4) {
+      call->table_gr.at[call->table_gr.n] = o->at;
+      call->table_gr.len[call->table_gr.n++] = o->lanes;
+    }
+  }
+  if (n && lay[0].kind == 'r' && lay[0].written && dest_ok) {
+    call->table_ndest = lay[0].lanes;
+    call->dest_pred = lay[0].pred && lay[0].lanes == 1;
+  }
+  call->table = dest_ok;
+}
+
+/* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
+ * (frontend/ptx_dialect.h): the opcode is the mnemonic and the tokens in
+ * slot order; the rest is the raw-PTX path. Returns 0 when e is not that form. */
+static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  tx_ptx_form form;
+  if (strncmp(op, "T.ptx.", 6) != 0 || strchr(op + 6, '.') || cuda_npos(e) != e->nops ||
+      tx_ptx_form_match(op + 6, e->nops, expr_str_at, e, &form) != TX_PTX_PRINTED)
+    return 0;
+  tx_strbuf opc = cuda_sb(g);
+  put_asm_text(&opc, form.mnemonic, strlen(form.mnemonic));
+  for (uint32_t i = 0; i < form.nslots; i++) {
+    if (form.slot_tok[i] == UINT32_MAX) continue;
+    const tx_expr *t = e->ops[form.slot_tok[i]];
+    tx_sb_putc(&opc, '.');
+    put_asm_text(&opc, t->u.str.data, t->u.str.len);
+  }
+  uint32_t nops = form.nexprs - (form.pred ? 1 : 0);
+  ptx_asm_call call = {.opc = &opc,
+                       .nargs = nops,
+                       .guard = form.pred ? e->ops[nops] : NULL,
+                       .pred_ops = form.pred_ops,
+                       .joined_at = UINT32_MAX};
+  /* Sunk lanes (marker s<i>) have no argument: the operand list gets a NULL
+   * (written `_`) at each such position. */
+  uint32_t nsunk = (uint32_t)__builtin_popcountll(form.sunk), nfull = nops + nsunk;
+  const tx_expr **full = NULL;
+  if (nsunk) {
+    full = tx_mem_alloc(tx_ir_alloc(&g->ir), nfull * sizeof *full);
+    if (!full) {
+      g->nomem = 1;
+      tx_sb_free(&opc);
+      return 1;
+    }
+    for (uint32_t i = 0, arg = 0; i < nfull; i++)
+      full[i] = i < 64 && (form.sunk >> i & 1) ? NULL : e->ops[arg++];
+    call.ops = full;
+    call.nargs = nfull;
+  }
+  tx_strbuf tail = cuda_sb(g);
+  printed_layout(e, &form, nops, &call, &tail);
+  if (nsunk && !call.table) {
+    cuda_unsupported(g, e, "sunk lanes (marker s<i>) where TVM's table does not place them");
+    tx_mem_free(tx_ir_alloc(&g->ir), (void *)full);
+    tx_sb_free(&tail);
+    tx_sb_free(&opc);
+    return 1;
+  }
+  if (tail.len) call.tail = cuda_sb_text(g, &tail);
+  emit_ptx_asm(g, e, &call, sb);
+  tx_mem_free(tx_ir_alloc(&g->ir), (void *)full);
+  tx_sb_free(&tail);
+  tx_sb_free(&opc);
+  return 1;
+}
+
+/* `opcode [dst,] operands;` as inline asm; see docs/codegen.md "Raw PTX".
+ * A result makes the call an immediately invoked lambda so it stays an
+ * expression (asm outputs need an lvalue). */
+static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call, tx_strbuf *sb) {
+  const char *op = e->u.call.op;
+  const tx_expr *guard = call->guard;
+  uint32_t nargs = call->nargs;
+  const tx_expr *const *args = call->ops ? call->ops : e->ops; /* NULL: a sunk lane `_` */
   if (guard && (e->dtype.code != DT_VOID || guard->dtype.lanes != 1 ||
                 !(tx_dtype_is_int(guard->dtype) || guard->dtype.code == DT_BOOL) ||
                 guard->dtype.bits > 32)) {
@@ -874,8 +1081,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
             outs = cuda_sb(g);
-  raw_opcode(op, &opc);
-  if (opc.failed) {
+  tx_sb_puts(&opc, cuda_sb_text(g, call->opc));
+  if (opc.failed || call->opc->failed) {
     g->nomem = 1;
     goto done;
   }
@@ -919,11 +1126,11 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     gr = (raw_groups){1, {1}, {tcg}}; /* tcgen05.st [taddr], {r..} */
     addr_at = 0;
   } else if (strncmp(opcs, "tcgen05.mma.", 12) == 0 && !strstr(opcs, ".ws") &&
-             (cuda_npos(e) == 9 || cuda_npos(e) == 13)) {
+             (nargs == 9 || nargs == 13)) {
     /* tcgen05.mma [d-tmem], a-desc, b-desc, idesc, {disable-output-lane},
      * enable-input-d: 4 mask words for cta_group::1, 8 for ::2. */
     uint32_t nmask = strstr(opcs, "cta_group::2") ? 8 : 4;
-    if (cuda_npos(e) == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
+    if (nargs == 5 + nmask) gr = (raw_groups){1, {4}, {nmask}};
     addr_at = 0;
   } else if (strncmp(opcs, "cp.async.bulk.tensor.", 21) == 0 && opcs[21] >= '1' &&
              opcs[21] <= '5' && opcs[22] == 'd') {
@@ -935,7 +1142,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     gr = (raw_groups){1, {map_at + 1}, {nc}};
     mask_at = strstr(opcs, ".multicast::cluster") ? map_at + nc + 2 : UINT32_MAX;
   } else if (strncmp(opcs, "wgmma.mma_async.sync.aligned.m64n", 33) == 0 &&
-             wgmma_accumulators(opcs) && cuda_npos(e) > wgmma_accumulators(opcs)) {
+             wgmma_accumulators(opcs) && nargs > wgmma_accumulators(opcs)) {
     /* wgmma d, a-desc | {a0..a3}, b-desc, scale-d, imm...: the {d} group is
      * read and written ("+"), N/2 f32/s32 or N/4 packed f16 registers; A
      * from registers (a 32-bit operand after d) is a group of 4. */
@@ -943,7 +1150,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     dest = RAW_DEST;
     ndest = nd;
     accum = 1;
-    if (e->ops[nd]->dtype.bits == 32)
+    if (args[nd] && args[nd]->dtype.bits == 32)
       gr = (raw_groups){2, {0, nd}, {nd, 4}};
     else
       gr = (raw_groups){1, {0}, {nd}};
@@ -959,12 +1166,12 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   } else if (vec > 1 && (strncmp(opcs, "st.", 3) == 0 || strncmp(opcs, "red.", 4) == 0 ||
                          strncmp(opcs, "multimem.", 9) == 0)) {
     gr = (raw_groups){1, {1}, {vec}}; /* st.v4 [p], {a, b, c, d} */
-  } else if (dest == RAW_DEST && strncmp(opcs, "mov.", 4) == 0 && cuda_npos(e) == 3) {
+  } else if (dest == RAW_DEST && strncmp(opcs, "mov.", 4) == 0 && nargs == 3) {
     /* mov.b64 d, {a, b} packs two 32-bit lanes; mov.b64 {d0, d1}, a unpacks:
      * the first operand's width against the type token tells which. */
     const char *tt = strrchr(opcs, '.');
     unsigned tbits = 0;
-    if (tt && sscanf(tt, ".b%u", &tbits) == 1 && e->ops[0]->dtype.bits * 2 == tbits) {
+    if (tt && sscanf(tt, ".b%u", &tbits) == 1 && args[0] && args[0]->dtype.bits * 2 == tbits) {
       ndest = 2;
       gr = (raw_groups){1, {0}, {2}};
     } else {
@@ -981,8 +1188,8 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
    * 32/64-bit integer (a mapa result) as well as a pointer. */
   int sink = 0;
   if (!has_dst && strncmp(opcs, "mbarrier.", 9) == 0) {
-    const tx_expr *a0 = cuda_npos(e) > 0 ? e->ops[0] : NULL;
-    const tx_expr *a1 = cuda_npos(e) > 1 ? e->ops[1] : NULL;
+    const tx_expr *a0 = nargs > 0 ? args[0] : NULL;
+    const tx_expr *a1 = nargs > 1 ? args[1] : NULL;
     int arrive = strncmp(opcs, "mbarrier.arrive", 15) == 0;
     if (arrive && a0 && a1 && a0->kind == EXPR_LOAD && tx_dtype_is_int(a0->dtype) &&
         a0->dtype.bits == 64 && a1->kind != EXPR_INT) {
@@ -993,7 +1200,32 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     addr_at = ndest;
   }
-  if (dest == RAW_DEST_UNSUPPORTED && cuda_npos(e) > 0) {
+  if (dest == RAW_NO_DEST && !has_dst && call->table && call->table_ndest == 1 &&
+      !call->table_gr.n) {
+    /* The table says the first operand is written (slct d, ...): an output. */
+    dest = RAW_DEST;
+    ndest = 1;
+  }
+  if (call->ops && call->table) {
+    /* Sunk lanes: only the table knows where the operands are. */
+    dest = call->table_ndest ? RAW_DEST : RAW_NO_DEST;
+    ndest = call->table_ndest;
+    gr = call->table_gr;
+  } else if (dest == RAW_DEST_UNSUPPORTED && call->table) {
+    /* The printed form's table says where the destination and groups are. */
+    size_t ol = strlen(opcs);
+    int pred_type = ol > 5 && strcmp(opcs + ol - 5, ".pred") == 0;
+    dest = !call->table_ndest ? RAW_NO_DEST
+           : pred_type        ? (call->table_ndest == 1 ? RAW_DEST_PRED : RAW_DEST_UNSUPPORTED)
+                              : RAW_DEST;
+    ndest = call->table_ndest;
+    gr = call->table_gr;
+  }
+  size_t opc_len = strlen(opcs);
+  if (dest == RAW_DEST && ndest == 1 &&
+      ((opc_len > 5 && strcmp(opcs + opc_len - 5, ".pred") == 0) || call->dest_pred))
+    dest = RAW_DEST_PRED; /* and.pred p, q, r; isspacep p, a: a predicate, then 0/1 */
+  if (dest == RAW_DEST_UNSUPPORTED && nargs > 0) {
     cuda_unsupported(g, e,
                      "this instruction writes a register group, a predicate or an accumulator; "
                      "use its T.ptx/T.cuda helper (or return_type= for one 32/64-bit result)");
@@ -1007,10 +1239,17 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   int shared_only = shared_space && !strstr(opcs, ".global") && !strstr(opcs, "tensormap");
   int reg_ptrs = strncmp(opcs, "cvta.", 5) == 0 || strncmp(opcs, "mapa.", 5) == 0 ||
                  strncmp(opcs, "isspacep.", 9) == 0;
-  uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX;
+  uint32_t k = has_dst, npred = 0, pred_out = UINT32_MAX, joined_out = UINT32_MAX;
   if (sink) tx_sb_putc(&ops, '_');
-  for (uint32_t i = 0; i < cuda_npos(e); i++) {
-    const tx_expr *a = e->ops[i];
+  for (uint32_t i = 0; i < nargs; i++) {
+    const tx_expr *a = args[i];
+    /* T.ptx.addr(base, off): base is the operand, off goes into [%k+off]. */
+    long long off = 0;
+    int offset_addr = is_ptx_addr(a);
+    if (offset_addr) {
+      if (!ptx_addr_offset(g, a, &off)) goto done;
+      a = a->ops[0];
+    }
     int opens = 0, closes = 0, in_group = 0;
     for (uint32_t q = 0; q < gr.n; q++) {
       opens |= i == gr.at[q];
@@ -1018,6 +1257,31 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       in_group |= i >= gr.at[q] && i < gr.at[q] + gr.len[q];
     }
     const char *sep = opens ? ", {" : ", ";
+    if (!a) {
+      if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
+      tx_sb_putc(&ops, '_');
+      if (closes) tx_sb_putc(&ops, '}');
+      continue;
+    }
+    if (i == call->joined_at && i > 0) {
+      /* setp p|q, lop3 d|p, shfl.sync d|p: a second, predicate, result. */
+      if (a->kind != EXPR_LOAD || !tx_dtype_is_int(a->dtype) || a->dtype.bits != 32 ||
+          a->dtype.lanes != 1) {
+        cuda_error(g, a->span.line ? a->span : e->span,
+                   "%s writes a predicate into operand %u: pass a 32-bit integer buffer element "
+                   "or mutable scalar",
+                   op, i + 1);
+        goto done;
+      }
+      tx_sb_puts(&pre, ".reg .pred tx_pq;\n\t");
+      tx_sb_puts(&ops, "|tx_pq");
+      if (outs.len) tx_sb_puts(&outs, ", ");
+      tx_sb_printf(&outs, "\"%sr\"(", guard ? "+" : "=");
+      cuda_emit_expr(g, a, &outs);
+      tx_sb_putc(&outs, ')');
+      joined_out = k++;
+      continue;
+    }
     if (i == 0 && dest == RAW_DEST_PRED) {
       /* The instruction writes tx_pd; selp makes it 0/1 in a 32-bit element. */
       if (a->kind != EXPR_LOAD || !tx_dtype_is_int(a->dtype) || a->dtype.bits != 32 ||
@@ -1052,11 +1316,13 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     }
     if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
     if (ins.len) tx_sb_puts(&ins, ", ");
-    if (a->dtype.code == DT_BOOL && a->dtype.lanes == 1) {
+    int pred_tagged = i < 64 && (call->pred_ops >> i & 1);
+    if ((a->dtype.code == DT_BOOL || (pred_tagged && tx_dtype_is_int(a->dtype))) &&
+        a->dtype.lanes == 1) {
       /* PTX takes predicates, C has no predicate operand: test the value. */
       tx_sb_printf(&pre, ".reg .pred tx_p%u;\n\tsetp.ne.b32 tx_p%u, %%%u, 0;\n\t", npred, npred, k);
       tx_sb_printf(&ops, "tx_p%u", npred++);
-      tx_sb_puts(&ins, "\"r\"((unsigned)(");
+      tx_sb_puts(&ins, is_one_element_buffer(a) ? "\"r\"((unsigned)*(" : "\"r\"((unsigned)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
     } else if (i == mask_at && tx_dtype_is_int(a->dtype)) {
@@ -1065,6 +1331,12 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(&ins, "\"h\"((unsigned short)(");
       cuda_emit_expr(g, a, &ins);
       tx_sb_puts(&ins, "))");
+    } else if (offset_addr && !offset_addr_ok(call, i, a, reg_ptrs || i == map_at)) {
+      cuda_error(g, args[i]->span.line ? args[i]->span : e->span,
+                 "%s: T.ptx.addr(...) is an address with a byte offset; operand %u is not a "
+                 "memory operand",
+                 op, i + 1);
+      goto done;
     } else if (a->kind == EXPR_INT && !in_group) {
       /* Immediates stay immediates: some operands (shift counts, barrier
        * ids of some forms) must be constants. A {group} holds registers. */
@@ -1075,7 +1347,10 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     } else if (a->dtype.code == DT_HANDLE) {
       /* Pointers are memory operands; shared ones as 32-bit shared addresses.
        * cvta/mapa/isspacep take the address as a plain 64-bit register. */
-      tx_sb_printf(&ops, reg_ptrs ? "%%%u" : i == map_at ? "[%%%u" : "[%%%u]", k);
+      if (reg_ptrs || i == map_at)
+        tx_sb_printf(&ops, reg_ptrs ? "%%%u" : "[%%%u", k);
+      else
+        put_mem_operand(&ops, k, off);
       if (!reg_ptrs && (shared_only || (shared_space && is_shared_ptr(g, a)))) {
         cuda_smem_addr_in(g, a, &ins);
       } else {
@@ -1092,27 +1367,36 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                    tx_dtype_str(a->dtype, buf));
         goto done;
       }
-      tx_sb_printf(&ops, i == addr_at ? "[%%%u]" : "%%%u", k);
+      if (i == addr_at || (i < 64 && (call->addr_ops >> i & 1)))
+        put_mem_operand(&ops, k, off);
+      else
+        tx_sb_printf(&ops, "%%%u", k);
       tx_sb_printf(&ins, "\"%s\"(", c);
       if (conv) tx_sb_printf(&ins, "%s(", conv);
+      /* A one-element buffer named whole (TVM's B.view("uint32") as a
+       * register) is its element. */
+      int whole = is_one_element_buffer(a);
+      if (whole) tx_sb_puts(&ins, "*(");
       cuda_emit_expr(g, a, &ins);
+      if (whole) tx_sb_putc(&ins, ')');
       if (conv) tx_sb_putc(&ins, ')');
       tx_sb_putc(&ins, ')');
     }
     if (closes) tx_sb_puts(&ops, map_at != UINT32_MAX ? "}]" : "}");
     k++;
   }
+  if (call->tail) tx_sb_puts(&ops, call->tail);
   if (guard) {
     tx_sb_printf(&pre, ".reg .pred tx_pg;\n\tsetp.ne.b32 tx_pg, %%%u, 0;\n\t", k);
     if (ins.len) tx_sb_puts(&ins, ", ");
-    tx_sb_puts(&ins, "\"r\"((unsigned)(");
+    tx_sb_puts(&ins, is_one_element_buffer(guard) ? "\"r\"((unsigned)*(" : "\"r\"((unsigned)(");
     cuda_emit_expr(g, guard, &ins);
     tx_sb_puts(&ins, "))");
   }
   uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
-  if (nwant > cuda_npos(e) || (gr.n == 4 && nwant != cuda_npos(e))) {
+  if (nwant > nargs || (gr.n == 4 && nwant != nargs)) {
     cuda_error(g, e->span, "%s takes %u operands (its {groups} fixed by the opcode), got %u", op,
-               nwant, cuda_npos(e));
+               nwant, nargs);
     goto done;
   }
   if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
@@ -1125,6 +1409,7 @@ static void emit_raw_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
                ops.len ? " " : "", cuda_sb_text(g, &ops));
   if (has_dst && rt.code == DT_BOOL) tx_sb_puts(&text, "\n\tselp.u32 %0, 1, 0, tx_pd;");
   if (pred_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pd;", pred_out);
+  if (joined_out != UINT32_MAX) tx_sb_printf(&text, "\n\tselp.u32 %%%u, 1, 0, tx_pq;", joined_out);
   if (pre.len) tx_sb_puts(&text, "\n\t}");
   if (text.failed) {
     g->nomem = 1;
@@ -1290,6 +1575,13 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   /* The three name tables are long strcmp chains; an op none of them knows
    * is remembered (op strings are immutable, so the pointer names it). */
+  if (emit_printed_ptx(g, e, sb)) return;
+  if (strcmp(op, "T.ptx.addr") == 0) {
+    cuda_unsupported(g, e,
+                     "T.ptx.addr(...) must be consumed by a PTX memory operand that takes an "
+                     "immediate byte offset");
+    return;
+  }
   if (!tx_ptrmap_has(&g->not_in_tables, op)) {
     if (emit_math(g, e, sb) || emit_direct(g, e, sb) || emit_ptx(g, e, sb)) return;
     if (!tx_ptrset_add(&g->not_in_tables, op)) g->nomem = 1;
@@ -1438,13 +1730,15 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   if (strcmp(op, "T.tvm_storage_sync") == 0) {
+    /* (scope[, is_load, num_blocks]): TVM's op takes all three and its CUDA
+     * codegen reads the last two only for the "global" grid barrier. */
     const char *scope = n ? cuda_str_arg(e->ops[0]) : NULL;
-    if (scope && strcmp(scope, "shared") == 0)
+    if (scope && (strcmp(scope, "shared") == 0 || strcmp(scope, "shared.dyn") == 0))
       tx_sb_puts(sb, "__syncthreads()");
     else if (scope && strcmp(scope, "warp") == 0)
       tx_sb_puts(sb, "__syncwarp()");
     else
-      cuda_unsupported(g, e, "only \"shared\" and \"warp\" scopes");
+      cuda_unsupported(g, e, "only \"shared\", \"shared.dyn\" and \"warp\" scopes");
     return;
   }
   if (strcmp(op, "T.address_of") == 0) {

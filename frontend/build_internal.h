@@ -115,6 +115,13 @@ const char *bld_ptx_chain_name(builder *b, const char *q);
  * (no PTX instruction 't': an unknown intrinsic). NULL when out of memory. */
 const char *bld_raw_ptx_name(builder *b, const char *q);
 
+/* Is `call` (qualified name q, written as an attribute chain) TVM's printed
+ * table form of the PTX dialect, T.ptx.fence("proxy", "async", "shared::cta", "")
+ * (frontend/ptx_dialect.h has the rule)? 1 yes, 0 no (an older helper of the
+ * same name, or not a T.ptx family), -1 after a located error: the form's
+ * shape with tokens no entry of the family takes. */
+int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q);
+
 /* T.cuda.block_idx("x") / T.cuda.thread_idx("y") after
  * T.device_entry(launch=T.cuda.LaunchConfig(grid=..., block=...)) (b->launch_entry
  * set): the T.launch_thread call with the extent from the launch config; NULL

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "frontend/ptx_dialect.h"
 #include "ir/mem.h"
 
 /* ---- Small helpers -------------------------------------------------------- */
@@ -410,6 +411,52 @@ const char *bld_raw_ptx_name(builder *b, const char *q) {
   const char *out = s ? tx_intern_n(b->ir->strings, s, sb->len) : NULL;
   if (!out) bld_oom(b);
   return out;
+}
+
+static const char *ast_str_at(const void *ctx, uint32_t i, size_t *len) {
+  const tx_ast *a = ((const tx_ast *)ctx)->u.call.args.items[i];
+  if (a->kind != AST_STR) return NULL;
+  *len = a->u.str.len;
+  return a->u.str.data;
+}
+
+int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q) {
+  if (strncmp(q, "T.ptx.", 6) != 0 || strchr(q + 6, '.') || call->u.call.keywords.len) return 0;
+  tx_ptx_form form;
+  uint32_t nargs = (uint32_t)call->u.call.args.len;
+  switch (tx_ptx_form_match(q + 6, nargs, ast_str_at, call, &form)) {
+  case TX_PTX_NOT_PRINTED:
+    return 0;
+  case TX_PTX_PRINTED:
+    return 1;
+  case TX_PTX_BAD_TOKENS:
+    break;
+  }
+  /* An older helper's string arguments can read as tokens and a marker
+   * (T.ptx.ld(p, "int32", "s8"): "s8" is a PTX type): a call its arity fits
+   * is the helper. */
+  const tx_intrinsic *older = tx_intrinsic_find(q);
+  if (older && (int)nargs >= older->min_args &&
+      (older->max_args < 0 || (int)nargs <= older->max_args))
+    return 0;
+  size_t len;
+  uint32_t first = nargs - 1;
+  while (first > 0 && ast_str_at(call, first - 1, &len))
+    first--;
+  const tx_ast *at = first < nargs - 1 ? call->u.call.args.items[first] : call;
+  tx_strbuf toks = {.alloc = bld_alloc(b)};
+  for (uint32_t i = first; i + 1 < nargs; i++) {
+    const tx_ast *t = call->u.call.args.items[i];
+    tx_sb_printf(&toks, "%s\"%s\"", i > first ? ", " : "", t->u.str.data);
+  }
+  const char *list = tx_sb_cstr(&toks);
+  BLD_ERROR(b, at,
+            "%s: no form of PTX family '%s' takes the modifier tokens (%s) with marker \"%s\" "
+            "(TVM's printed form: operands, [the predicate when the marker says \"pred\",] one "
+            "token per modifier slot, \"\" for an omitted one, then the marker)",
+            q, q + 6, list ? list : "", call->u.call.args.items[nargs - 1]->u.str.data);
+  tx_sb_free(&toks);
+  return -1;
 }
 
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified) {

@@ -133,7 +133,7 @@ static void run_golden(const char *name) {
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
-  X(cluster_binding) X(ptr_bind) X(mapa_ptr) X(float_special)
+  X(cluster_binding) X(ptr_bind) X(mapa_ptr) X(float_special) X(ptx_printed) X(ptx_printed_sm100)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -333,6 +333,19 @@ Test(errors, raw_ptx_register_group_destination) {
 
 Test(errors, raw_ptx_vector_operand_count) {
   expect_error("    T.ptx.st.global_.v4.f32(A.ptr_to([0]), A[1], A[2])\n", "takes 5 operands");
+}
+
+Test(errors, ptx_printed_form_operands) {
+  /* T.ptx.addr is consumed by a memory operand, with a constant offset. */
+  expect_error("    T.ptx.st(A.data, T.ptx.addr(A.data, 4), \"\", \"\", \"\", \"global\", \"\", "
+               "\"\", \"\", \"\", \"b32\", \"\")\n",
+               "operand 2 is not a memory operand");
+  expect_error(
+      "    T.ptx.ld(A[0], T.ptx.addr(A.data, tx), \"\", \"\", \"\", \"global\", \"\", \"\", "
+      "\"\", \"\", \"\", \"f32\", \"\")\n",
+      "must be a signed 32-bit constant");
+  expect_error("    A[0] = T.reinterpret(\"float32\", T.ptx.addr(tx, 4))\n",
+               "must be consumed by a PTX memory operand");
 }
 
 Test(errors, warp_reduce_width_and_op) {
