@@ -1761,7 +1761,8 @@ static void start_free_vars(printer *p, const tx_func *f) {
   p->fv = NULL;
   p->nfv = p->fv_cap = 0;
   for (uint32_t i = 0; i < f->nsymbolic; i++)
-    if (!f->symbolic[i]->u.var.typevar) add_free_var(p, f->symbolic[i]); /* TypeVars: module level */
+    if (!f->symbolic[i]->u.var.typevar)
+      add_free_var(p, f->symbolic[i]); /* TypeVars: module level */
   collect_let_binders(p, f->body);
   p->declared = p->nfv && !p->out->failed ? tx_mem_calloc(p->out->alloc, p->nfv, 1) : NULL;
   if (p->nfv && !p->declared) p->out->failed = 1;

@@ -806,10 +806,9 @@ tirx_status tx_api_function_launch(const tirx_function *fn, tx_rt_function *kern
   memcpy(cfg.block, v.block, sizeof cfg.block);
   memcpy(cfg.cluster, fn->cluster, sizeof cfg.cluster);
   tx_rt_error e = {0};
-  return from_rt(err,
-                 tx_rt_launch_kernel(fn->owner->rt->rt, kernel ? kernel : fn->kernel, &cfg,
-                                     v.params, &e),
-                 &e);
+  return from_rt(
+      err, tx_rt_launch_kernel(fn->owner->rt->rt, kernel ? kernel : fn->kernel, &cfg, v.params, &e),
+      &e);
 }
 
 const char *tx_api_function_kernel(const tirx_function *fn) {

@@ -10,9 +10,8 @@
 
 #include "tools/tirxc/compare.h"
 
-static const DLDataType F32 = {kDLFloat, 32, 1}, F16 = {kDLFloat, 16, 1},
-                        BF16 = {kDLBfloat, 16, 1}, I32 = {kDLInt, 32, 1},
-                        F8 = {kDLFloat8_e4m3fn, 8, 1};
+static const DLDataType F32 = {kDLFloat, 32, 1}, F16 = {kDLFloat, 16, 1}, BF16 = {kDLBfloat, 16, 1},
+                        I32 = {kDLInt, 32, 1}, F8 = {kDLFloat8_e4m3fn, 8, 1};
 
 /* Run the comparison, keeping what it printed in line. */
 static int compare(DLDataType dt, const void *a, const void *b, size_t bytes, double atol,

@@ -171,8 +171,7 @@ static int make_host_args(const run_opts *o, const tirx_param_info *pi, size_t n
       int64_t e = pi[i].shape[d] >= 0 ? pi[i].shape[d] : bound(o, pi[i].dim_names[d], -1);
       if (e < 0) {
         const char *dn = pi[i].dim_names[d] ? pi[i].dim_names[d] : "?";
-        fprintf(stderr,
-                "tirxc run: parameter '%s' has symbolic dimension '%s': pass --bind %s=N\n",
+        fprintf(stderr, "tirxc run: parameter '%s' has symbolic dimension '%s': pass --bind %s=N\n",
                 pi[i].name, dn, dn);
         return 2;
       }
@@ -257,8 +256,8 @@ static void free_args(tx_runtime *raw, size_t np, arg_set *s) {
 }
 
 /* One launch of `kernel` (NULL: tirx-c's own) and a wait for it. */
-static int launch(tirx_runtime *rt, const tirx_function *fn, tx_rt_function *kernel,
-                  arg_set *s, size_t np) {
+static int launch(tirx_runtime *rt, const tirx_function *fn, tx_rt_function *kernel, arg_set *s,
+                  size_t np) {
   tirx_error err = {0};
   if (tx_api_function_launch(fn, kernel, s->args, np, NULL, &err) != TIRX_OK ||
       tirx_runtime_synchronize(rt, NULL, &err) != TIRX_OK) {
@@ -344,8 +343,8 @@ static int compare_runs(const run_opts *o, const tirx_param_info *pi, size_t np,
   int bad = 0;
   for (size_t i = 0; i < np; i++)
     if (pi[i].kind == TIRX_ARG_TENSOR)
-      bad |= tirxc_compare_buffer(stdout, pi[i].name, pi[i].dtype, ours->host[i],
-                                  theirs->host[i], ours->bytes[i], o->atol);
+      bad |= tirxc_compare_buffer(stdout, pi[i].name, pi[i].dtype, ours->host[i], theirs->host[i],
+                                  ours->bytes[i], o->atol);
   printf("compare: %s\n", bad ? "MISMATCH" : "all buffers agree");
   return bad ? 1 : 0;
 }
