@@ -313,6 +313,37 @@ typedef struct attrs {
   uint32_t n;
 } attrs;
 
+/* Does kernel parameter a come before b in TVM's order: handles (buffers and
+ * pointers) first, then by name? */
+static int param_before(const tx_expr *a, const tx_buffer *ab, const tx_expr *b,
+                        const tx_buffer *bb) {
+  int ha = ab || a->dtype.code == DT_HANDLE, hb = bb || b->dtype.code == DT_HANDLE;
+  if (ha != hb) return ha;
+  return strcmp(a->u.var.name ? a->u.var.name : "", b->u.var.name ? b->u.var.name : "") < 0;
+}
+
+/* Put the kernel's parameters (and the host's arguments for them, which
+ * correspond one to one) in TVM's order, as SplitHostDevice sorts them, so
+ * that the signature matches TVM's kernel. Insertion sort: stable, and the
+ * count is small (make-packed-api refuses more than TX_MAX_KERNEL_PARAMS). */
+static void sort_kernel_params(const tx_expr **params, const tx_buffer **bufs, const void **args,
+                               uint32_t n) {
+  for (uint32_t i = 1; i < n; i++) {
+    const tx_expr *p = params[i];
+    const tx_buffer *b = bufs[i];
+    const void *a = args[i];
+    uint32_t j = i;
+    for (; j > 0 && param_before(p, b, params[j - 1], bufs[j - 1]); j--) {
+      params[j] = params[j - 1];
+      bufs[j] = bufs[j - 1];
+      args[j] = args[j - 1];
+    }
+    params[j] = p;
+    bufs[j] = b;
+    args[j] = a;
+  }
+}
+
 /* Is s[0..n) a C identifier (so that it can name a kernel)? */
 static int is_identifier(const char *s, size_t n) {
   if (n == 0 || isdigit((unsigned char)s[0])) return 0;
@@ -437,6 +468,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
       dparams[i] = x;
     }
   }
+
+  sort_kernel_params(dparams, dbufs, args.items, np);
 
   /* Launch configuration from the entry's keywords. */
   const tx_stmt *e = sp->entry;

@@ -393,7 +393,7 @@ static void test_tma_tile(void) {
 #ifdef AOT_FAKE
   fake_cuda_state *s = fake();
   int encodes = s->encodes;
-  s->capture_size[2] = s->capture_size[3] = 128; /* the two maps, by value */
+  s->capture_size[0] = s->capture_size[1] = 128; /* the two maps, by value */
 #endif
   int rc = tma_tile(&A, &C, &F, 2.0f, NULL, err, sizeof err);
   CHECK(rc == TIRX_AOT_OK, "rc %d: %s", rc, err);
@@ -414,17 +414,18 @@ static void test_tma_tile(void) {
         s->last_encode.dtype, s->last_encode.rank, s->last_encode.dims[0], s->last_encode.dims[1],
         s->last_encode.strides[0], s->last_encode.box[0], s->last_encode.box[1],
         s->last_encode.l2_promotion);
-  /* Kernel parameters (F, s, A_map, C_map): each map arrived by value. */
-  unsigned long long m2[16], m3[16];
-  memcpy(m2, s->captured[2], sizeof m2);
-  memcpy(m3, s->captured[3], sizeof m3);
-  CHECK(m2[0] == FAKE_TENSORMAP_MAGIC && m2[1] == a && m2[3] == 128 && m2[4] == 64,
-        "parameter 2 is not A's map (%llx %llx)", m2[0], m2[1]);
-  CHECK(m3[0] == FAKE_TENSORMAP_MAGIC && m3[1] == c, "parameter 3 is not C's map (%llx %llx)",
-        m3[0], m3[1]);
+  /* Kernel parameters in TVM's order (A_map, C_map, F, s: handles first, by
+   * name): each map arrived by value. */
+  unsigned long long m0[16], m1[16];
+  memcpy(m0, s->captured[0], sizeof m0);
+  memcpy(m1, s->captured[1], sizeof m1);
+  CHECK(m0[0] == FAKE_TENSORMAP_MAGIC && m0[1] == a && m0[3] == 128 && m0[4] == 64,
+        "parameter 0 is not A's map (%llx %llx)", m0[0], m0[1]);
+  CHECK(m1[0] == FAKE_TENSORMAP_MAGIC && m1[1] == c, "parameter 1 is not C's map (%llx %llx)",
+        m1[0], m1[1]);
   CHECK(s->last_config.gridDimX == 16 && s->last_config.blockDimX == 128, "grid %u block %u",
         s->last_config.gridDimX, s->last_config.blockDimX);
-  s->capture_size[2] = s->capture_size[3] = 0;
+  s->capture_size[0] = s->capture_size[1] = 0;
   /* The driver's refusal names the map. */
   s->encode_result = 1;
   rc = tma_tile(&A, &C, &F, 2.0f, NULL, err, sizeof err);

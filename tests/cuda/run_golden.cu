@@ -1,4 +1,5 @@
-// run_golden.cu - runs the golden CUDA kernels (tests/golden/cuda/*.expected.cu)
+// run_golden.cu - runs the golden CUDA kernels (parameters in TVM's order:
+// buffers first, then by name) (tests/golden/cuda/*.expected.cu)
 // on a GPU and checks their results against host references, so the
 // expectations are known to compute the right thing, not only to compile.
 //
@@ -18,10 +19,10 @@ extern "C" __global__ void scale_kernel(float*, float*);
 extern "C" __global__ void scale_grid_kernel(float*, float*, int);
 extern "C" __global__ void axpy_kernel(float*, float*, float, int);
 extern "C" __global__ void smem_demo_kernel(float*, float*);
-extern "C" __global__ void dyn_arena_kernel(float*, float*, half*, float*);
+extern "C" __global__ void dyn_arena_kernel(float*, float*, float*, half*);
 extern "C" __global__ void block_sum_kernel(float*, float*);
 extern "C" __global__ void warp_reduce_kernel(float*, float*);
-extern "C" __global__ void floordiv_kernel(int*, int*, int*, long long*, float*, int);
+extern "C" __global__ void floordiv_kernel(int*, int*, float*, long long*, int*, int);
 extern "C" __global__ void control_kernel(float*, int);
 extern "C" __global__ void unroll_kernel(float*, float*);
 extern "C" __global__ void relu_kernel(float*, float*);
@@ -127,7 +128,7 @@ int main() {
     A.up();
     B.up();
     H.up();
-    dyn_arena_kernel<<<1, 64, 1024>>>(A.d, B.d, H.d, C.d);
+    dyn_arena_kernel<<<1, 64, 1024>>>(A.d, B.d, C.d, H.d);
     sync("dyn_arena");
     C.down();
     for (int i = 0; i < 64; i++) near("dyn_arena", i, C.h[i], A.h[i] + i + (i % 8) + 1);
@@ -162,7 +163,7 @@ int main() {
     D.up();
     L.up();
     F.up();
-    floordiv_kernel<<<1, 256>>>(A.d, M.d, D.d, L.d, F.d, k);
+    floordiv_kernel<<<1, 256>>>(A.d, D.d, F.d, L.d, M.d, k);
     sync("floordiv");
     A.down();
     M.down();

@@ -28,7 +28,7 @@ __device__ __forceinline__ int tx_sreg_cluster_ctaid_y() {
   return (int)v;
 }
 
-extern "C" __global__ void __launch_bounds__(128) mc_rank_kernel(float* __restrict__ O_ptr, void* __restrict__ A_map_ptr) {
+extern "C" __global__ void __launch_bounds__(128) mc_rank_kernel(void* __restrict__ A_map_ptr, float* __restrict__ O_ptr) {
   int c = tx_sreg_cluster_ctarank();
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);

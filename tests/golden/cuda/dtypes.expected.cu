@@ -3,7 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp8.h>
 
-extern "C" __global__ void __launch_bounds__(64) dtypes_kernel(float* __restrict__ A_ptr, float* __restrict__ O_ptr, half* __restrict__ H_ptr, nv_bfloat16* __restrict__ G_ptr, __nv_fp8_e4m3* __restrict__ E_ptr, __nv_fp8_e5m2* __restrict__ F_ptr, long long* __restrict__ I_ptr, unsigned char* __restrict__ U_ptr) {
+extern "C" __global__ void __launch_bounds__(64) dtypes_kernel(float* __restrict__ A_ptr, __nv_fp8_e4m3* __restrict__ E_ptr, __nv_fp8_e5m2* __restrict__ F_ptr, nv_bfloat16* __restrict__ G_ptr, half* __restrict__ H_ptr, long long* __restrict__ I_ptr, float* __restrict__ O_ptr, unsigned char* __restrict__ U_ptr) {
   int tx = ((int)threadIdx.x);
   float4 v_ptr[1];
   half h_ptr[1];

@@ -8,7 +8,7 @@ __device__ __forceinline__ long long tx_floordiv_i64(long long a, long long b) {
 
 __device__ __forceinline__ long long tx_floormod_i64(long long a, long long b) { long long r = a % b; return ((r != 0) && ((r < 0) != (b < 0))) ? (long long)(r + b) : r; }
 
-extern "C" __global__ void __launch_bounds__(256) floordiv_kernel(int* __restrict__ A_ptr, int* __restrict__ M_ptr, int* __restrict__ D_ptr, long long* __restrict__ L_ptr, float* __restrict__ F_ptr, int k) {
+extern "C" __global__ void __launch_bounds__(256) floordiv_kernel(int* __restrict__ A_ptr, int* __restrict__ D_ptr, float* __restrict__ F_ptr, long long* __restrict__ L_ptr, int* __restrict__ M_ptr, int k) {
   int tx = ((int)threadIdx.x);
   A_ptr[tx] = ((tx_floordiv_i32((tx - 128), 7) * 1000) + tx_floormod_i32((tx - 128), 7));
   M_ptr[tx] = (((tx / 32) * 1000) + (tx % 32));

@@ -3,7 +3,7 @@
 #include <cuda_fp6.h>
 #include <cuda_fp4.h>
 
-extern "C" __global__ void __launch_bounds__(64) lowp_kernel(float* __restrict__ A_ptr, __nv_fp8_e8m0* __restrict__ S_ptr, __nv_fp4_e2m1* __restrict__ Q_ptr, __nv_fp6_e2m3* __restrict__ R_ptr, __nv_fp6_e3m2* __restrict__ W_ptr) {
+extern "C" __global__ void __launch_bounds__(64) lowp_kernel(float* __restrict__ A_ptr, __nv_fp4_e2m1* __restrict__ Q_ptr, __nv_fp6_e2m3* __restrict__ R_ptr, __nv_fp8_e8m0* __restrict__ S_ptr, __nv_fp6_e3m2* __restrict__ W_ptr) {
   int tx = ((int)threadIdx.x);
   A_ptr[tx] = (((((float)S_ptr[tx]) * ((float)Q_ptr[tx])) + ((float)R_ptr[tx])) + ((float)W_ptr[tx]));
   Q_ptr[tx] = ((__nv_fp4_e2m1)A_ptr[tx]);

@@ -5,7 +5,7 @@ __device__ __forceinline__ unsigned tx_smem_addr(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-extern "C" __global__ void __launch_bounds__(32) mma_kernel(half* __restrict__ A_ptr, float* __restrict__ D_ptr, int* __restrict__ I_ptr, double* __restrict__ F_ptr) {
+extern "C" __global__ void __launch_bounds__(32) mma_kernel(half* __restrict__ A_ptr, float* __restrict__ D_ptr, double* __restrict__ F_ptr, int* __restrict__ I_ptr) {
   int tx = ((int)threadIdx.x);
   __shared__ alignas(16) half As_ptr[512];
   unsigned int a_ptr[4];

@@ -4,7 +4,7 @@ __device__ __forceinline__ unsigned tx_smem_addr(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-extern "C" __global__ void __launch_bounds__(128) ptx_memory_kernel(unsigned int* __restrict__ A_ptr, float* __restrict__ F_ptr, double* __restrict__ D_ptr, unsigned long long* __restrict__ L_ptr, int* __restrict__ S_ptr, unsigned long long* __restrict__ P_ptr) {
+extern "C" __global__ void __launch_bounds__(128) ptx_memory_kernel(unsigned int* __restrict__ A_ptr, double* __restrict__ D_ptr, float* __restrict__ F_ptr, unsigned long long* __restrict__ L_ptr, unsigned long long* __restrict__ P_ptr, int* __restrict__ S_ptr) {
   int tx = ((int)threadIdx.x);
   __shared__ alignas(16) unsigned int sm_ptr[128];
   float acc_ptr[4];

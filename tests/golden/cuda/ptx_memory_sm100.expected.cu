@@ -5,7 +5,7 @@ __device__ __forceinline__ unsigned tx_smem_addr(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-extern "C" __global__ void __launch_bounds__(128) ptx_memory_sm100_kernel(unsigned long long* __restrict__ P_ptr, float* __restrict__ F_ptr, nv_bfloat16* __restrict__ H_ptr, unsigned int* __restrict__ A_ptr) {
+extern "C" __global__ void __launch_bounds__(128) ptx_memory_sm100_kernel(unsigned int* __restrict__ A_ptr, float* __restrict__ F_ptr, nv_bfloat16* __restrict__ H_ptr, unsigned long long* __restrict__ P_ptr) {
   int tx = ((int)threadIdx.x);
   __shared__ alignas(16) unsigned long long sm_ptr[256];
   unsigned long long pk_ptr[1];

@@ -5,7 +5,7 @@ __device__ __forceinline__ unsigned tx_smem_addr(const void* p) {
   return (unsigned)__cvta_generic_to_shared(p);
 }
 
-extern "C" __global__ void __launch_bounds__(128) raw_ptx_kernel(int* __restrict__ A_ptr, int* __restrict__ B_ptr, float* __restrict__ F_ptr, long long* __restrict__ L_ptr, half* __restrict__ H_ptr) {
+extern "C" __global__ void __launch_bounds__(128) raw_ptx_kernel(int* __restrict__ A_ptr, int* __restrict__ B_ptr, float* __restrict__ F_ptr, half* __restrict__ H_ptr, long long* __restrict__ L_ptr) {
   int tx = ((int)threadIdx.x);
   __shared__ alignas(16) int sm_ptr[128];
   __shared__ alignas(8) unsigned long long bar_ptr[1];

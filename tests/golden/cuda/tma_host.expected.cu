@@ -16,7 +16,7 @@ __device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {
                "@!P1 bra TX_WAIT;\n\t}" :: "r"(bar), "r"(phase) : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(128) tma_host_kernel(unsigned long long policy, const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap B_map) {
+extern "C" __global__ void __launch_bounds__(128) tma_host_kernel(const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap B_map, unsigned long long policy) {
   extern __shared__ __align__(1024) unsigned char smem[];
   int b = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);

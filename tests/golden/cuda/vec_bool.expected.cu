@@ -40,7 +40,7 @@ __device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d
   return r;
 }
 
-extern "C" __global__ void __launch_bounds__(128) vec_bool_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, bool* __restrict__ M_ptr, int* __restrict__ I_ptr, half* __restrict__ H_ptr, bool flag) {
+extern "C" __global__ void __launch_bounds__(128) vec_bool_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, half* __restrict__ H_ptr, int* __restrict__ I_ptr, bool* __restrict__ M_ptr, bool flag) {
   int tx = ((int)threadIdx.x);
   tx_bool4 m = make_tx_bool4((A_ptr[((tx * 4) + 0)] > B_ptr[((tx * 4) + 0)]), (A_ptr[((tx * 4) + 1)] > B_ptr[((tx * 4) + 1)]), (A_ptr[((tx * 4) + 2)] > B_ptr[((tx * 4) + 2)]), (A_ptr[((tx * 4) + 3)] > B_ptr[((tx * 4) + 3)]));
   tx_bool4 f = make_tx_bool4(flag, flag, flag, flag);

@@ -40,7 +40,7 @@ __device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d
   return r;
 }
 
-extern "C" __global__ void __launch_bounds__(128) vec_half_kernel(half* __restrict__ A_ptr, half* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, nv_bfloat16* __restrict__ D_ptr, bool* __restrict__ M_ptr, float* __restrict__ F_ptr, half a, bool flag) {
+extern "C" __global__ void __launch_bounds__(128) vec_half_kernel(half* __restrict__ A_ptr, half* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, nv_bfloat16* __restrict__ D_ptr, float* __restrict__ F_ptr, bool* __restrict__ M_ptr, half a, bool flag) {
   int tx = ((int)threadIdx.x);
   *(uint4*)(B_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__h2div(((half2*)(A_ptr + (tx * 8)))[0], ((half2*)(B_ptr + (tx * 8)))[0])), tx_h2_bits(__h2div(((half2*)(A_ptr + (tx * 8)))[1], ((half2*)(B_ptr + (tx * 8)))[1])), tx_h2_bits(__h2div(((half2*)(A_ptr + (tx * 8)))[2], ((half2*)(B_ptr + (tx * 8)))[2])), tx_h2_bits(__h2div(((half2*)(A_ptr + (tx * 8)))[3], ((half2*)(B_ptr + (tx * 8)))[3])));
   *(nv_bfloat162*)(D_ptr + (tx * 2)) = __h2div(((nv_bfloat162*)(C_ptr + (tx * 2)))[0], ((nv_bfloat162*)(D_ptr + (tx * 2)))[0]);

@@ -8,7 +8,7 @@ __device__ __forceinline__ half2 tx_bits_h2(unsigned u) {
   return *(half2*)&u;
 }
 
-extern "C" __global__ void __launch_bounds__(128) vec_strided_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, half* __restrict__ H_ptr, bool* __restrict__ M_ptr, int* __restrict__ I_ptr, int n) {
+extern "C" __global__ void __launch_bounds__(128) vec_strided_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, half* __restrict__ H_ptr, int* __restrict__ I_ptr, bool* __restrict__ M_ptr, int n) {
   int tx = ((int)threadIdx.x);
   *(float4*)(B_ptr + (tx * 4)) = make_float4((A_ptr[(tx + 0)] * 2.0f), (A_ptr[(tx + 128)] * 2.0f), (A_ptr[(tx + 256)] * 2.0f), (A_ptr[(tx + 384)] * 2.0f));
   {

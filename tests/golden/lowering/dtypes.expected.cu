@@ -2,7 +2,7 @@
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
-extern "C" __global__ void __launch_bounds__(256) dtypes_kernel(float* __restrict__ A_ptr, float* __restrict__ O_ptr, half* __restrict__ H_ptr) {
+extern "C" __global__ void __launch_bounds__(256) dtypes_kernel(float* __restrict__ A_ptr, half* __restrict__ H_ptr, float* __restrict__ O_ptr) {
   int tx = ((int)threadIdx.x);
   half h_ptr[1];
   h_ptr[0] = ((half)A_ptr[tx]);

@@ -4,7 +4,7 @@ __device__ __forceinline__ int tx_floordiv_i32(int a, int b) { int q = a / b; in
 
 __device__ __forceinline__ int tx_floormod_i32(int a, int b) { int r = a % b; return ((r != 0) && ((r < 0) != (b < 0))) ? (int)(r + b) : r; }
 
-extern "C" __global__ void __launch_bounds__(225) int_div_kernel(int* __restrict__ X_ptr, int* __restrict__ Y_ptr, int* __restrict__ O_ptr) {
+extern "C" __global__ void __launch_bounds__(225) int_div_kernel(int* __restrict__ O_ptr, int* __restrict__ X_ptr, int* __restrict__ Y_ptr) {
   int tx = ((int)threadIdx.x);
   int cse_v1 = (tx * 4);
   O_ptr[cse_v1] = tx_floordiv_i32(X_ptr[tx], Y_ptr[tx]);

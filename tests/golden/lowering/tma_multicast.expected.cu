@@ -21,7 +21,7 @@ __device__ __forceinline__ int tx_sreg_cluster_ctarank() {
   return (int)v;
 }
 
-extern "C" __global__ void __launch_bounds__(128) tma_multicast_kernel(int* __restrict__ R_ptr, const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap B_map) {
+extern "C" __global__ void __launch_bounds__(128) tma_multicast_kernel(const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap B_map, int* __restrict__ R_ptr) {
   int clusterCtaIdx = tx_sreg_cluster_ctarank();
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);

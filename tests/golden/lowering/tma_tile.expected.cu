@@ -15,7 +15,7 @@ __device__ __forceinline__ void tx_mbarrier_wait(unsigned bar, int phase) {
                "@!P1 bra TX_WAIT;\n\t}" :: "r"(bar), "r"(phase) : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(128) tma_tile_kernel(unsigned int* __restrict__ F_ptr, float s, const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap C_map) {
+extern "C" __global__ void __launch_bounds__(128) tma_tile_kernel(const __grid_constant__ tx_tensormap A_map, const __grid_constant__ tx_tensormap C_map, unsigned int* __restrict__ F_ptr, float s) {
   int b = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   __shared__ alignas(128) float sm_ptr[512];

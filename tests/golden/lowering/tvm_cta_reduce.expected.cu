@@ -23,7 +23,7 @@ __device__ __forceinline__ T tx_cta_reduce(T v, int num_warps, void* scratch_raw
   return scratch[0];
 }
 
-extern "C" __global__ void __launch_bounds__(128) cta_reduce_kernel(float* __restrict__ S_ptr, int* __restrict__ M_ptr) {
+extern "C" __global__ void __launch_bounds__(128) cta_reduce_kernel(int* __restrict__ M_ptr, float* __restrict__ S_ptr) {
   int tid = ((int)threadIdx.x);
   __shared__ alignas(64) float scratch_ptr[4];
   __shared__ alignas(64) int iscratch_ptr[4];

@@ -8,7 +8,7 @@ __device__ __forceinline__ half2 tx_bits_h2(unsigned u) {
   return *(half2*)&u;
 }
 
-extern "C" __global__ void __launch_bounds__(128) relu_clamp_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, float lo, float hi) {
+extern "C" __global__ void __launch_bounds__(128) relu_clamp_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, float hi, float lo) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   int cse_v2 = (((bx * 128) + tx) * 8);
