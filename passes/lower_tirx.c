@@ -575,9 +575,11 @@ static int is_hint_attr(const tx_stmt *s) {
 
 static int hints_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   lt_state *st = v->user;
-  if (!is_hint_attr(s)) return 1;
+  /* Hints come alone or in the entry's own dict, as TVM prints them:
+   * T.attr({"tirx.device_entry": T.bool(True), "tirx.max_registers": 92}). */
+  if (!is_hint_attr(s) && !is_entry_attr(s)) return 1;
   for (uint32_t i = 0; i < s->nexprs; i++)
-    add_entry_kw(st, hint_kw(s->kw.names[i]), s->exprs[i]);
+    if (hint_kw(s->kw.names[i])) add_entry_kw(st, hint_kw(s->kw.names[i]), s->exprs[i]);
   return 1;
 }
 

@@ -129,7 +129,7 @@ static void run_golden(const char *name) {
 // clang-format off
 #define GOLDEN_CASES(X) \
   X(scale) X(scale_dyn) X(scale_grid) X(scal) X(smem_demo) X(dyn_arena) X(block_sum) \
-  X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(launch_bounds_tvm) X(kernel_name) X(unroll) X(control) X(floordiv) \
+  X(warp_reduce) X(dtypes) X(func_call) X(launch_bounds) X(kernel_name) X(unroll) X(control) X(floordiv) \
   X(cluster) X(module) X(lowp) X(host_prelude) X(vector) X(vector_select) X(vector_half) X(regs) X(raw_ptx) \
   X(tcgen05) X(tcgen05_forms) X(cp_async) X(bulk) X(tma) X(tma_host) X(vec_bool) X(vec_half) X(vec_strided) X(mma) X(wgmma) \
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
