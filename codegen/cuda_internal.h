@@ -319,6 +319,12 @@ void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
 const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span);
 /* A pointer to `b`'s elements typed as `elem`; 0 after an error. */
 int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb);
+void cuda_emit_storage_ptr(cuda_cg *g, const cuda_storage *s, tx_dtype elem, tirx_span span,
+                           tx_strbuf *sb);
+/* T.tvm_access_ptr: the innermost data variable (NULL when it has no
+ * storage here; *s its storage) and the element type. */
+const tx_expr *cuda_access_ptr_base(cuda_cg *g, const tx_expr *e, const cuda_storage **s);
+tx_dtype cuda_access_ptr_dtype(const tx_expr *e);
 /* The C type of a pointer to `pointee` ("unsigned long long*"; "void*"
  * without one). */
 void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,

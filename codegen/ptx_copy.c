@@ -264,6 +264,8 @@ static int64_t ptr_elem_bytes(cuda_cg *g, const tx_expr *p) {
   if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.address_of") == 0 && p->nops == 1 &&
       (p->ops[0]->kind == EXPR_LOAD || p->ops[0]->kind == EXPR_BUFFER))
     return tx_cuda_elem_bytes(p->ops[0]->u.buffer->dtype);
+  if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5)
+    return tx_cuda_elem_bytes(cuda_access_ptr_dtype(p));
   return 1;
 }
 
