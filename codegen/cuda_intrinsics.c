@@ -1808,6 +1808,18 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     emit_tvm_access_ptr(g, e, sb);
     return;
   }
+  if (strcmp(op, "T.buffer_offset") == 0) {
+    /* TVM's LowerTIRxCleanup replaces it by the flattened index. */
+    const tx_expr *x = n == 1 ? e->ops[0] : NULL;
+    if (!x || x->kind != EXPR_LOAD || x->nops != 1) {
+      cuda_unsupported(g, e, "expected a flattened buffer element (one index)");
+      return;
+    }
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, x->ops[0], sb);
+    tx_sb_putc(sb, ')');
+    return;
+  }
   if (strcmp(op, "T.address_of") == 0) {
     const tx_expr *x = n == 1 ? e->ops[0] : NULL;
     if (x && x->kind == EXPR_VAR && x->u.var.tensormap) {

@@ -16,5 +16,6 @@ extern "C" __global__ void __launch_bounds__(128) access_ptr_kernel(half* __rest
   unsigned int addr = tx_smem_addr((S_ptr + (tx * 4) + 512));
   unsigned int W_ptr[1];
   asm volatile("ld.shared.b32 %0, [%1];" : "=r"(W_ptr[0]) : "r"(tx_smem_addr((((unsigned int*)S_ptr) + tx))) : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(tx_smem_addr((S_ptr + ((tx * 8))))), "l"((unsigned long long)((&A_ptr[(tx * 8)]))) : "memory");
   B_ptr[tx] = (S_ptr[tx] + ((half)(W_ptr[0] + addr)));
 }
