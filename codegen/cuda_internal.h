@@ -161,6 +161,9 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
              "__device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d, "  \
              "bool e, bool f, bool g, bool h) {\n"                                                 \
              "  tx_bool8 r = {{a, b, c, d, e, f, g, h}};\n  return r;\n}")                         \
+  X(H_F22BF162, "__device__ __forceinline__ unsigned tx_float22bfloat162_rn(float x, float y) {\n" \
+                "  __nv_bfloat162 v = __float22bfloat162_rn(make_float2(x, y));\n"                 \
+                "  return *reinterpret_cast<unsigned*>(&v);\n}")                                   \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
   X(H_WGMMA_DESC, TX_CUDA_STR(TX_CUDA_WGMMA_DESC(__device__ __forceinline__, tx_smem_addr)))       \

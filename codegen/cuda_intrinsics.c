@@ -114,7 +114,9 @@ static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   X("T.cuda.warp_sync", "__syncwarp")                                                              \
   X("T.cuda.thread_fence", "__threadfence")                                                        \
   X("T.cuda.printf", "printf")                                                                     \
-  X("T.cuda.ffs_u32", "__ffs")
+  X("T.cuda.ffs_u32", "__ffs")                                                                     \
+  X("T.cuda.reduce_add_sync_u32", "__reduce_add_sync")                                             \
+  X("T.cuda.reduce_min_sync_u32", "__reduce_min_sync")
 
 static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
@@ -1806,6 +1808,37 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   }
   if (strcmp(op, "T.tvm_access_ptr") == 0) {
     emit_tvm_access_ptr(g, e, sb);
+    return;
+  }
+  if (strcmp(op, "T.handle_add_byte_offset") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    tx_sb_puts(sb, "((void*)((char*)");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, "))");
+    return;
+  }
+  if (strcmp(op, "T.cuda.make_float2") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    /* TVM's helper returns a float2's 64 bits: x in the low word. */
+    tx_sb_puts(sb, "(((unsigned long long)__float_as_uint(");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, ") << 32) | (unsigned long long)__float_as_uint(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, "))");
+    return;
+  }
+  if ((strcmp(op, "T.cuda.float2_x") == 0 || strcmp(op, "T.cuda.float2_y") == 0) &&
+      cuda_nargs_ok(g, e, 1, 1)) {
+    tx_sb_puts(sb, "__uint_as_float((unsigned)(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, op[strlen(op) - 1] == 'y' ? " >> 32))" : "))");
+    return;
+  }
+  if (strcmp(op, "T.cuda.float22bfloat162_rn") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    /* The bits of the packed __nv_bfloat162, as TVM's helper returns them. */
+    g->features |= CUDA_FEAT_BF16;
+    cuda_need_helper(g, H_F22BF162);
+    cuda_call_fn(g, "tx_float22bfloat162_rn", e, 0, 2, sb);
     return;
   }
   if (strcmp(op, "T.buffer_offset") == 0) {
