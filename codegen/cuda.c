@@ -382,6 +382,13 @@ int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span,
                b->name ? b->name : "?");
     return 0;
   }
+  cuda_emit_storage_ptr(g, s, elem, span, sb);
+  return 1;
+}
+
+/* The storage's elements as a pointer to `elem` (cast where it differs). */
+void cuda_emit_storage_ptr(cuda_cg *g, const cuda_storage *s, tx_dtype elem, tirx_span span,
+                           tx_strbuf *sb) {
   const char *t = cuda_ctype(g, elem, span);
   if (s->is_dyn) {
     if (s->byte_offset)
@@ -395,7 +402,6 @@ int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span,
   } else {
     tx_sb_printf(sb, "((%s*)%s)", t, s->cname);
   }
-  return 1;
 }
 
 /* b[idx] for a scalar load or the left side of a scalar store. */

@@ -161,6 +161,9 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
              "__device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d, "  \
              "bool e, bool f, bool g, bool h) {\n"                                                 \
              "  tx_bool8 r = {{a, b, c, d, e, f, g, h}};\n  return r;\n}")                         \
+  X(H_F22BF162, "__device__ __forceinline__ unsigned tx_float22bfloat162_rn(float x, float y) {\n" \
+                "  __nv_bfloat162 v = __float22bfloat162_rn(make_float2(x, y));\n"                 \
+                "  return *reinterpret_cast<unsigned*>(&v);\n}")                                   \
   X(H_SMEM_ADDR, "__device__ __forceinline__ unsigned tx_smem_addr(const void* p) {\n"             \
                  "  return (unsigned)__cvta_generic_to_shared(p);\n}")                             \
   X(H_WGMMA_DESC, TX_CUDA_STR(TX_CUDA_WGMMA_DESC(__device__ __forceinline__, tx_smem_addr)))       \
@@ -319,6 +322,12 @@ void cuda_need_helper(cuda_cg *g, tx_cuda_helper h);
 const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span);
 /* A pointer to `b`'s elements typed as `elem`; 0 after an error. */
 int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span, tx_strbuf *sb);
+void cuda_emit_storage_ptr(cuda_cg *g, const cuda_storage *s, tx_dtype elem, tirx_span span,
+                           tx_strbuf *sb);
+/* T.tvm_access_ptr: the innermost data variable (NULL when it has no
+ * storage here; *s its storage) and the element type. */
+const tx_expr *cuda_access_ptr_base(cuda_cg *g, const tx_expr *e, const cuda_storage **s);
+tx_dtype cuda_access_ptr_dtype(const tx_expr *e);
 /* The C type of a pointer to `pointee` ("unsigned long long*"; "void*"
  * without one). */
 void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,

@@ -114,7 +114,9 @@ static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   X("T.cuda.warp_sync", "__syncwarp")                                                              \
   X("T.cuda.thread_fence", "__threadfence")                                                        \
   X("T.cuda.printf", "printf")                                                                     \
-  X("T.cuda.ffs_u32", "__ffs")
+  X("T.cuda.ffs_u32", "__ffs")                                                                     \
+  X("T.cuda.reduce_add_sync_u32", "__reduce_add_sync")                                             \
+  X("T.cuda.reduce_min_sync_u32", "__reduce_min_sync")
 
 static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
@@ -610,6 +612,64 @@ static void raw_opcode(const char *op, tx_strbuf *sb) {
   }
 }
 
+/* ---- T.tvm_access_ptr ------------------------------------------------------------ */
+
+/* T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, rw_mask):
+ * the address of element `offset` (in units of dtype, lanes included) of
+ * `data`, as TVM's LowerIntrin turns it into &data_as_dtype[offset]. A
+ * nested access pointer as data adds its offset (TVM requires the same
+ * dtype). Extent and rw_mask only describe the access to analyses. The
+ * innermost data's storage into *out, or NULL when it is not a variable
+ * with storage in this kernel. */
+const tx_expr *cuda_access_ptr_base(cuda_cg *g, const tx_expr *e, const cuda_storage **out) {
+  *out = NULL;
+  const tx_expr *p = e;
+  while (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5)
+    p = p->ops[1];
+  if (p->kind != EXPR_VAR) return NULL;
+  *out = cuda_find_storage(g, p);
+  return *out ? p : NULL;
+}
+
+/* The element type of access pointer `e` (its type annotation). */
+tx_dtype cuda_access_ptr_dtype(const tx_expr *e) {
+  return e->ops[0]->dtype;
+}
+
+static void emit_access_ptr_offsets(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  const tx_expr *p = e;
+  while (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5) {
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, p->ops[2], sb);
+    p = p->ops[1];
+  }
+}
+
+static int nested_dtype_ok(cuda_cg *g, const tx_expr *e) {
+  tx_dtype t = cuda_access_ptr_dtype(e);
+  for (const tx_expr *p = e->ops[1];
+       p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0; p = p->ops[1]) {
+    if (p->nops != 5 || !tx_dtype_eq(cuda_access_ptr_dtype(p), t)) {
+      cuda_unsupported(g, e, "nested access pointers must use the same element type");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void emit_tvm_access_ptr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  if (!cuda_nargs_ok(g, e, 5, 5) || !nested_dtype_ok(g, e)) return;
+  const cuda_storage *s;
+  if (!cuda_access_ptr_base(g, e, &s)) {
+    cuda_unsupported(g, e, "the data must be a buffer's data (A.data) or an access pointer");
+    return;
+  }
+  tx_sb_putc(sb, '(');
+  cuda_emit_storage_ptr(g, s, cuda_access_ptr_dtype(e), e->span, sb);
+  emit_access_ptr_offsets(g, e, sb);
+  tx_sb_putc(sb, ')');
+}
+
 static int scope_is_shared(const char *scope) {
   return scope && strncmp(scope, "shared", 6) == 0;
 }
@@ -623,6 +683,11 @@ static int is_shared_ptr(cuda_cg *g, const tx_expr *a) {
   }
   if (a->kind != EXPR_CALL || a->nops < 1) return 0;
   const char *op = a->u.call.op;
+  if (strcmp(op, "T.tvm_access_ptr") == 0) {
+    const cuda_storage *s;
+    const tx_expr *base = cuda_access_ptr_base(g, a, &s);
+    return base && (s->is_shared || scope_is_shared(base->u.var.scope));
+  }
   size_t ol = strlen(op);
   int addr = strcmp(op, "T.address_of") == 0 &&
              (a->ops[0]->kind == EXPR_LOAD || a->ops[0]->kind == EXPR_BUFFER);
@@ -1739,6 +1804,53 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       tx_sb_puts(sb, "__syncwarp()");
     else
       cuda_unsupported(g, e, "only \"shared\", \"shared.dyn\" and \"warp\" scopes");
+    return;
+  }
+  if (strcmp(op, "T.tvm_access_ptr") == 0) {
+    emit_tvm_access_ptr(g, e, sb);
+    return;
+  }
+  if (strcmp(op, "T.handle_add_byte_offset") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    tx_sb_puts(sb, "((void*)((char*)");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, " + ");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, "))");
+    return;
+  }
+  if (strcmp(op, "T.cuda.make_float2") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    /* TVM's helper returns a float2's 64 bits: x in the low word. */
+    tx_sb_puts(sb, "(((unsigned long long)__float_as_uint(");
+    cuda_emit_expr(g, e->ops[1], sb);
+    tx_sb_puts(sb, ") << 32) | (unsigned long long)__float_as_uint(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, "))");
+    return;
+  }
+  if ((strcmp(op, "T.cuda.float2_x") == 0 || strcmp(op, "T.cuda.float2_y") == 0) &&
+      cuda_nargs_ok(g, e, 1, 1)) {
+    tx_sb_puts(sb, "__uint_as_float((unsigned)(");
+    cuda_emit_expr(g, e->ops[0], sb);
+    tx_sb_puts(sb, op[strlen(op) - 1] == 'y' ? " >> 32))" : "))");
+    return;
+  }
+  if (strcmp(op, "T.cuda.float22bfloat162_rn") == 0 && cuda_nargs_ok(g, e, 2, 2)) {
+    /* The bits of the packed __nv_bfloat162, as TVM's helper returns them. */
+    g->features |= CUDA_FEAT_BF16;
+    cuda_need_helper(g, H_F22BF162);
+    cuda_call_fn(g, "tx_float22bfloat162_rn", e, 0, 2, sb);
+    return;
+  }
+  if (strcmp(op, "T.buffer_offset") == 0) {
+    /* TVM's LowerTIRxCleanup replaces it by the flattened index. */
+    const tx_expr *x = n == 1 ? e->ops[0] : NULL;
+    if (!x || x->kind != EXPR_LOAD || x->nops != 1) {
+      cuda_unsupported(g, e, "expected a flattened buffer element (one index)");
+      return;
+    }
+    tx_sb_putc(sb, '(');
+    cuda_emit_expr(g, x->ops[0], sb);
+    tx_sb_putc(sb, ')');
     return;
   }
   if (strcmp(op, "T.address_of") == 0) {

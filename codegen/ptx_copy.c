@@ -264,6 +264,8 @@ static int64_t ptr_elem_bytes(cuda_cg *g, const tx_expr *p) {
   if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.address_of") == 0 && p->nops == 1 &&
       (p->ops[0]->kind == EXPR_LOAD || p->ops[0]->kind == EXPR_BUFFER))
     return tx_cuda_elem_bytes(p->ops[0]->u.buffer->dtype);
+  if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5)
+    return tx_cuda_elem_bytes(cuda_access_ptr_dtype(p));
   return 1;
 }
 
@@ -460,6 +462,18 @@ static void emit_cp_async_legacy_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb)
   }
   int64_t b = dt ? dtype_bytes(g, e, dt) : 1;
   if (b) emit_cp_async_legacy(g, e, e->ops, NULL, b, sb);
+}
+
+/* T.s_tir.cp_async_raw(elem_dtype, dst, dst_off, src, src_off, cp_size): the
+ * printed form of the copy TVM's InjectPTXAsyncCopy builds. As TVM's codegen
+ * does, each offset counts elements of its own pointer's element type (an
+ * access pointer's dtype); elem_dtype is only the call's type. */
+static void emit_s_tir_cp_async_raw(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
+  if (cuda_npos(e) != 6 || !cuda_str_arg(e->ops[0])) {
+    cuda_unsupported(g, e, "expected (\"dtype\", dst, dst_offset, src, src_offset, cp_size)");
+    return;
+  }
+  emit_cp_async_legacy(g, e, e->ops + 1, NULL, 0, sb);
 }
 
 /* A barrier operand of the helpers whose TVM ancestors took a barrier id:
@@ -1061,6 +1075,7 @@ static const cuda_call_entry ENTRIES[] = {
     {"T.ptx.mbarrier.try_wait_once", emit_mbar_try_wait_once},
     {"T.ptx.mbarrier_test_wait_parity", emit_mbar_test_wait_parity},
     {"T.ptx.prefetch_tensormap", emit_prefetch_tensormap},
+    {"T.s_tir.cp_async_raw", emit_s_tir_cp_async_raw},
 };
 
 const cuda_call_table cuda_ptx_copy_calls = {"copy", ENTRIES, sizeof ENTRIES / sizeof *ENTRIES};

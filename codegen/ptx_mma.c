@@ -1280,7 +1280,8 @@ static void emit_stmatrix(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 /* ---- the table ---------------------------------------------------------------------- */
 
 /* Sorted by strcmp (tests/unit/test_codegen.c checks). The T.cuda.wgmma.*
- * and T.ptx_* names are TVM's older spellings of the same helpers. */
+ * and T.ptx_* names are TVM's older spellings of the same helpers;
+ * T.ptx_legacy.* its PTXLegacyNamespace (the same argument order). */
 static const cuda_call_entry ENTRIES[] = {
     {"T.cuda.wgmma.encode_matrix_descriptor", emit_wgmma_encode_desc},
     {"T.cuda.wgmma.noop_barrier", emit_wgmma_noop_barrier},
@@ -1296,6 +1297,8 @@ static const cuda_call_entry ENTRIES[] = {
     {"T.ptx.wgmma.noop_barrier", emit_wgmma_noop_barrier},
     {"T.ptx.wgmma.wait_group", emit_wgmma_wait_group},
     {"T.ptx_ldmatrix", emit_ldmatrix_legacy},
+    {"T.ptx_legacy.ldmatrix", emit_ldmatrix_legacy},
+    {"T.ptx_legacy.mma", emit_mma_legacy},
     {"T.ptx_mma", emit_mma_legacy},
     {"T.ptx_mma_sp", emit_mma_sp},
 };
