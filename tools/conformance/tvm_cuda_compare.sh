@@ -5,8 +5,8 @@
 #   tvm_cuda_compare.sh prep TIRXC CORPUS OUT   (here: needs nvcc, no GPU)
 #   tvm_cuda_compare.sh run  TIRXC OUT          (on the GPU machine: no nvcc)
 #
-# prep, per sample: the arch it runs on (the sample's own when it is sm_80 or
-# sm_90a, else sm_90a: the lent GPU is an H200), TVM's CUDA built to a cubin
+# prep, per sample: TVM's CUDA built to a cubin for sm_90a (the lent GPU is an
+# H200, which loads no sm_80 cubin; the sample's own arch is kept in the table),
 # with nvcc for that arch (a sample nvcc cannot build for it, e.g. tcgen05
 # code, is marked "sm_100a only"), tirx-c's CUDA for the same arch, and the
 # kernel signature of each (`extern "C" __global__ ... name(params)`: the
@@ -32,7 +32,7 @@ signature() {
 
 # Compact the signature's parameter types the same way for both compilers:
 # `half* __restrict__ A_ptr` and `half *A` both become `half*`.
-kernel_name() { echo "$1" | sed -E 's/.*[ )]([A-Za-z_][A-Za-z0-9_]*)\(.*/\1/'; }
+kernel_name() { echo "$1" | sed -E -e 's/\(.*//' -e 's/.* //'; }
 
 prep() {
   tirxc="$1" corpus="$2" out="$3"
@@ -42,8 +42,7 @@ prep() {
   for cu in "$corpus"/kernels/*.tvm.cu; do
     base=$(basename "$cu" .tvm.cu)
     tirx="$corpus/kernels/$base.tirx"
-    want=$(head -1 "$cu" | sed -n 's/.*-arch=\(sm_[0-9a-z]*\).*/\1/p')
-    case "$want" in sm_80 | sm_90a) arch=$want ;; *) arch=sm_90a ;; esac
+    arch=sm_90a # what the lent H200 runs (an sm_80 cubin does not load on it)
     cp "$tirx" "$out/k/$base.tirx"
     verdict=ok
     if ! nvcc -cubin -arch="$arch" -o "$out/k/$base.tvm.cubin" "$cu" 2>"$out/k/$base.nvcc.log"; then

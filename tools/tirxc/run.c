@@ -261,7 +261,7 @@ static int launch(tirx_runtime *rt, const tirx_function *fn, tx_rt_function *ker
   tirx_error err = {0};
   if (tx_api_function_launch(fn, kernel, s->args, np, NULL, &err) != TIRX_OK ||
       tirx_runtime_synchronize(rt, NULL, &err) != TIRX_OK) {
-    fprintf(stderr, "tirxc run: %s\n", err.message);
+    fprintf(stderr, "tirxc run: %s%s\n", kernel ? "the --compare kernel: " : "", err.message);
     return 1;
   }
   return 0;
