@@ -301,6 +301,13 @@ static int is_bare_scalar_load(const printer *p, const tx_expr *e) {
          is_scalar_buffer(p, e->u.buffer);
 }
 
+/* A T.decl_scalar's element (a load without indices): TVM prints the bare
+ * name, which the frontend reads as that element wherever it stands. */
+static int is_decl_scalar_load(const tx_expr *e) {
+  return e->kind == EXPR_LOAD && e->nops == 0 && e->u.buffer &&
+         e->u.buffer->form == BUF_DECL_SCALAR && e->u.buffer->name;
+}
+
 static void print_expr(printer *p, const tx_expr *e) {
   int scalar_operand = p->scalar_operand;
   p->scalar_operand = 0;
@@ -308,7 +315,7 @@ static void print_expr(printer *p, const tx_expr *e) {
     puts_(p, "None"); /* malformed IR: print something parseable */
     return;
   }
-  if (scalar_operand && is_bare_scalar_load(p, e)) {
+  if ((scalar_operand && is_bare_scalar_load(p, e)) || is_decl_scalar_load(e)) {
     puts_(p, e->u.buffer->name);
     return;
   }
