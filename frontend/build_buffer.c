@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
+#include "ir/arena.h"
+#include "ir/diag.h"
 
 static const struct {
   const char *name;
@@ -36,6 +38,39 @@ buffer_ctor bld_buffer_ctor_of(builder *b, const tx_ast *call) {
 
 /* ---- shapes and small operands ------------------------------------------------------- */
 
+/* A dim written as a string, `"n * T.int64(32)"` (TVM prints a shape
+ * expression that defines a variable quoted): the text parsed as one
+ * expression in the current scope. Its spans point into the string, which
+ * is registered as a source of its own for quoting. */
+static const tx_expr *build_string_dim(builder *b, const tx_ast *s) {
+  size_t n = s->u.str.len;
+  char *text = tx_arena_alloc(b->ir->arena, n + 2);
+  if (!text) return bld_oom(b), NULL;
+  memcpy(text, s->u.str.data, n);
+  text[n] = '\n';
+  text[n + 1] = '\0';
+  const char *file = tx_diag_add_source(b->diags, "<shape string>", text, n + 1);
+  tx_arena *ast_arena = tx_arena_create_like(b->ir->arena);
+  if (!file || !ast_arena) {
+    if (ast_arena) tx_arena_destroy(ast_arena);
+    return bld_oom(b), NULL;
+  }
+  tx_parse_env env = {ast_arena, b->ir->strings, b->diags};
+  tx_ast_list stmts = {0};
+  const tx_expr *e = NULL;
+  tirx_status st = tx_parse_python(&env, file, text, n + 1, &stmts);
+  if (st == TIRX_OK && stmts.len == 1 && stmts.items[0]->kind == AST_EXPR_STMT)
+    e = bld_expr(b, stmts.items[0]->u.expr_stmt.value);
+  else if (st == TIRX_OK)
+    BLD_ERROR(b, s, "a quoted buffer dimension must be one expression");
+  else if (st == TIRX_ERR_NOMEM)
+    bld_oom(b);
+  else
+    tx_note(b->diags, s->span, "in this quoted buffer dimension");
+  tx_arena_destroy(ast_arena);
+  return e;
+}
+
 static int build_dims(builder *b, const tx_ast *a, ptr_vec *out, const char *what) {
   const tx_ast *const *items = &a;
   size_t n = 1;
@@ -43,9 +78,13 @@ static int build_dims(builder *b, const tx_ast *a, ptr_vec *out, const char *wha
     items = (const tx_ast *const *)a->u.seq.elts.items;
     n = a->u.seq.elts.len;
   }
+  int shape = strcmp(what, "buffer dimensions") == 0;
+  if (shape) b->quoted_dims = 0;
   for (size_t i = 0; i < n; i++) {
-    const tx_expr *e = bld_expr(b, items[i]);
+    int quoted = shape && items[i]->kind == AST_STR;
+    const tx_expr *e = quoted ? build_string_dim(b, items[i]) : bld_expr(b, items[i]);
     if (!e) return 0;
+    if (quoted && i < 32) b->quoted_dims |= 1u << i;
     if (!tx_dtype_is_int(e->dtype)) {
       BLD_ERROR(b, items[i], "%s must be integers", what);
       return 0;
@@ -240,6 +279,7 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
   size_t npos_names;
   const char *const *pos = positional_names(ctor, &npos_names);
   ptr_vec shape = {0}, strides = {0};
+  b->quoted_dims = 0;
   int ok = 1, have_shape = ctor == CTOR_DECL_SCALAR, have_dtype = 0;
   const tx_ast_list *args = &call->u.call.args;
   if (args->len > npos_names) {
@@ -314,6 +354,8 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
     ok = 0;
   }
   buf->ndim = shape.len;
+  buf->quoted_dims = b->quoted_dims;
+  b->quoted_dims = 0;
   buf->shape = (const tx_expr *const *)vec_finish(b, &shape);
   buf->nstrides = strides.len;
   buf->strides = (const tx_expr *const *)vec_finish(b, &strides);

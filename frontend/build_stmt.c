@@ -682,7 +682,8 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
   const tx_ast *target = st->u.assign.targets.items[0];
   const tx_ast *value = st->u.assign.value;
   if (target->kind == AST_NAME) return assign_name(b, target, value, st->span);
-  if (target->kind == AST_SUBSCRIPT) return build_store(b, target, bld_expr(b, value), st->span);
+  if (target->kind == AST_SUBSCRIPT)
+    return build_store(b, target, bld_scalar_value(b, bld_expr(b, value)), st->span);
   if (target->kind == AST_TUPLE) {
     if (value->kind == AST_CALL && misplaced_block_header(b, value)) return NULL;
     const char *op = scope_id_of(b, value);
@@ -1077,6 +1078,7 @@ static const tx_expr *bool_cond(builder *b, const tx_ast *a, int int_ok) {
     const tx_expr *zero = tx_int(b->ir, c->dtype, 0, c->span);
     tx_expr *ne = zero ? tx_binary(b->ir, EXPR_NE, c, zero, c->span) : NULL;
     if (!ne) return bld_oom(b), NULL;
+    ne->implicit_truth = 1;
     return ne;
   }
   if (c && !tx_dtype_is_bool(c->dtype)) {

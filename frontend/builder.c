@@ -772,26 +772,67 @@ static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr
 /* `n = T.int32()` among the header statements: a symbolic extent. TVM prints
  * these inside the body even when parameters use them, so they are declared
  * before the parameters are built. Returns 1 when `st` is one. */
-static int declare_symbolic(builder *b, const tx_ast *st) {
-  if (st->kind != AST_ASSIGN || st->u.assign.targets.len != 1) return 0;
-  const tx_ast *target = st->u.assign.targets.items[0], *value = st->u.assign.value;
+static int is_symbolic_ctor(builder *b, const tx_ast *value) {
   tx_dtype dt;
-  if (target->kind != AST_NAME || value->kind != AST_CALL || value->u.call.args.len ||
-      value->u.call.keywords.len || !bld_dtype_attr(b, value->u.call.func, &dt, 0))
-    return 0;
+  return value->kind == AST_CALL && !value->u.call.args.len && !value->u.call.keywords.len &&
+         bld_dtype_attr(b, value->u.call.func, &dt, 0);
+}
+
+static void declare_one_symbolic(builder *b, const tx_ast *target, const tx_ast *value) {
+  tx_dtype dt;
+  if (!bld_dtype_attr(b, value->u.call.func, &dt, 0)) return;
   tx_expr *v = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
-  if (!v) return bld_oom(b), 1;
+  if (!v) {
+    bld_oom(b);
+    return;
+  }
   symbol s = {.name = target->u.name.id,
               .kind = SYM_VAR,
               .mut = MUT_FIXED,
               .expr = v,
               .span = target->span};
   if (bld_push_symbol(b, s) >= 0) vec_push(b, &b->symbolic, v);
+}
+
+/* `n = T.int32()`, or TVM's grouped `m, n = T.int32(), T.int32()`: the
+ * targets and their constructors when st is one (*n of them), else 0. */
+static int symbolic_decl(builder *b, const tx_ast *st, const tx_ast *const **targets,
+                         const tx_ast *const **values, size_t *n) {
+  if (st->kind != AST_ASSIGN || st->u.assign.targets.len != 1) return 0;
+  const tx_ast *target = st->u.assign.targets.items[0], *value = st->u.assign.value;
+  if (target->kind == AST_NAME && is_symbolic_ctor(b, value)) {
+    *targets = (const tx_ast *const *)&st->u.assign.targets.items[0];
+    *values = (const tx_ast *const *)&st->u.assign.value;
+    *n = 1;
+    return 1;
+  }
+  if (target->kind != AST_TUPLE || value->kind != AST_TUPLE ||
+      target->u.seq.elts.len != value->u.seq.elts.len || !target->u.seq.elts.len)
+    return 0;
+  for (size_t i = 0; i < target->u.seq.elts.len; i++)
+    if (target->u.seq.elts.items[i]->kind != AST_NAME ||
+        !is_symbolic_ctor(b, value->u.seq.elts.items[i]))
+      return 0;
+  *targets = (const tx_ast *const *)target->u.seq.elts.items;
+  *values = (const tx_ast *const *)value->u.seq.elts.items;
+  *n = target->u.seq.elts.len;
+  return 1;
+}
+
+static int declare_symbolic(builder *b, const tx_ast *st) {
+  const tx_ast *const *targets, *const *values;
+  size_t n;
+  if (!symbolic_decl(b, st, &targets, &values, &n)) return 0;
+  for (size_t i = 0; i < n; i++)
+    declare_one_symbolic(b, targets[i], values[i]);
   return 1;
 }
 
 static int is_header_stmt(builder *b, const tx_ast *st) {
+  const tx_ast *const *targets, *const *values;
+  size_t n;
   if (st->kind == AST_EXPR_STMT) return bld_is_tirx_call(b, st->u.expr_stmt.value, "T.func_attr");
+  if (symbolic_decl(b, st, &targets, &values, &n)) return 1;
   if (st->kind != AST_ASSIGN || st->u.assign.value->kind != AST_CALL) return 0;
   const tx_ast *v = st->u.assign.value;
   tx_dtype dt;
@@ -843,6 +884,13 @@ static int build_params(builder *b, const tx_ast *fn, ptr_vec *params, ptr_vec *
   }
   tx_mem_free(bld_alloc(b), source);
   return ok;
+}
+
+/* `-> T.int32`: 1 with *out set for a scalar dtype. Other annotations (none,
+ * a pointer type) are not kept: TVM's printed form only shows scalar ones. */
+static int build_return_dtype(builder *b, const tx_ast *returns, tx_dtype *out) {
+  if (!returns || !bld_dtype_attr(b, returns, out, 0)) return 0;
+  return out->code != DT_HANDLE;
 }
 
 static const tx_func *build_func(builder *b, const tx_ast *fn) {
@@ -900,6 +948,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->body = stmt;
     f->is_private = dec.is_private;
     f->is_s_tir = dec.is_s_tir;
+    f->has_ret = build_return_dtype(b, fn->u.funcdef.returns, &f->ret_dtype);
     f->span = fn->span;
   }
   b->attr_keys.len = b->attr_values.len = b->symbolic.len = 0;

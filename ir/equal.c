@@ -239,7 +239,8 @@ static int eq_attrs(eqctx *c, uint32_t n, const char *const *ka, const tx_expr *
 static int eq_func(eqctx *c, const tx_func *a, const tx_func *b) {
   if (!a || !b) return a == b;
   if (a->nparams != b->nparams || a->nattrs != b->nattrs || a->nsymbolic != b->nsymbolic ||
-      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir)
+      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir || a->has_ret != b->has_ret ||
+      (a->has_ret && !tx_dtype_eq(a->ret_dtype, b->ret_dtype)))
     return 0;
   for (uint32_t i = 0; i < a->nparams; i++)
     if (!eq_var_def(c, a->params[i], b->params[i])) return 0;

@@ -83,6 +83,10 @@ struct tx_expr {
   /* EXPR_CALL of T.handle(...) written as TVM's type object `T.handle(...).ty` (a
    * pointer type; printed back with the suffix). */
   uint8_t type_object;
+  /* EXPR_NE `x != 0` the frontend made of an integer if/while condition
+   * (`if x:`, tested against zero as Python does): printed as the bare `x`
+   * there, as TVM keeps the integer condition. A spelling: equal.c ignores it. */
+  uint8_t implicit_truth;
   tx_dtype dtype;
   uint32_t nops;
   const tx_expr *const *ops;
@@ -142,6 +146,10 @@ struct tx_buffer {
    * equality, so equal.c does too. */
   uint8_t layout_none;
   const tx_expr *allocated_addr;
+  /* Shape dims written as strings, `T.Buffer(("n * 2", 4))` (TVM's printed
+   * form of a dim that defines a variable): bit i for dim i < 32. Printed
+   * back quoted; a spelling, equal.c ignores it. */
+  uint32_t quoted_dims;
   tx_buffer_form form;
   const tx_expr *origin; /* BUF_VIEW: the call that made it (EXPR_CALL on EXPR_BUFFER);
                             BUF_MATCH: the handle variable */
@@ -247,6 +255,10 @@ typedef struct tx_func {
    * body may hold blocks (STMT_BLOCK). Kept so the print round-trips; such a
    * function is parsed and printed but not lowered (docs/conformance.md). */
   int is_s_tir;
+  /* `def f(...) -> T.int32:`: the written return dtype (has_ret 0: none),
+   * kept so the print round-trips as TVM prints a PrimFunc's ret_type. */
+  int has_ret;
+  tx_dtype ret_dtype;
   tirx_span span;
 } tx_func;
 

@@ -34,6 +34,10 @@ typedef struct printer {
   const tx_expr **fv;
   uint32_t nfv, fv_cap;
   uint8_t *declared;
+  /* Set just before printing an operand the frontend reads a bare one-element
+   * buffer name in as its element [0] (arithmetic and comparison operands, a
+   * store's value); print_expr clears it. */
+  int scalar_operand;
 } printer;
 
 /* Python operator precedence, lowest first. Calls, names and literals are
@@ -274,12 +278,54 @@ static int expr_prec(const tx_expr *e) {
   return binary_prec((tx_expr_kind)e->kind, e->dtype);
 }
 
+/* TVM's BufferVar::IsScalar: shape (1,), no strides, default alignment,
+ * offset factor and layout, no allocated address. Its printer writes such a
+ * buffer's element as the bare name (`out = A`). An s_tir function's
+ * buffers have no layout unless given one, so none is scalar there. */
+static int is_scalar_buffer(const printer *p, const tx_buffer *buf) {
+  if (p->s_tir) return 0; /* an s_tir buffer has no layout by default */
+  const tx_expr *d0 = buf && buf->ndim == 1 ? buf->shape[0] : NULL;
+  return d0 && d0->kind == EXPR_INT && d0->u.ival == 1 && buf->nstrides == 0 &&
+         (buf->align == 0 || buf->align == 64) &&
+         (buf->offset_factor == 0 || buf->offset_factor == 1) && !buf->allocated_addr &&
+         !buf->layout && !buf->layout_none && buf->name;
+}
+
+static int is_zero_index(const tx_expr *e) {
+  return e && e->kind == EXPR_INT && e->u.ival == 0 && e->dtype.lanes == 1;
+}
+
+/* A scalar element [0] of a one-element buffer, as TVM prints it: the name. */
+static int is_bare_scalar_load(const printer *p, const tx_expr *e) {
+  return e->kind == EXPR_LOAD && e->nops == 1 && is_zero_index(e->ops[0]) && e->dtype.lanes == 1 &&
+         is_scalar_buffer(p, e->u.buffer);
+}
+
+/* A T.decl_scalar's element (a load without indices): TVM prints the bare
+ * name, which the frontend reads as that element wherever it stands. */
+static int is_decl_scalar_load(const tx_expr *e) {
+  return e->kind == EXPR_LOAD && e->nops == 0 && e->u.buffer &&
+         e->u.buffer->form == BUF_DECL_SCALAR && e->u.buffer->name;
+}
+
 static void print_expr(printer *p, const tx_expr *e) {
+  int scalar_operand = p->scalar_operand;
+  p->scalar_operand = 0;
   if (!e || e->kind >= TX_EXPR_KIND_COUNT) {
     puts_(p, "None"); /* malformed IR: print something parseable */
     return;
   }
+  if ((scalar_operand && is_bare_scalar_load(p, e)) || is_decl_scalar_load(e)) {
+    puts_(p, e->u.buffer->name);
+    return;
+  }
   expr_printers[e->kind](p, e);
+}
+
+/* An operand the frontend reads a bare one-element buffer name in as [0]. */
+static void print_scalar_operand(printer *p, const tx_expr *e) {
+  p->scalar_operand = 1;
+  print_expr(p, e);
 }
 
 /* Print `e` as an operand of an operator of precedence `prec`; an operand of
@@ -289,7 +335,10 @@ static void print_expr(printer *p, const tx_expr *e) {
 static void print_child(printer *p, const tx_expr *e, int prec, int paren_same) {
   int mine = e ? expr_prec(e) : PREC_PRIMARY;
   int wrap = mine < prec || (paren_same && mine == prec);
-  if (wrap) tx_sb_putc(p->out, '(');
+  if (wrap) {
+    p->scalar_operand = 0;
+    tx_sb_putc(p->out, '(');
+  }
   print_expr(p, e);
   if (wrap) tx_sb_putc(p->out, ')');
 }
@@ -532,6 +581,14 @@ static const char *binary_ctor(tx_expr_kind k) {
   return "?";
 }
 
+/* The infix operators whose operands the frontend reads a bare one-element
+ * buffer name in as its element (arithmetic and comparisons; not and/or). */
+static int reads_scalar_operands(tx_expr_kind k) {
+  return k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_FLOORDIV ||
+         k == EXPR_FLOORMOD || k == EXPR_EQ || k == EXPR_NE || k == EXPR_LT || k == EXPR_LE ||
+         k == EXPR_GT || k == EXPR_GE;
+}
+
 static void print_binary(printer *p, const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   const tx_expr *a = e->nops > 0 ? e->ops[0] : NULL, *b = e->nops > 1 ? e->ops[1] : NULL;
@@ -540,8 +597,11 @@ static void print_binary(printer *p, const tx_expr *e) {
     print_call2(p, binary_ctor(k), a, b);
     return;
   }
+  int scalar_operands = reads_scalar_operands(k);
+  p->scalar_operand = scalar_operands;
   print_child(p, a, prec, prec == PREC_CMP);
   tx_sb_printf(p->out, " %s ", infix_op(k));
+  p->scalar_operand = scalar_operands;
   print_child(p, b, prec, 1);
 }
 
@@ -934,8 +994,24 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
 
 /* `(shape), "dtype"` (float32 elided unless SIG_DTYPE) followed by the
  * keywords. */
+/* The shape tuple; dims written as strings are quoted again (TVM's form of
+ * a dim that defines a variable, which the printer's text never contains a
+ * quote or backslash of). */
+static void print_shape(printer *p, const tx_buffer *b) {
+  tx_sb_putc(p->out, '(');
+  for (uint32_t i = 0; i < b->ndim; i++) {
+    int quoted = i < 32 && (b->quoted_dims >> i & 1u);
+    if (i) puts_(p, ", ");
+    if (quoted) tx_sb_putc(p->out, '"');
+    print_expr(p, b->shape[i]);
+    if (quoted) tx_sb_putc(p->out, '"');
+  }
+  if (b->ndim == 1) tx_sb_putc(p->out, ',');
+  tx_sb_putc(p->out, ')');
+}
+
 static void print_buffer_sig(printer *p, const tx_buffer *b, int which) {
-  print_tuple_of(p, b->shape, b->ndim);
+  print_shape(p, b);
   if ((which & SIG_DTYPE) || !tx_dtype_eq(b->dtype, TX_FLOAT32)) {
     puts_(p, ", \"");
     put_dtype(p, b->dtype);
@@ -1252,15 +1328,23 @@ static void print_store_target(printer *p, const tx_stmt *s) {
   tx_sb_putc(p->out, ']');
 }
 
+/* TVM writes a store to a one-element buffer's [0] as `A = v`. */
+static int is_bare_scalar_store(const printer *p, const tx_stmt *s) {
+  return s->flag != STORE_SLICES && s->nexprs == 2 && is_zero_index(s->exprs[1]) && s->exprs[0] &&
+         s->exprs[0]->dtype.lanes == 1 && is_scalar_buffer(p, s->buffer);
+}
+
 static void print_store(printer *p, const tx_stmt *s) {
   start_line(p);
   uint32_t n = s->nexprs ? s->nexprs - 1 : 0;
-  if (s->flag == STORE_SLICES && n)
+  if (is_bare_scalar_store(p, s))
+    puts_(p, s->buffer->name);
+  else if (s->flag == STORE_SLICES && n)
     print_store_target(p, s);
   else
     print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
   puts_(p, " = ");
-  print_expr(p, expr_at(s, 0));
+  print_scalar_operand(p, expr_at(s, 0));
   tx_sb_putc(p->out, '\n');
 }
 
@@ -1300,7 +1384,7 @@ static void print_bind(printer *p, const tx_stmt *s) {
 static void print_assign(printer *p, const tx_stmt *s) {
   start_line(p);
   tx_sb_printf(p->out, "%s = ", var_name(s, 0));
-  print_expr(p, expr_at(s, 0));
+  print_scalar_operand(p, expr_at(s, 0));
   tx_sb_putc(p->out, '\n');
 }
 
@@ -1360,10 +1444,18 @@ static void print_eval(printer *p, const tx_stmt *s) {
 }
 
 /* TVM never prints elif: an else holding an if nests one level deeper. */
+/* An if/while condition: an integer one written `if x:` prints bare again. */
+static void print_condition(printer *p, const tx_expr *c) {
+  if (c && c->kind == EXPR_NE && c->implicit_truth && c->nops == 2)
+    print_expr(p, c->ops[0]);
+  else
+    print_expr(p, c);
+}
+
 static void print_if(printer *p, const tx_stmt *s) {
   start_line(p);
   puts_(p, "if ");
-  print_expr(p, expr_at(s, 0));
+  print_condition(p, expr_at(s, 0));
   puts_(p, ":\n");
   print_block(p, s->nstmts ? s->stmts[0] : NULL);
   if (s->nstmts > 1 && s->stmts[1]) {
@@ -1498,7 +1590,7 @@ static void print_for(printer *p, const tx_stmt *s) {
 static void print_while(printer *p, const tx_stmt *s) {
   start_line(p);
   puts_(p, "while ");
-  print_expr(p, expr_at(s, 0));
+  print_condition(p, expr_at(s, 0));
   puts_(p, ":\n");
   print_block_of(p, s);
 }
@@ -1788,7 +1880,12 @@ static void print_func_def(printer *p, const tx_func *f) {
     if (i) puts_(p, ", ");
     print_param(p, f, i);
   }
-  puts_(p, "):\n");
+  tx_sb_putc(p->out, ')');
+  if (f->has_ret) {
+    puts_(p, " -> T.");
+    put_dtype(p, f->ret_dtype);
+  }
+  puts_(p, ":\n");
   p->indent += 4;
   print_func_prologue(p, f);
   p->indent -= 4;

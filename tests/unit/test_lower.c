@@ -268,11 +268,11 @@ Test(lower, scalar_sugar) {
                         "    A[0] = y\n";
   EXPECT_BODY(src, P_LOWER,
               "    x = T.alloc_local((1,), \"int32\")\n"
-              "    x[0] = 1\n"
+              "    x = 1\n"
               "    y = T.alloc_local((1,), \"int32\")\n"
-              "    x[0] = x[0] + 2\n"
-              "    y[0] = x[0]\n"
-              "    A[0] = y[0]\n");
+              "    x = x + 2\n"
+              "    y = x\n"
+              "    A[0] = y\n");
 }
 
 Test(lower, with_form_and_attr_entry) {
