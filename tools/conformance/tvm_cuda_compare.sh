@@ -32,7 +32,7 @@ signature() {
 
 # Compact the signature's parameter types the same way for both compilers:
 # `half* __restrict__ A_ptr` and `half *A` both become `half*`.
-kernel_name() { echo "$1" | sed -E -e 's/\(.*//' -e 's/.* //'; }
+kernel_name() { echo "$1" | sed -E -e 's/\([^()]*\)$//' -e 's/.* //'; }
 
 prep() {
   tirxc="$1" corpus="$2" out="$3"
