@@ -28,10 +28,13 @@
 #include <string.h>
 
 #include "ir/equal.h"
+#include "ir/ptrmap.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
 
 static const char PASS[] = "lower-tirx";
+/* The most dimensions (and strides) a buffer read through a scalar may have. */
+#define TX_MAX_DIMS_REMAP 64
 static const tirx_span NOSPAN = {0};
 
 typedef enum id_kind {
@@ -79,6 +82,8 @@ typedef struct lt_state {
   const tx_expr **svars;
   const tx_buffer **sbufs;
   uint32_t nscal, capscal;
+  /* buffers whose shape, strides or offset read a scalar: old -> rewritten */
+  tx_ptrmap rebufs;
   uint32_t loops; /* loops around the statement being lowered */
   tx_lc_names names;
   int error, oom;
@@ -595,8 +600,54 @@ static const tx_expr *zero_index(lt_state *st) {
   return tx_lc_int(st->ir, TX_INT32, 0);
 }
 
+/* The fields of b with every scalar read as x[0]: b itself when none is
+ * read, else a copy (remembered, so every use of b switches to it). */
+static const tx_buffer *remap_buffer(tx_mutator *m, const tx_buffer *b) {
+  lt_state *st = m->user;
+  if (!b || !st->nscal) return b;
+  const tx_buffer *known = tx_ptrmap_get(&st->rebufs, b);
+  if (known) return known;
+  const tx_expr *shape[TX_MAX_DIMS_REMAP], *strides[TX_MAX_DIMS_REMAP];
+  if (b->ndim > TX_MAX_DIMS_REMAP || b->nstrides > TX_MAX_DIMS_REMAP) return b;
+  int changed = 0;
+  for (uint32_t i = 0; i < b->ndim; i++)
+    changed |= (shape[i] = tx_mutate_expr(m, b->shape[i])) != b->shape[i];
+  for (uint32_t i = 0; i < b->nstrides; i++)
+    changed |= (strides[i] = tx_mutate_expr(m, b->strides[i])) != b->strides[i];
+  const tx_expr *off = tx_mutate_expr(m, b->elem_offset);
+  const tx_expr *origin = tx_mutate_expr(m, b->origin);
+  changed |= off != b->elem_offset || origin != b->origin;
+  if (!changed || m->failed) return b;
+  tx_buffer *nb = tx_arena_alloc(st->ir->arena, sizeof *nb);
+  if (!nb) return m->failed = 1, b;
+  *nb = *b;
+  nb->shape = b->ndim ? TX_DUP(st->ir, tx_expr, shape, b->ndim) : NULL;
+  nb->strides = b->nstrides ? TX_DUP(st->ir, tx_expr, strides, b->nstrides) : NULL;
+  nb->elem_offset = off;
+  nb->origin = origin;
+  if ((b->ndim && !nb->shape) || (b->nstrides && !nb->strides) ||
+      !tx_ptrmap_put(&st->rebufs, b, nb))
+    return m->failed = 1, b;
+  return nb;
+}
+
+/* A load, buffer reference or region of a remapped buffer, on the copy. */
+static const tx_expr *remap_buffer_use(tx_mutator *m, const tx_expr *e) {
+  lt_state *st = m->user;
+  const tx_buffer *nb = tx_ptrmap_get(&st->rebufs, e->u.buffer);
+  if (!nb) return NULL;
+  const tx_expr *c = tx_mutate_expr_children(m, e);
+  tx_expr *r = tx_arena_alloc(st->ir->arena, sizeof *r);
+  if (!r) return m->failed = 1, e;
+  *r = *c; /* a fresh node: the operand array is shared, never written */
+  r->u.buffer = nb;
+  return r;
+}
+
 static const tx_expr *lt_expr(tx_mutator *m, const tx_expr *e) {
   lt_state *st = m->user;
+  if (e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER || e->kind == EXPR_REGION)
+    return remap_buffer_use(m, e);
   if (e->kind != EXPR_VAR || e->u.var.form != VAR_SCALAR) return NULL;
   const tx_buffer *b = scalar_buffer(st, e);
   if (!b) {
@@ -698,6 +749,21 @@ static const tx_stmt *lower_loop_exit(lt_state *st, const tx_stmt *s) {
   return r ? r : s;
 }
 
+/* A buffer definition or store whose buffer reads a scalar in its fields:
+ * the same statement on the remapped buffer. NULL: nothing to remap. */
+static const tx_stmt *lower_buffer_stmt(tx_mutator *m, const tx_stmt *s) {
+  lt_state *st = m->user;
+  const tx_buffer *nb = tx_stmt_defines_buffer((tx_stmt_kind)s->kind)
+                            ? remap_buffer(m, s->buffer)
+                            : tx_ptrmap_get(&st->rebufs, s->buffer);
+  if (!nb || nb == s->buffer) return NULL;
+  tx_stmt *r = tx_arena_alloc(st->ir->arena, sizeof *r);
+  if (!r) return m->failed = 1, s;
+  *r = *s; /* a fresh node: the operand arrays are shared, never written */
+  r->buffer = nb;
+  return tx_mutate_stmt_children(m, r);
+}
+
 static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
@@ -749,13 +815,14 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
     return r;
   }
   case STMT_STORE:
+  case STMT_ALLOC:
+  case STMT_DECL:
+    return lower_buffer_stmt(m, s);
   case STMT_ASSERT:
   case STMT_IF:
   case STMT_BREAK:
   case STMT_CONTINUE:
   case STMT_RETURN:
-  case STMT_ALLOC:
-  case STMT_DECL:
   case STMT_WITH:
   case TX_STMT_KIND_COUNT:
     break;
@@ -810,6 +877,7 @@ tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_mo
   tx_mem_free(a, st.launch);
   tx_mem_free(a, st.svars);
   tx_mem_free(a, (void *)st.sbufs);
+  tx_ptrmap_free(&st.rebufs);
   tx_lc_names_free(&st.names);
   return status;
 }
