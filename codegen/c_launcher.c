@@ -32,6 +32,7 @@
 #include "ir/fold.h"
 #include "ir/printer.h"
 #include "ir/tensormap.h"
+#include "ir/tensormap_rules_text.h" /* generated: the text of ir/tensormap_rules.h */
 #include "passes/lower_common.h"
 #include "passes/packed_api.h"
 
@@ -1438,12 +1439,11 @@ static const char SRC_RUNTIME[] =
     "}\n\n";
 
 /* The encoding of tensor maps, emitted when a host function makes one: the
- * checks TVM's runtime.cuTensorMapEncodeTiled makes before calling the
- * driver (the same rules and words as tx_tensormap_check in
- * ir/tensormap.c), then cuTensorMapEncodeTiled in the device's primary
- * context. v holds dims[rank], strides[rank - 1], box[rank],
- * elem_strides[rank], interleave, swizzle, l2_promotion, oob_fill and
- * force_dtype (-1: none). */
+ * rules TVM's runtime.cuTensorMapEncodeTiled checks before calling the
+ * driver (the text of ir/tensormap_rules.h, TX_TENSORMAP_RULES_TEXT, comes
+ * first), then cuTensorMapEncodeTiled in the device's primary context. v
+ * holds dims[rank], strides[rank - 1], box[rank], elem_strides[rank],
+ * interleave, swizzle, l2_promotion, oob_fill and force_dtype (-1: none). */
 static const char SRC_TENSORMAP[] =
     "/* ---- tensor maps (runtime.cuTensorMapEncodeTiled) ------------------------ */\n"
     "\n"
@@ -1451,93 +1451,27 @@ static const char SRC_TENSORMAP[] =
     "device,\n"
     "                                   int dtype, int bits, int rank, uint64_t addr,\n"
     "                                   const int64_t *v, char *err, size_t cap) {\n"
-    "  const int64_t *dims = v, *strides = v + rank, *box = v + 2 * rank - 1;\n"
-    "  const int64_t *es = v + 3 * rank - 1, *tail = v + 4 * rank - 1;\n"
-    "  const int64_t interleave = tail[0], swizzle = tail[1], l2 = tail[2], oob = tail[3];\n"
-    "  char why[160] = \"\";\n"
-    "  if (tail[4] >= 0) dtype = tail[4] > 255 ? 255 : (int)tail[4];\n"
-    "  const int p8 = dtype == 13, p16 = dtype == 14 || dtype == 15, packed = p8 || p16;\n"
-    "  const int floating = dtype >= 6 && dtype <= 12; /* FLOAT16 .. TFLOAT32_FTZ */\n"
-    "  const uint64_t eb = ((uint64_t)bits + 7) / 8;\n"
+    "  tx_tensormap_values t;\n"
+    "  char why[256] = \"\";\n"
     "  int i;\n"
-    "  if (dtype < 0 || dtype > 15)\n"
-    "    snprintf(why, sizeof why, \"tensorDataType = %d is not a CUtensorMapDataType\", dtype);\n"
-    "  for (i = 0; !*why && i < rank; i++)\n"
-    "    if (dims[i] <= 0 || dims[i] > ((int64_t)1 << 32))\n"
-    "      snprintf(why, sizeof why, \"globalDim[%d] = %lld must be in 1..2^32\", i,\n"
-    "               (long long)dims[i]);\n"
-    "  for (i = 0; !*why && i + 1 < rank; i++) {\n"
-    "    if (strides[i] < 0 || strides[i] >= ((int64_t)1 << 40))\n"
-    "      snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be in 0..2^40-1\", i,\n"
-    "               (long long)strides[i]);\n"
-    "    else if (strides[i] % 16)\n"
-    "      snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be a multiple of 16\", i,\n"
-    "               (long long)strides[i]);\n"
+    "  memset(&t, 0, sizeof t);\n"
+    "  t.cu_dtype = dtype;\n"
+    "  t.elem_bits = bits;\n"
+    "  t.rank = (uint32_t)rank;\n"
+    "  t.addr = addr;\n"
+    "  for (i = 0; i < rank && i < TX_TENSORMAP_MAX_RANK; i++) {\n"
+    "    t.dims[i] = v[i];\n"
+    "    if (i + 1 < rank) t.strides[i] = v[rank + i];\n"
+    "    t.box[i] = v[2 * rank - 1 + i];\n"
+    "    t.elem_strides[i] = v[3 * rank - 1 + i];\n"
     "  }\n"
-    "  for (i = 0; !*why && i < rank; i++)\n"
-    "    if (box[i] < 1 || box[i] > 256)\n"
-    "      snprintf(why, sizeof why, \"boxDim[%d] = %lld must be in 1..256\", i, (long "
-    "long)box[i]);\n"
-    "  for (i = 0; !*why && i < rank; i++)\n"
-    "    if (es[i] < 1 || es[i] > 8)\n"
-    "      snprintf(why, sizeof why, \"elementStrides[%d] = %lld must be in 1..8\", i,\n"
-    "               (long long)es[i]);\n"
-    "  if (!*why && (interleave < 0 || interleave > 2))\n"
-    "    snprintf(why, sizeof why, \"interleave = %lld is not a CUtensorMapInterleave (0..2)\",\n"
-    "             (long long)interleave);\n"
-    "  if (!*why && (swizzle < 0 || swizzle > 6))\n"
-    "    snprintf(why, sizeof why, \"swizzle = %lld is not a CUtensorMapSwizzle (0..6)\",\n"
-    "             (long long)swizzle);\n"
-    "  if (!*why && (l2 < 0 || l2 > 3))\n"
-    "    snprintf(why, sizeof why, \"l2Promotion = %lld is not a CUtensorMapL2promotion (0..3)\",\n"
-    "             (long long)l2);\n"
-    "  if (!*why && (oob < 0 || oob > 1))\n"
-    "    snprintf(why, sizeof why, \"oobFill = %lld is not a CUtensorMapFloatOOBfill (0..1)\",\n"
-    "             (long long)oob);\n"
-    "  if (!*why && addr % 16)\n"
-    "    snprintf(why, sizeof why, \"globalAddress = 0x%llx must be 16-byte aligned\",\n"
-    "             (unsigned long long)addr);\n"
-    "  if (!*why && interleave != 0 && rank < 3)\n"
-    "    snprintf(why, sizeof why, \"tensorRank = %d must be at least 3 when interleave is not \"\n"
-    "             \"NONE\", rank);\n"
-    "  if (!*why && (interleave == 2 || p16)) {\n"
-    "    if (addr % 32)\n"
-    "      snprintf(why, sizeof why, \"globalAddress = 0x%llx must be 32-byte aligned\",\n"
-    "               (unsigned long long)addr);\n"
-    "    for (i = 0; !*why && i + 1 < rank; i++)\n"
-    "      if (strides[i] % 32)\n"
-    "        snprintf(why, sizeof why, \"globalStrides[%d] = %lld must be a multiple of 32\", i,\n"
-    "                 (long long)strides[i]);\n"
-    "  }\n"
-    "  if (!*why && p16 && dims[0] % 128)\n"
-    "    snprintf(why, sizeof why, \"globalDim[0] = %lld must be a multiple of 128 for a packed "
-    "\"\n"
-    "             \"16U4/16U6 type\", (long long)dims[0]);\n"
-    "  if (!*why && p16 && box[0] != 128)\n"
-    "    snprintf(why, sizeof why, \"boxDim[0] = %lld must be 128 for a packed 16U4/16U6 type\",\n"
-    "             (long long)box[0]);\n"
-    "  if (!*why && p8 && dims[0] % 2)\n"
-    "    snprintf(why, sizeof why, \"globalDim[0] = %lld must be even for 16U4_ALIGN8B\",\n"
-    "             (long long)dims[0]);\n"
-    "  if (!*why && interleave == 0 && !packed) {\n"
-    "    const uint64_t inner = (uint64_t)box[0] * eb;\n"
-    "    const uint64_t limit = swizzle == 1 ? 32 : swizzle == 2 ? 64 : swizzle >= 3 ? 128 : 0;\n"
-    "    if (inner % 16)\n"
-    "      snprintf(why, sizeof why, \"boxDim[0] * element size = %llu bytes must be a multiple of "
-    "\"\n"
-    "               \"16\", (unsigned long long)inner);\n"
-    "    else if (limit && inner > limit)\n"
-    "      snprintf(why, sizeof why, \"boxDim[0] * element size = %llu bytes exceeds the \"\n"
-    "               \"%llu-byte swizzle span\", (unsigned long long)inner, (unsigned long "
-    "long)limit);\n"
-    "  }\n"
-    "  if (!*why && oob == 1 && !floating)\n"
-    "    snprintf(why, sizeof why, \"oobFill NAN_REQUEST_ZERO_FMA needs a floating-point type\");\n"
-    "  if (!*why && oob == 1 && packed)\n"
-    "    snprintf(why, sizeof why, \"oobFill NAN_REQUEST_ZERO_FMA is not supported for a packed "
-    "\"\n"
-    "             \"type\");\n"
-    "  if (*why)\n"
+    "  t.interleave = v[4 * rank - 1];\n"
+    "  t.swizzle = v[4 * rank];\n"
+    "  t.l2_promotion = v[4 * rank + 1];\n"
+    "  t.oob_fill = v[4 * rank + 2];\n"
+    "  t.has_force = 1;\n"
+    "  t.force_dtype = v[4 * rank + 3];\n"
+    "  if (!tx_tensormap_rules(&t, why, sizeof why))\n"
     "    return tx_aot_fail(err, cap, TIRX_AOT_ERR_ARGUMENT,\n"
     "                       \"%s: runtime.cuTensorMapEncodeTiled for '%s': %s\", func, name, "
     "why);\n"
@@ -1554,18 +1488,19 @@ static const char SRC_TENSORMAP[] =
     "  unsigned long long gd[5] = {0}, gs[5] = {0};\n"
     "  unsigned int bd[5] = {0}, ed[5] = {0};\n"
     "  for (i = 0; i < rank && i < 5; i++) {\n"
-    "    gd[i] = (unsigned long long)dims[i];\n"
-    "    bd[i] = (unsigned int)box[i];\n"
-    "    ed[i] = (unsigned int)es[i];\n"
-    "    if (i + 1 < rank) gs[i] = (unsigned long long)strides[i];\n"
+    "    gd[i] = (unsigned long long)t.dims[i];\n"
+    "    bd[i] = (unsigned int)t.box[i];\n"
+    "    ed[i] = (unsigned int)t.elem_strides[i];\n"
+    "    if (i + 1 < rank) gs[i] = (unsigned long long)t.strides[i];\n"
     "  }\n"
     "  tx_aot_cu_result r = tx_aot_cu.CtxSetCurrent(d->ctx);\n"
     "  if (r == 0)\n"
-    "    r = tx_aot_cu.TensorMapEncodeTiled(map, dtype, (unsigned int)rank, (void "
-    "*)(uintptr_t)addr,\n"
-    "                                       gd, gs, bd, ed, (int)interleave, (int)swizzle, "
-    "(int)l2,\n"
-    "                                       (int)oob);\n"
+    "    r = tx_aot_cu.TensorMapEncodeTiled(map, tx_tensormap_driver_dtype(&t), (unsigned "
+    "int)rank,\n"
+    "                                       (void *)(uintptr_t)addr, gd, gs, bd, ed,\n"
+    "                                       (int)t.interleave, (int)t.swizzle, "
+    "(int)t.l2_promotion,\n"
+    "                                       (int)t.oob_fill);\n"
     "  if (r != 0)\n"
     "    return tx_aot_fail(err, cap, r == 1 ? TIRX_AOT_ERR_ARGUMENT : TIRX_AOT_ERR_CUDA,\n"
     "                       \"%s: encoding tensor map '%s': cuTensorMapEncodeTiled failed: %s "
@@ -1707,7 +1642,14 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   tx_sb_puts(src, "};\n\n");
   emit_image(g, image, image_len);
   tx_sb_puts(src, SRC_RUNTIME);
-  if (module_encodes_tensormaps(lowered)) tx_sb_puts(src, SRC_TENSORMAP);
+  if (module_encodes_tensormaps(lowered)) {
+    tx_sb_puts(
+        src,
+        "/* ---- ir/tensormap_rules.h, as tirx-c checks them --------------------------- */\n\n");
+    tx_sb_puts(src, TX_TENSORMAP_RULES_TEXT);
+    tx_sb_puts(src, "\n");
+    tx_sb_puts(src, SRC_TENSORMAP);
+  }
 
   /* ---- host functions ---- */
   tx_sb_puts(

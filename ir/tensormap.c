@@ -170,86 +170,28 @@ int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, con
 #undef AT
 }
 
-static int is_floating(int cu) {
-  return cu == TX_TMAP_DT_FLOAT16 || cu == TX_TMAP_DT_FLOAT32 || cu == TX_TMAP_DT_FLOAT64 ||
-         cu == TX_TMAP_DT_BFLOAT16 || cu == TX_TMAP_DT_FLOAT32_FTZ || cu == TX_TMAP_DT_TFLOAT32 ||
-         cu == TX_TMAP_DT_TFLOAT32_FTZ;
+/* *out = e's value when e is an integer literal; 0 otherwise. */
+static int literal(const tx_expr *e, int64_t *out) {
+  if (!e || e->kind != EXPR_INT) return 0;
+  *out = e->u.ival;
+  return 1;
 }
 
-#define CHECK(cond, ...)                                                                           \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      if (why && cap) snprintf(why, cap, __VA_ARGS__);                                             \
-      return 0;                                                                                    \
-    }                                                                                              \
-  } while (0)
-
-int tx_tensormap_check(const tx_tensormap_values *v, char *why, size_t cap) {
-  uint32_t r = v->rank;
-  CHECK(r >= 1 && r <= TX_TENSORMAP_MAX_RANK, "tensorRank = %u must be in 1..5", r);
-  CHECK(v->cu_dtype >= TX_TMAP_DT_UINT8 && v->cu_dtype <= TX_TMAP_DT_16U6_ALIGN16B,
-        "tensorDataType = %d is not a CUtensorMapDataType", v->cu_dtype);
-  for (uint32_t i = 0; i < r; i++)
-    CHECK(v->dims[i] > 0 && v->dims[i] <= (INT64_C(1) << 32),
-          "globalDim[%u] = %" PRId64 " must be in 1..2^32", i, v->dims[i]);
-  for (uint32_t i = 0; i + 1 < r; i++) {
-    CHECK(v->strides[i] >= 0 && v->strides[i] < (INT64_C(1) << 40),
-          "globalStrides[%u] = %" PRId64 " must be in 0..2^40-1", i, v->strides[i]);
-    CHECK(v->strides[i] % 16 == 0, "globalStrides[%u] = %" PRId64 " must be a multiple of 16", i,
-          v->strides[i]);
+int tx_tensormap_constant_values(const tx_tensormap_encode *enc, tx_tensormap_values *out) {
+  tx_tensormap_values v = {0};
+  v.cu_dtype = enc->cu_dtype;
+  v.elem_bits = enc->elem_bits;
+  v.rank = (uint32_t)enc->rank;
+  int ok = 1;
+  for (int i = 0; i < enc->rank; i++) {
+    ok &= literal(enc->dims[i], &v.dims[i]) & literal(enc->box[i], &v.box[i]) &
+          literal(enc->elem_strides[i], &v.elem_strides[i]);
+    if (i + 1 < enc->rank) ok &= literal(enc->strides[i], &v.strides[i]);
   }
-  for (uint32_t i = 0; i < r; i++)
-    CHECK(v->box[i] >= 1 && v->box[i] <= 256, "boxDim[%u] = %" PRId64 " must be in 1..256", i,
-          v->box[i]);
-  for (uint32_t i = 0; i < r; i++)
-    CHECK(v->elem_strides[i] >= 1 && v->elem_strides[i] <= 8,
-          "elementStrides[%u] = %" PRId64 " must be in 1..8", i, v->elem_strides[i]);
-  CHECK(v->interleave >= TX_TMAP_INTERLEAVE_NONE && v->interleave <= TX_TMAP_INTERLEAVE_32B,
-        "interleave = %" PRId64 " is not a CUtensorMapInterleave (0..2)", v->interleave);
-  CHECK(v->swizzle >= TX_TMAP_SWIZZLE_NONE && v->swizzle <= TX_TMAP_SWIZZLE_128B_ATOM_64B,
-        "swizzle = %" PRId64 " is not a CUtensorMapSwizzle (0..6)", v->swizzle);
-  CHECK(v->l2_promotion >= TX_TMAP_L2_NONE && v->l2_promotion <= TX_TMAP_L2_256B,
-        "l2Promotion = %" PRId64 " is not a CUtensorMapL2promotion (0..3)", v->l2_promotion);
-  CHECK(v->oob_fill >= TX_TMAP_OOB_NONE && v->oob_fill <= TX_TMAP_OOB_NAN_REQUEST_ZERO_FMA,
-        "oobFill = %" PRId64 " is not a CUtensorMapFloatOOBfill (0..1)", v->oob_fill);
-  int packed8 = v->cu_dtype == TX_TMAP_DT_16U4_ALIGN8B;
-  int packed16 = v->cu_dtype == TX_TMAP_DT_16U4_ALIGN16B || v->cu_dtype == TX_TMAP_DT_16U6_ALIGN16B;
-  int packed = packed8 || packed16;
-  uint64_t elem_bytes = ((uint64_t)v->elem_bits + 7) / 8;
-  CHECK(v->addr % 16 == 0, "globalAddress = 0x%" PRIx64 " must be 16-byte aligned", v->addr);
-  if (v->interleave != TX_TMAP_INTERLEAVE_NONE)
-    CHECK(r >= 3, "tensorRank = %u must be at least 3 when interleave is not NONE", r);
-  if (v->interleave == TX_TMAP_INTERLEAVE_32B || packed16) {
-    CHECK(v->addr % 32 == 0, "globalAddress = 0x%" PRIx64 " must be 32-byte aligned", v->addr);
-    for (uint32_t i = 0; i + 1 < r; i++)
-      CHECK(v->strides[i] % 32 == 0, "globalStrides[%u] = %" PRId64 " must be a multiple of 32", i,
-            v->strides[i]);
-  }
-  if (packed16) {
-    CHECK(v->dims[0] % 128 == 0,
-          "globalDim[0] = %" PRId64 " must be a multiple of 128 for a packed 16U4/16U6 type",
-          v->dims[0]);
-    CHECK(v->box[0] == 128, "boxDim[0] = %" PRId64 " must be 128 for a packed 16U4/16U6 type",
-          v->box[0]);
-  }
-  if (packed8)
-    CHECK(v->dims[0] % 2 == 0, "globalDim[0] = %" PRId64 " must be even for 16U4_ALIGN8B",
-          v->dims[0]);
-  if (v->interleave == TX_TMAP_INTERLEAVE_NONE && !packed) {
-    uint64_t inner = (uint64_t)v->box[0] * elem_bytes;
-    CHECK(inner % 16 == 0, "boxDim[0] * element size = %" PRIu64 " bytes must be a multiple of 16",
-          inner);
-    uint64_t limit = v->swizzle == TX_TMAP_SWIZZLE_32B    ? 32
-                     : v->swizzle == TX_TMAP_SWIZZLE_64B  ? 64
-                     : v->swizzle >= TX_TMAP_SWIZZLE_128B ? 128
-                                                          : 0;
-    CHECK(!limit || inner <= limit,
-          "boxDim[0] * element size = %" PRIu64 " bytes exceeds the %" PRIu64 "-byte swizzle span",
-          inner, limit);
-  }
-  if (v->oob_fill == TX_TMAP_OOB_NAN_REQUEST_ZERO_FMA) {
-    CHECK(is_floating(v->cu_dtype), "oobFill NAN_REQUEST_ZERO_FMA needs a floating-point type");
-    CHECK(!packed, "oobFill NAN_REQUEST_ZERO_FMA is not supported for a packed type");
-  }
-  return 1;
+  ok &= literal(enc->interleave, &v.interleave) & literal(enc->swizzle, &v.swizzle) &
+        literal(enc->l2_promotion, &v.l2_promotion) & literal(enc->oob_fill, &v.oob_fill);
+  v.has_force = enc->force_dtype != NULL;
+  if (enc->force_dtype) ok &= literal(enc->force_dtype, &v.force_dtype);
+  if (ok) *out = v;
+  return ok;
 }

@@ -13,7 +13,7 @@
  * launcher generator cannot disagree. Nothing here allocates or reports:
  * callers get a reason string and decide.
  *
- * The enum values are cuda.h's (tests/unit/test_cuda_abi.c compares them).
+ * The constants and the rules: ir/tensormap_rules.h.
  */
 #ifndef TIRX_IR_TENSORMAP_H
 #define TIRX_IR_TENSORMAP_H
@@ -22,45 +22,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
-
-/* CUtensorMapDataType */
-enum {
-  TX_TMAP_DT_UINT8 = 0,
-  TX_TMAP_DT_UINT16 = 1,
-  TX_TMAP_DT_UINT32 = 2,
-  TX_TMAP_DT_INT32 = 3,
-  TX_TMAP_DT_UINT64 = 4,
-  TX_TMAP_DT_INT64 = 5,
-  TX_TMAP_DT_FLOAT16 = 6,
-  TX_TMAP_DT_FLOAT32 = 7,
-  TX_TMAP_DT_FLOAT64 = 8,
-  TX_TMAP_DT_BFLOAT16 = 9,
-  TX_TMAP_DT_FLOAT32_FTZ = 10,
-  TX_TMAP_DT_TFLOAT32 = 11,
-  TX_TMAP_DT_TFLOAT32_FTZ = 12,
-  TX_TMAP_DT_16U4_ALIGN8B = 13,
-  TX_TMAP_DT_16U4_ALIGN16B = 14,
-  TX_TMAP_DT_16U6_ALIGN16B = 15,
-};
-/* CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
- * CUtensorMapFloatOOBfill */
-enum { TX_TMAP_INTERLEAVE_NONE = 0, TX_TMAP_INTERLEAVE_16B = 1, TX_TMAP_INTERLEAVE_32B = 2 };
-enum {
-  TX_TMAP_SWIZZLE_NONE = 0,
-  TX_TMAP_SWIZZLE_32B = 1,
-  TX_TMAP_SWIZZLE_64B = 2,
-  TX_TMAP_SWIZZLE_128B = 3,
-  TX_TMAP_SWIZZLE_128B_ATOM_32B = 4,
-  TX_TMAP_SWIZZLE_128B_ATOM_32B_FLIP_8B = 5,
-  TX_TMAP_SWIZZLE_128B_ATOM_64B = 6,
-};
-enum {
-  TX_TMAP_L2_NONE = 0,
-  TX_TMAP_L2_64B = 1,
-  TX_TMAP_L2_128B = 2,
-  TX_TMAP_L2_256B = 3,
-};
-enum { TX_TMAP_OOB_NONE = 0, TX_TMAP_OOB_NAN_REQUEST_ZERO_FMA = 1 };
+#include "ir/tensormap_rules.h"
 
 /* A CUtensorMap: 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) at an address
  * aligned to 64 bytes (cuTensorMapEncodeTiled's requirement, and the device
@@ -69,7 +31,6 @@ enum {
   TX_TENSORMAP_BYTES = 128,
   TX_TENSORMAP_ALIGN = 64,
   TX_TENSORMAP_HOST_ALIGN = 128,
-  TX_TENSORMAP_MAX_RANK = 5
 };
 
 /* The packed function name TVM's host code calls. */
@@ -109,20 +70,10 @@ typedef struct tx_tensormap_encode {
 int tx_tensormap_encode_parse(const tx_expr *call, tx_tensormap_encode *out, const tx_expr **where,
                               char *why, size_t cap);
 
-/* The values of one encode call at run time. */
-typedef struct tx_tensormap_values {
-  int cu_dtype;  /* after force_dtype */
-  int elem_bits; /* of the tensor dtype */
-  uint32_t rank;
-  uint64_t addr;
-  int64_t dims[TX_TENSORMAP_MAX_RANK], strides[TX_TENSORMAP_MAX_RANK - 1];
-  int64_t box[TX_TENSORMAP_MAX_RANK], elem_strides[TX_TENSORMAP_MAX_RANK];
-  int64_t interleave, swizzle, l2_promotion, oob_fill;
-} tx_tensormap_values;
-
-/* TVM's host-side checks of cuTensorMapEncodeTiled's documented requirements
- * (ranges of every field, alignments, box sizes under swizzles). 0 with the
- * broken rule in why ("boxDim[0] = 300 must be in 1..256"). */
-int tx_tensormap_check(const tx_tensormap_values *v, char *why, size_t cap);
+/* The values of an encode call whose operands (but the address) are all
+ * integer literals, for checking the rules when compiling: *out gets them,
+ * with address 0 (its alignment rules pass; the runtime checks the real
+ * one). 0 when some operand is not a literal. */
+int tx_tensormap_constant_values(const tx_tensormap_encode *enc, tx_tensormap_values *out);
 
 #endif

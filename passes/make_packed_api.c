@@ -422,8 +422,14 @@ static int check_tensormap_stmt(tx_visitor *v, const tx_stmt *s) {
     tx_tensormap_encode enc;
     const tx_expr *where = NULL;
     char why[384];
+    tx_tensormap_values vals;
     if (!tx_tensormap_encode_parse(s->exprs[0], &enc, &where, why, sizeof why)) {
       tx_error(pk->pc->diags, where && where->span.line ? where->span : s->span, "%s", why);
+      pk->errors++;
+    } else if (tx_tensormap_constant_values(&enc, &vals) &&
+               !tx_tensormap_rules(&vals, why, sizeof why)) {
+      /* What TVM's runtime would refuse at the first launch, refused now. */
+      tx_error(pk->pc->diags, s->span, "%s: %s", TX_TENSORMAP_ENCODE_NAME, why);
       pk->errors++;
     }
   }

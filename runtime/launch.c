@@ -106,8 +106,8 @@ static void describe(const tx_tensormap_values *v, char *buf, size_t cap) {
     }                                                                                              \
   } while (0)
   uint32_t r = v->rank <= TX_TENSORMAP_MAX_RANK ? v->rank : TX_TENSORMAP_MAX_RANK;
-  PUT(" (tensorDataType %d, rank %u, globalAddress 0x%" PRIx64 ", globalDim [", v->cu_dtype,
-      v->rank, v->addr);
+  PUT(" (tensorDataType %d, rank %u, globalAddress 0x%" PRIx64 ", globalDim [",
+      tx_tensormap_driver_dtype(v), v->rank, v->addr);
   for (uint32_t i = 0; i < r; i++)
     PUT("%s%" PRId64, i ? ", " : "", v->dims[i]);
   PUT("], globalStrides [");
@@ -145,7 +145,7 @@ tirx_status tx_rt_tensormap_encode(tx_runtime *rt, const tx_tensormap_values *v,
     if (i + 1 < r) strides[i] = (unsigned long long)v->strides[i];
   }
   st = tx_rt_check(rt,
-                   rt->cu.TensorMapEncodeTiled(map, v->cu_dtype, v->rank,
+                   rt->cu.TensorMapEncodeTiled(map, tx_tensormap_driver_dtype(v), v->rank,
                                                (void *)(uintptr_t)v->addr, dims, strides, box, es,
                                                (int)v->interleave, (int)v->swizzle,
                                                (int)v->l2_promotion, (int)v->oob_fill),

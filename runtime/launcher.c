@@ -1071,14 +1071,10 @@ static tirx_status run_encode(const tx_launcher *l, const lx_stmt *s, const lx_r
   v.swizzle = eval(l, e->swizzle, r).i;
   v.l2_promotion = eval(l, e->l2_promotion, r).i;
   v.oob_fill = eval(l, e->oob_fill, r).i;
-  if (e->has_force) {
-    /* TVM: a trailing force_dtype >= 0 replaces the dtype's mapping (11 =
-     * TFLOAT32 for float32 data feeding a tf32 MMA); -1 keeps it. */
-    int64_t force = eval(l, e->force_dtype, r).i;
-    if (force >= 0) v.cu_dtype = force > 255 ? 255 : (int)force;
-  }
+  v.has_force = e->has_force;
+  if (e->has_force) v.force_dtype = eval(l, e->force_dtype, r).i;
   char why[256];
-  if (!tx_tensormap_check(&v, why, sizeof why)) {
+  if (!tx_tensormap_rules(&v, why, sizeof why)) {
     snprintf(msg, cap, "%s: %s for '%s': %s", l->func_name, TX_TENSORMAP_ENCODE_NAME, s->var_name,
              why);
     return TIRX_ERR_USAGE;

@@ -124,7 +124,7 @@ typedef struct tx_rt_launch {
 } tx_rt_launch;
 
 /* Encode a tensor map with cuTensorMapEncodeTiled into `map` (128 bytes,
- * 64-byte aligned) from values that passed tx_tensormap_check. TIRX_ERR_IO
+ * 64-byte aligned) from values that passed tx_tensormap_rules. TIRX_ERR_IO
  * when the driver lacks the entry point (older than CUDA 12.0); otherwise
  * the driver's error, "cuTensorMapEncodeTiled failed: NAME (code)", followed
  * by the values it was given. */

@@ -659,24 +659,24 @@ static tirx_executable *compile_with_stand_in_ptx(const char *src) {
 }
 
 /* Two maps over float16 tensors (64 x 128): A's box height K comes from an
- * argument; B's map is encoded as bfloat16 with element strides (1, 2),
+ * argument; B's map is encoded as float32 with element strides (1, 2),
  * 128-byte swizzle, 256-byte L2 promotion, NaN fill and TVM's optional
  * force_dtype last. The kernel takes both by value. */
-static const char TMA[] = HDR
-    "def tm(A: T.Buffer((64, 128), \"float16\"), B: T.Buffer((64, 128), \"float16\"), K: "
-    "T.int32, force: T.int32):\n"
-    "    A_map: T.let[T.handle(\"tensormap\")] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
-    "    B_map: T.let[T.TensorMap()] = T.stack_alloca(\"tensormap\", 1)\n"
-    "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", A_map, \"float16\", 2, A.data, 128, "
-    "64, 256, 64, K, 1, 1, 0, 3, 2, 0)\n"
-    "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", B_map, \"bfloat16\", 2, B.data, 128, "
-    "64, 256, 64, 16, 1, 2, 0, 3, 3, 1, force)\n"
-    "    T.device_entry()\n"
-    "    bx = T.cta_id([1])\n"
-    "    tx = T.thread_id([32])\n"
-    "    if tx == 0:\n"
-    "        T.ptx.prefetch_tensormap(T.address_of(A_map))\n"
-    "        T.ptx.prefetch_tensormap(B_map)\n";
+static const char TMA[] =
+    HDR "def tm(A: T.Buffer((64, 128), \"float16\"), B: T.Buffer((64, 128), \"float16\"), K: "
+        "T.int32, force: T.int32):\n"
+        "    A_map: T.let[T.handle(\"tensormap\")] = T.tvm_stack_alloca(\"tensormap\", 1)\n"
+        "    B_map: T.let[T.TensorMap()] = T.stack_alloca(\"tensormap\", 1)\n"
+        "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", A_map, \"float16\", 2, A.data, 128, "
+        "64, 256, 64, K, 1, 1, 0, 3, 2, 0)\n"
+        "    T.call_packed(\"runtime.cuTensorMapEncodeTiled\", B_map, \"float32\", 2, B.data, 128, "
+        "64, 256, 32, 16, 1, 2, 0, 3, 3, 1, force)\n"
+        "    T.device_entry()\n"
+        "    bx = T.cta_id([1])\n"
+        "    tx = T.thread_id([32])\n"
+        "    if tx == 0:\n"
+        "        T.ptx.prefetch_tensormap(T.address_of(A_map))\n"
+        "        T.ptx.prefetch_tensormap(B_map)\n";
 
 static _Alignas(128) uint16_t TMA_A[64 * 128], TMA_B[64 * 128];
 static int64_t TMA_SHAPE[2] = {64, 128};
@@ -727,12 +727,12 @@ Test(rtapi_tensormap, encoded_at_launch_and_passed_by_value) {
   cr_assert_eq(s->encodes, 2);
   cr_assert_eq(s->launches, 1);
   /* The last encode is B_map's, with TVM's argument order and enums. */
-  cr_expect_eq(s->last_encode.dtype, 9, "bfloat16 is CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 (9)");
+  cr_expect_eq(s->last_encode.dtype, 7, "float32 is CU_TENSOR_MAP_DATA_TYPE_FLOAT32 (7)");
   cr_expect_eq(s->last_encode.rank, 2);
   cr_expect_eq(s->last_encode.address, (void *)TMA_B);
   cr_expect(s->last_encode.dims[0] == 128 && s->last_encode.dims[1] == 64);
   cr_expect_eq(s->last_encode.strides[0], 256);
-  cr_expect(s->last_encode.box[0] == 64 && s->last_encode.box[1] == 16);
+  cr_expect(s->last_encode.box[0] == 32 && s->last_encode.box[1] == 16);
   cr_expect(s->last_encode.elem_strides[0] == 1 && s->last_encode.elem_strides[1] == 2);
   cr_expect_eq(s->last_encode.interleave, 0);
   cr_expect_eq(s->last_encode.swizzle, 3);
@@ -752,7 +752,7 @@ Test(rtapi_tensormap, encoded_at_launch_and_passed_by_value) {
   /* Every call encodes again, with that call's values. */
   cr_assert_eq(call_tm(f.fn, TMA_B, 8, 11, &err), TIRX_OK, "%s", err.message);
   cr_expect_eq(s->encodes, 4);
-  cr_expect_eq(s->last_encode.dtype, 11, "force_dtype 11 (TFLOAT32) replaces bfloat16's type");
+  cr_expect_eq(s->last_encode.dtype, 11, "force_dtype 11 (TFLOAT32) replaces float32's type");
   memcpy(p0, s->captured[0], sizeof p0);
   cr_expect(p0[1] == (uintptr_t)TMA_B, "the second call's A_map describes its A");
   tma_teardown(&f);
@@ -777,8 +777,8 @@ Test(rtapi_tensormap, host_checks_and_driver_errors) {
   cr_expect_eq(s->encodes, 0);
   /* Statements run in order: A_map is encoded before B_map's check fails. */
   expect_msg(call_tm(f.fn, TMA_A, 16, 99, &err), &err,
-             "tm: runtime.cuTensorMapEncodeTiled for 'B_map': tensorDataType = 99 is not a "
-             "CUtensorMapDataType");
+             "tm: runtime.cuTensorMapEncodeTiled for 'B_map': force_cu_dtype = 99: only "
+             "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 (11) is supported");
   cr_expect_eq(s->encodes, 1);
   cr_expect_eq(s->launches, 0);
   /* The driver's refusal names the map and what it was given. */

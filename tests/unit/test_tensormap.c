@@ -69,14 +69,14 @@ static tx_tensormap_values base(void) {
 
 static void expect_rule(tx_tensormap_values v, const char *want) {
   char why[256] = "";
-  cr_expect_eq(tx_tensormap_check(&v, why, sizeof why), 0, "passed, wanted '%s'", want);
+  cr_expect_eq(tx_tensormap_rules(&v, why, sizeof why), 0, "passed, wanted '%s'", want);
   cr_expect_str_eq(why, want);
 }
 
 Test(tensormap_check, every_rule) {
   char why[256];
   tx_tensormap_values v = base();
-  cr_assert(tx_tensormap_check(&v, why, sizeof why), "%s", why);
+  cr_assert(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
   v.rank = 6, expect_rule(v, "tensorRank = 6 must be in 1..5");
   v = base(), v.cu_dtype = 16, expect_rule(v, "tensorDataType = 16 is not a CUtensorMapDataType");
   v = base(), v.dims[1] = 0, expect_rule(v, "globalDim[1] = 0 must be in 1..2^32");
@@ -115,10 +115,37 @@ Test(tensormap_check, every_rule) {
   v.box[0] = 128, v.dims[0] = 192;
   expect_rule(v, "globalDim[0] = 192 must be a multiple of 128 for a packed 16U4/16U6 type");
   v.dims[0] = 256;
-  cr_expect(tx_tensormap_check(&v, why, sizeof why), "%s", why);
+  cr_expect(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
+  /* The rules TVM added after its first checks (cuda_device_api.cc). */
+  v = base(), v.elem_strides[0] = 2;
+  expect_rule(v, "elementStrides[0] = 2 must be one because tiled TMA does not support an "
+                 "innermost element stride");
+  v = base(), v.rank = 3, v.dims[2] = 4, v.strides[1] = 4096, v.box[2] = 1, v.elem_strides[2] = 1;
+  v.interleave = TX_TMAP_INTERLEAVE_32B, v.swizzle = TX_TMAP_SWIZZLE_64B;
+  expect_rule(v, "interleave 32B (CU_TENSOR_MAP_INTERLEAVE_32B) requires "
+                 "CU_TENSOR_MAP_SWIZZLE_32B, not swizzle = 2");
+  v.swizzle = TX_TMAP_SWIZZLE_32B;
+  cr_expect(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
+  v = base(), v.cu_dtype = TX_TMAP_DT_16U4_ALIGN16B, v.elem_bits = 4, v.box[0] = 128;
+  v.dims[0] = 256, v.swizzle = TX_TMAP_SWIZZLE_64B;
+  expect_rule(v, "CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B supports only NONE, 128B, or "
+                 "128B_ATOM_32B swizzle, not swizzle = 2");
+  /* force_cu_dtype: -1 keeps the mapping; 11 (TFLOAT32) only over float32. */
+  v = base(), v.has_force = 1, v.force_dtype = -1;
+  cr_expect(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
+  cr_expect_eq(tx_tensormap_driver_dtype(&v), TX_TMAP_DT_FLOAT16);
+  v.force_dtype = -2;
+  expect_rule(v, "force_cu_dtype = -2 must be -1 (derive from the tensor dtype) or 11");
+  v.force_dtype = 7;
+  expect_rule(v, "force_cu_dtype = 7: only CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 (11) is supported");
+  v.force_dtype = TX_TMAP_DT_TFLOAT32;
+  expect_rule(v, "CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 requires a scalar float32 tensor dtype");
+  v.cu_dtype = TX_TMAP_DT_FLOAT32, v.elem_bits = 32, v.box[0] = 32;
+  cr_expect(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
+  cr_expect_eq(tx_tensormap_driver_dtype(&v), TX_TMAP_DT_TFLOAT32);
   /* Rank 1 has no strides; rank 5 has four. */
   v = base(), v.rank = 1;
-  cr_expect(tx_tensormap_check(&v, why, sizeof why), "%s", why);
+  cr_expect(tx_tensormap_rules(&v, why, sizeof why), "%s", why);
 }
 
 /* ---- the IR: parse, flags, encode calls ----------------------------------------------- */

@@ -114,6 +114,16 @@ def arch_for(row, default):
     return (archs[-1], True) if archs else (default, False)
 
 
+def tvm_compiled_for_cuda(row):
+    """Did TVM's test compile this program for CUDA and expect it to work? The
+    manifest's origin names how the harvest met it (compile, script, ...);
+    its arch is an sm_ list or cuda-default for a CUDA target."""
+    archs = row.get("arch", "")
+    cuda = archs == "cuda-default" or any(a.startswith("sm_") for a in archs.split(","))
+    return ("compile" in row.get("origin", "") and cuda
+            and row.get("compile_inside_pytest_raises", "no") != "yes")
+
+
 # ---- failure classes -------------------------------------------------------
 
 
@@ -210,6 +220,7 @@ class Measurer:
             "arch": arch,
             "arch_label": f"manifest {row.get('arch', '')}" if arch_known else default_label(row),
             "tvm_raises": row.get("compile_inside_pytest_raises", "no"),
+            "tvm_compiled": tvm_compiled_for_cuda(row),
             "failures": [],
             "abnormal": [],
             "reject": "",
@@ -297,6 +308,10 @@ def count_all(results):
         c["tvm_raises_rejected_ptx"] = sum(1 for r in raises if r["reject"] == "ptx")
         c["tvm_raises_ptx"] = sum(1 for r in raises if r["ptx"])
         c["tvm_raises_ptxas"] = sum(1 for r in raises if r["ptxas"])
+        compiled = [r for r in rs if r["tvm_compiled"]]
+        c["tvm_compiled"] = len(compiled)
+        c["tvm_compiled_ptx"] = sum(1 for r in compiled if r["ptx"])
+        c["tvm_compiled_ptxas"] = sum(1 for r in compiled if r["ptxas"])
         for kind in ("crash", "timeout", "internal"):
             c[kind] = sum(1 for r in rs for k, _ in r["abnormal"] if k == kind)
         counts[s] = c
@@ -341,6 +356,12 @@ def summary_text(results, counts, info):
     row("    ... at lowering/codegen (--emit=ptx)", "tvm_raises_rejected_ptx", "tvm_raises")
     row("  tirxc compiles it (--emit=ptx ok)", "tvm_raises_ptx", "tvm_raises")
     row("    ... and ptxas accepts", "tvm_raises_ptxas", "tvm_raises")
+    p("")
+    p("TVM compiled it for CUDA (manifest origin compile, arch sm_* or cuda-default, not in pytest.raises):")
+    p(f"{'':52}" + "".join(f"{SUBSET_TITLES[s]:>19}" for s in SUBSETS))
+    p(f"{'  files':52}" + "".join(f"{counts[s]['tvm_compiled']:>19}" for s in SUBSETS))
+    row("  --emit=ptx succeeds", "tvm_compiled_ptx", "tvm_compiled")
+    row("  ptxas accepts", "tvm_compiled_ptxas", "tvm_compiled")
     p("")
     p("(d) native kernels by --arch (from the manifest's arch column, else the default):")
     by_arch = collections.defaultdict(list)
@@ -419,6 +440,13 @@ def floor_values(counts, with_ptxas):
             continue
         for s in FLOOR_SUBSETS:
             vals[f"{m}.{s}"] = counts[s][m]
+    # TVM's expected failures that tirx-c rejects too, and what TVM compiled
+    # for CUDA that ptxas accepts from tirx-c.
+    for s in FLOOR_SUBSETS:
+        vals[f"tvm_raises_rejected.{s}"] = counts[s]["tvm_raises_rejected"]
+    if with_ptxas:
+        for s in FLOOR_SUBSETS:
+            vals[f"tvm_compiled_ptxas.{s}"] = counts[s]["tvm_compiled_ptxas"]
     vals["max.internal"] = counts["all"]["internal"]
     return vals
 
@@ -456,7 +484,7 @@ def check_expect(expected, actual, counts, with_ptxas):
     if crashes:
         bad.append(f"{crashes} crash(es)/timeout(s): always a regression (see summary.txt)")
     for key, want in expected.items():
-        if key.startswith("ptxas.") and not with_ptxas:
+        if key.startswith(("ptxas.", "tvm_compiled_ptxas.")) and not with_ptxas:
             continue
         if key not in actual:
             bad.append(f"{key}: unknown key in the expected summary")
