@@ -77,6 +77,18 @@ run() {
       124) v=timeout ;;
       *) if grep -q '^compare: MISMATCH' "$log"; then v=MISMATCH; else v="error (exit $rc)"; fi ;;
     esac
+    # tirx-c's build launches first; when it fails, TVM's is run alone first
+    # (in a fresh process: a fault spoils the context) to tell whether the
+    # sample faults with either compiler.
+    if [ "${v#error}" != "$v" ] && ! grep -q 'the --compare kernel' "$log"; then
+      timeout 60 "$tirxc" run "$out/k/$base.tirx" --arch "$arch" --repeat 1 --compare-first \
+        --compare "$out/k/$base.tvm.cubin:$(kernel_name "$ts")" >"$log.tvm-first" 2>&1
+      if grep -q 'the --compare kernel' "$log.tvm-first"; then
+        v="$v; TVM's build fails too"
+      elif grep -q '^compare:' "$log.tvm-first" || grep -q 'tirxc run:' "$log.tvm-first"; then
+        v="$v; TVM's build runs"
+      fi
+    fi
     detail=$(grep -v 'checksum' "$log" | tr '\n' ';' | cut -c1-400)
     printf '%s\t%s\t%s\t%s\n' "$base" "$arch" "$v" "$detail" >>"$out/gpu.tsv"
   done

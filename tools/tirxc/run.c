@@ -32,7 +32,7 @@ enum { MAX_BINDS = 32, MAX_PARAMS = 64, MAX_DIMS = 8 };
 static const char USAGE[] =
     "usage: tirxc run FILE [--func NAME] [--bind n=1024 ...] [--repeat N] [--seed S] [--arch A] "
     "[-ON]\n"
-    "                 [--compare IMAGE[:KERNEL] [--atol X]]\n";
+    "                 [--compare IMAGE[:KERNEL] [--atol X] [--compare-first]]\n";
 
 typedef struct run_opts {
   const char *file, *func, *arch;
@@ -42,6 +42,7 @@ typedef struct run_opts {
   uint64_t seed;
   const char *compare; /* IMAGE[:KERNEL] */
   double atol;
+  int compare_first; /* launch the --compare build before tirx-c's */
 } run_opts;
 
 /* One set of arguments: device buffers (and the host copies they came from
@@ -121,6 +122,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
       o->compare = argv[++i];
     else if (strcmp(a, "--atol") == 0 && v)
       o->atol = strtod(argv[++i], NULL);
+    else if (strcmp(a, "--compare-first") == 0)
+      o->compare_first = 1;
     else if (strncmp(a, "-O", 2) == 0 && a[2])
       o->opt = atoi(a + 2);
     else if (strcmp(a, "--bind") == 0 && v) {
@@ -136,7 +139,8 @@ static int parse_opts(int argc, char **argv, run_opts *o) {
     else
       return usage(a);
   }
-  if (!o->file || o->repeat < 1 || o->atol < 0) return usage(NULL);
+  if (!o->file || o->repeat < 1 || o->atol < 0 || (o->compare_first && !o->compare))
+    return usage(NULL);
   return 0;
 }
 
@@ -370,8 +374,11 @@ static int run_loaded(const run_opts *o, tirx_runtime *rt, const tirx_executable
   if (rc == 0 && o->compare) rc = copy_host_args(&ours, np, &theirs);
   if (rc == 0) rc = upload(raw, np, &ours);
   if (rc == 0 && o->compare) rc = upload(raw, np, &theirs);
+  /* A build that faults spoils the context for the other: --compare-first
+   * says which one is tried first. */
+  if (rc == 0 && o->compare_first) rc = launch(rt, fn, other, &theirs, np);
   if (rc == 0) rc = launch(rt, fn, NULL, &ours, np);
-  if (rc == 0 && o->compare) rc = launch(rt, fn, other, &theirs, np);
+  if (rc == 0 && o->compare && !o->compare_first) rc = launch(rt, fn, other, &theirs, np);
   if (rc == 0) rc = download(raw, np, &ours);
   if (rc == 0 && o->compare) rc = download(raw, np, &theirs);
   if (rc == 0) print_checksums(pi, np, &ours);
