@@ -351,7 +351,12 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
         BLD_ERROR(b, v, "T.evaluate takes exactly 1 argument");
         return NULL;
       }
-      return eval_stmt(b, bld_expr(b, v->u.call.args.items[0]), st->span);
+      /* T.evaluate(T.break_loop()): the same break, spelled out. */
+      const tx_ast *arg = v->u.call.args.items[0];
+      const char *aq = arg->kind == AST_CALL ? bld_qualified_name(b, arg->u.call.func, NULL) : NULL;
+      if (aq && is_loop_jump_call(aq, arg))
+        return build_loop_jump(b, st, strcmp(aq, "T.break_loop") == 0);
+      return eval_stmt(b, bld_expr(b, arg), st->span);
     }
     if (q && (is_tile_op_name(q) ||
               (tx_intrinsic_find(q) && tx_intrinsic_find(q)->kind == INTRIN_TILE))) {

@@ -19,9 +19,7 @@
  *    STMT_ASSIGN is left: each scalar is a T.alloc_local((1,), dtype)
  *    buffer of the same name, read as x[0] and written by stores;
  *  - a tile primitive (STMT_TILE_OP) is a located error: nothing lowers them
- *    yet;
- *  - T.break_loop() / T.continue_loop() statements are STMT_BREAK /
- *    STMT_CONTINUE (outside a loop: a located error).
+ *    yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +82,6 @@ typedef struct lt_state {
   uint32_t nscal, capscal;
   /* buffers whose shape, strides or offset read a scalar: old -> rewritten */
   tx_ptrmap rebufs;
-  uint32_t loops; /* loops around the statement being lowered */
   tx_lc_names names;
   int error, oom;
 } lt_state;
@@ -733,26 +730,11 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   return r ? r : (m->failed = 1, s);
 }
 
-/* TVM's T.break_loop() / T.continue_loop() statements are break / continue. */
-static const tx_stmt *lower_loop_exit(lt_state *st, const tx_stmt *s) {
-  const tx_expr *c = s->nexprs ? s->exprs[0] : NULL;
-  if (!c || c->kind != EXPR_CALL || !c->u.call.op) return NULL;
-  int brk = strcmp(c->u.call.op, "T.break_loop") == 0;
-  if (!brk && strcmp(c->u.call.op, "T.continue_loop") != 0) return NULL;
-  if (!st->loops) {
-    tx_error(st->pc->diags, s->span, "%s() outside a loop", c->u.call.op);
-    st->error = 1;
-    return s;
-  }
-  tx_stmt *r = tx_stmt_new(st->ir, brk ? STMT_BREAK : STMT_CONTINUE, NULL, 0, NULL, 0, s->span);
-  if (!r) st->oom = 1;
-  return r ? r : s;
-}
-
 /* A buffer definition or store whose buffer reads a scalar in its fields:
  * the same statement on the remapped buffer. NULL: nothing to remap. */
 static const tx_stmt *lower_buffer_stmt(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
+  if (!s->buffer) return NULL;
   const tx_buffer *nb = tx_stmt_defines_buffer((tx_stmt_kind)s->kind)
                             ? remap_buffer(m, s->buffer)
                             : tx_ptrmap_get(&st->rebufs, s->buffer);
@@ -805,19 +787,13 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
              s->name ? s->name : "?");
     st->error = 1;
     return s;
-  case STMT_EVAL:
-    return lower_loop_exit(st, s);
-  case STMT_FOR:
-  case STMT_WHILE: {
-    st->loops++;
-    const tx_stmt *r = tx_mutate_stmt_children(m, s);
-    st->loops--;
-    return r;
-  }
   case STMT_STORE:
   case STMT_ALLOC:
   case STMT_DECL:
     return lower_buffer_stmt(m, s);
+  case STMT_EVAL:
+  case STMT_FOR:
+  case STMT_WHILE:
   case STMT_ASSERT:
   case STMT_IF:
   case STMT_BREAK:
