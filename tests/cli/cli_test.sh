@@ -64,7 +64,7 @@ has "$TMP/err" "--list-passes takes no input file (got 'extra')" "--list-passes 
 expect 5 "run: a missing file before the GPU" -- "$TIRXC" run "$TMP/none.tirx"
 has "$TMP/err" "cannot read '$TMP/none.tirx': No such file or directory" "run a missing file"
 expect 2 "run: a negative --atol" -- "$TIRXC" run "$SCALE" --compare x.cubin --atol -1
-has "$TMP/err" "[--compare IMAGE[:KERNEL] [--atol X]]" "run's usage names --compare"
+has "$TMP/err" "[--compare IMAGE[:KERNEL] [--atol X] [--compare-first]]" "run's usage names --compare and --compare-first"
 expect 2 "run: --compare without an image" -- "$TIRXC" run "$SCALE" --compare
 has "$TMP/err" "unknown or incomplete option '--compare'" "run --compare without a value"
 expect 2 "no input" -- "$TIRXC"
