@@ -702,11 +702,17 @@ static const tx_expr *make_select(builder *b, const tx_expr *c, const tx_expr *t
 
 /* ---- names, attributes, subscripts ------------------------------------------------- */
 
-static const tx_expr *buffer_ref(builder *b, const tx_buffer *buf, tirx_span span) {
+/* The buffer `buf` as a value; `source`: written TVM's `A.source` (tx_expr.source_form). */
+static const tx_expr *buffer_value(builder *b, const tx_buffer *buf, int source, tirx_span span) {
   tx_expr *e = tx_expr_new(b->ir, EXPR_BUFFER, buf->dtype, NULL, 0, span);
   if (!e) return bld_oom(b), NULL;
   e->u.buffer = buf;
+  e->source_form = (uint8_t)source;
   return e;
+}
+
+static const tx_expr *buffer_ref(builder *b, const tx_buffer *buf, tirx_span span) {
+  return buffer_value(b, buf, 0, span);
 }
 
 static const tx_expr *build_name(builder *b, const tx_ast *a) {
@@ -777,6 +783,7 @@ static const tx_expr *scalar_address(builder *b, const tx_expr *x, tirx_span spa
   tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, &x, 1, span);
   if (!e || !(e->u.call.op = bld_intern(b, "T.address_of"))) return bld_oom(b), NULL;
   e->u.call.kw.npos = 1;
+  e->source_form = 1; /* printed back as written */
   return e;
 }
 
@@ -784,7 +791,8 @@ static const tx_expr *build_attr(builder *b, const tx_ast *a) {
   const tx_buffer *buf = buffer_of(b, a->u.attr.value);
   const char *attr = a->u.attr.attr;
   /* TVM's printer writes a one-element buffer as a scalar; `X.source` is the buffer. */
-  if (strcmp(attr, "source") == 0 && (buf = buffer_of(b, a))) return buffer_ref(b, buf, a->span);
+  if (strcmp(attr, "source") == 0 && (buf = buffer_of(b, a)))
+    return buffer_value(b, buf, 1, a->span);
   if (is_type_object(b, a)) {
     tx_dtype t;
     return reinterpret_type(b, a, &t); /* return_type=T.handle().ty */
@@ -920,10 +928,12 @@ static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, in
       t = tx_dtype_with_lanes(t, ((const tx_expr *)ops.items[n - 1])->dtype.lanes);
     e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t, (const tx_expr *const *)ops.items,
                     ops.len, a->span);
-    if (e)
+    if (e) {
       e->u.buffer = buf;
-    else
+      e->source_form = is_attr_named(a->u.subscript.value, "source"); /* A.source[0] */
+    } else {
       bld_oom(b);
+    }
   }
   vec_free(&ops);
   return e;
@@ -962,6 +972,22 @@ int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec
     ok = ok && e && vec_push(b, ops, e) && vec_push(b, kw_names, kw->u.keyword.arg);
   }
   return ok;
+}
+
+/* Is `a` TVM's `x.source[...]` of a scalar-sugar x? */
+static int is_scalar_source_elem(builder *b, const tx_ast *a) {
+  return a->kind == AST_SUBSCRIPT && scalar_source_of(b, a->u.subscript.value);
+}
+
+uint32_t bld_source_operands(builder *b, const tx_ast *call, uint32_t first) {
+  uint32_t mask = 0, i = first;
+  for (size_t k = 0; k < call->u.call.args.len; k++, i++)
+    if (i < 32 && is_scalar_source_elem(b, call->u.call.args.items[k])) mask |= 1u << i;
+  for (size_t k = 0; k < call->u.call.keywords.len; k++, i++) {
+    const tx_ast *kw = call->u.call.keywords.items[k];
+    if (i < 32 && is_scalar_source_elem(b, kw->u.keyword.value)) mask |= 1u << i;
+  }
+  return mask;
 }
 
 /* The dtype a PTX scalar type is read into (TVM's table for atom/red/ld):
@@ -1141,6 +1167,7 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
       e->u.call.op = q;
       e->u.call.kw.npos = npos + (self ? 1 : 0);
       e->u.call.kw.names = nkw ? (const char *const *)vec_finish(b, &kw) : NULL;
+      e->u.call.kw.source_ops = bld_source_operands(b, call, self ? 1 : 0);
       /* T.shift_left(x, 64) on int64, as the operator form. */
       result = tx_fold_check_operands(b->diags, e, call->span) ? NULL : e;
     } else {

@@ -138,6 +138,9 @@ const tx_expr *bld_arg(builder *b, const tx_ast *ast);
 /* Build a call's positional and keyword operands. Returns 0 after an error. */
 int bld_call_operands(builder *b, const tx_ast *call, uint32_t skip_pos, ptr_vec *ops,
                       ptr_vec *kw_names, uint32_t *npos);
+/* tx_kwargs.source_ops of a call whose operands bld_call_operands built (skip_pos 0)
+ * after `first` others: the arguments written TVM's `x.source[0]` of scalar sugar. */
+uint32_t bld_source_operands(builder *b, const tx_ast *call, uint32_t first);
 /* A dtype written as "float32" or T.float32. Returns 0 (after reporting) when not one. */
 int bld_dtype(builder *b, const tx_ast *ast, tx_dtype *out);
 /* A type annotation T.int32 / T.float16 / T.handle(...): 0 when not a dtype. */

@@ -98,6 +98,7 @@ static tx_stmt *call_stmt(builder *b, tx_stmt_kind kind, const tx_ast *call, con
       s->name = name;
       s->kw.npos = npos;
       s->kw.names = nkw ? (const char *const *)vec_finish(b, &kw) : NULL;
+      s->kw.source_ops = bld_source_operands(b, call, 0);
     }
   }
   vec_free(&ops);

@@ -46,6 +46,11 @@ typedef struct tx_layout tx_layout;
 typedef struct tx_kwargs {
   uint32_t npos;            /* positional operands come first */
   const char *const *names; /* count = nops - npos */
+  /* Bit i set: operand i, a scalar-sugar variable x (VAR_SCALAR), was written
+   * TVM's `x.source[0]` (the region of x's one-element storage; TVM 0.27
+   * prints a tile operand on scalar sugar that way) and prints so again; the
+   * first 32 operands only. A spelling: equal.c ignores it. */
+  uint32_t source_ops;
 } tx_kwargs;
 
 /* ---- Expressions ----------------------------------------------------------- */
@@ -87,6 +92,12 @@ struct tx_expr {
    * (`if x:`, tested against zero as Python does): printed as the bare `x`
    * there, as TVM keeps the integer condition. A spelling: equal.c ignores it. */
   uint8_t implicit_truth;
+  /* Written with TVM's `.source` (TVM 0.27 prints a one-element buffer's
+   * element as the bare name and the buffer as `A.source`), printed so again:
+   * EXPR_BUFFER `A.source`, EXPR_LOAD / EXPR_REGION `A.source[0]`, and
+   * EXPR_CALL `T.address_of(x)` of a scalar-sugar x written `x.source.data`.
+   * A spelling: equal.c ignores it. */
+  uint8_t source_form;
   tx_dtype dtype;
   uint32_t nops;
   const tx_expr *const *ops;

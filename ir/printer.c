@@ -9,13 +9,14 @@
  *
  * Dispatch is generated from expr_kinds.def / stmt_kinds.def. Output depends
  * only on the IR (never on pointer values); names are printed as given. The
- * only allocation is the per-function table of declared free variables
- * (from the output buffer's allocator; on failure the output is marked
- * failed).
+ * only allocations are the per-function tables of declared free variables
+ * and of data-variable owners (from the output buffer's allocator; on
+ * failure the output is marked failed).
  */
 #include "ir/printer.h"
 
 #include "ir/mem.h"
+#include "ir/ptrmap.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -38,6 +39,11 @@ typedef struct printer {
    * buffer name in as its element [0] (arithmetic and comparison operands, a
    * store's value); print_expr clears it. */
   int scalar_operand;
+  /* The function's buffers by their own data variable (a buffer whose data
+   * variable carries its name: not a view or a decl_buffer over another's
+   * data), to print `A.source.data` for a one-element buffer (see "TVM's
+   * .source forms" below). */
+  tx_ptrmap owners;
 } printer;
 
 /* Python operator precedence, lowest first. Calls, names and literals are
@@ -295,6 +301,44 @@ static int is_zero_index(const tx_expr *e) {
   return e && e->kind == EXPR_INT && e->u.ival == 0 && e->dtype.lanes == 1;
 }
 
+/* ---- TVM's .source forms ------------------------------------------------------
+ *
+ * TVM 0.27 prints a one-element buffer's element as the bare name, so the
+ * buffer itself is `A.source` wherever its printer writes the buffer object:
+ * a buffer argument `A.source`, a region `A.source[0]`, the data pointer
+ * `A.source.data`. That holds for TVM's BufferVar::IsScalar() (the
+ * alloc_or_decl form: elem_offset 0 too), which a T.decl_scalar over a zero
+ * offset also meets; a view's receiver (`A.view(...)`) is the bare name.
+ * Regions and data pointers follow that rule here. The other forms are
+ * spellings the IR keeps (tx_expr.source_form), since the frontend reads a
+ * bare `A` as a call argument as the buffer (TVM: the element) and `A[0]`
+ * there as a load: `A.source` (EXPR_BUFFER), `A.source[0]` (EXPR_LOAD).
+ * Scalar sugar `x: T.float32` has no buffer in the IR: its forms
+ * `x.source[0]` (tx_kwargs.source_ops) and `x.source.data` (source_form on
+ * T.address_of(x)) are spellings too. */
+static int is_source_buffer(const printer *p, const tx_buffer *buf) {
+  if (!buf || !buf->name || (buf->elem_offset && !is_zero_index(buf->elem_offset))) return 0;
+  return is_scalar_buffer(p, buf) || (buf->form == BUF_DECL_SCALAR && !p->s_tir);
+}
+
+/* The buffer's name, then `.source` when `source` says so. */
+static void put_buffer_name(printer *p, const tx_buffer *buf, int source) {
+  puts_(p, buf && buf->name ? buf->name : "_");
+  if (source) puts_(p, ".source");
+}
+
+/* A scalar-sugar variable written `x.source[0]` (bit i of source_ops). */
+static int is_source_elem(const tx_kwargs *kw, uint32_t i, const tx_expr *e) {
+  return i < 32 && (kw->source_ops >> i & 1u) && e && e->kind == EXPR_VAR &&
+         e->u.var.form == VAR_SCALAR && e->u.var.name;
+}
+
+/* T.address_of(x) of a scalar-sugar x written `x.source.data`. */
+static int is_source_data(const tx_expr *e) {
+  const tx_expr *x = e->nops == 1 ? e->ops[0] : NULL;
+  return e->source_form && x && x->kind == EXPR_VAR && x->u.var.form == VAR_SCALAR && x->u.var.name;
+}
+
 /* A scalar element [0] of a one-element buffer, as TVM prints it: the name. */
 static int is_bare_scalar_load(const printer *p, const tx_expr *e) {
   return e->kind == EXPR_LOAD && e->nops == 1 && is_zero_index(e->ops[0]) && e->dtype.lanes == 1 &&
@@ -315,7 +359,8 @@ static void print_expr(printer *p, const tx_expr *e) {
     puts_(p, "None"); /* malformed IR: print something parseable */
     return;
   }
-  if ((scalar_operand && is_bare_scalar_load(p, e)) || is_decl_scalar_load(e)) {
+  if (((scalar_operand && is_bare_scalar_load(p, e)) || is_decl_scalar_load(e)) &&
+      !e->source_form) {
     puts_(p, e->u.buffer->name);
     return;
   }
@@ -359,7 +404,10 @@ static void print_args(printer *p, const tx_expr *const *ops, uint32_t from, uin
     if (!first) puts_(p, ", ");
     first = 0;
     if (i >= npos) tx_sb_printf(p->out, "%s=", kw->names[i - npos]);
-    print_expr(p, ops[i]);
+    if (is_source_elem(kw, i, ops[i]))
+      tx_sb_printf(p->out, "%s.source[0]", ops[i]->u.var.name);
+    else
+      print_expr(p, ops[i]);
   }
 }
 
@@ -446,8 +494,15 @@ static void print_none(printer *p, const tx_expr *e) {
   puts_(p, "None");
 }
 
-/* A buffer's data pointer has no name of its own: it reads `A.data`. */
+/* A buffer's data pointer has no name of its own: it reads `A.data`
+ * (`A.source.data` for a one-element A). */
 static void print_var(printer *p, const tx_expr *e) {
+  const tx_buffer *b = e->u.var.form == VAR_BUFFER_DATA ? tx_ptrmap_get(&p->owners, e) : NULL;
+  if (b) {
+    put_buffer_name(p, b, is_source_buffer(p, b));
+    puts_(p, ".data");
+    return;
+  }
   puts_(p, e->u.var.name ? e->u.var.name : "_");
   if (e->u.var.form == VAR_BUFFER_DATA) puts_(p, ".data");
 }
@@ -629,10 +684,8 @@ static void print_cast(printer *p, const tx_expr *e) {
   tx_sb_putc(p->out, ')');
 }
 
-/* `A[i, j]`; zero indices subscript with the empty tuple. */
-static void print_subscript(printer *p, const tx_buffer *buf, const tx_expr *const *idx,
-                            uint32_t n) {
-  puts_(p, buf && buf->name ? buf->name : "_");
+/* `[i, j]`; zero indices subscript with the empty tuple. */
+static void print_subscript(printer *p, const tx_expr *const *idx, uint32_t n) {
   tx_sb_putc(p->out, '[');
   if (n == 0)
     puts_(p, "()");
@@ -642,7 +695,8 @@ static void print_subscript(printer *p, const tx_buffer *buf, const tx_expr *con
 }
 
 static void print_load(printer *p, const tx_expr *e) {
-  print_subscript(p, e->u.buffer, e->ops, e->nops);
+  put_buffer_name(p, e->u.buffer, e->source_form);
+  print_subscript(p, e->ops, e->nops);
 }
 
 /* `T.Ramp(base, stride, lanes)` / `T.Broadcast(v, lanes)`: lanes from dtype. */
@@ -715,6 +769,10 @@ static void print_call(printer *p, const tx_expr *e) {
     print_dict(p, e->u.call.kw.names, e->ops, e->nops);
     return;
   }
+  if (strcmp(op, "T.address_of") == 0 && is_source_data(e)) {
+    tx_sb_printf(p->out, "%s.source.data", e->ops[0]->u.var.name);
+    return;
+  }
   if (op[0] == '.' && e->nops > 0) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
     from = 1;
@@ -737,11 +795,12 @@ static void print_tuple(printer *p, const tx_expr *e) {
 }
 
 static void print_buffer_ref(printer *p, const tx_expr *e) {
-  puts_(p, e->u.buffer && e->u.buffer->name ? e->u.buffer->name : "_");
+  put_buffer_name(p, e->u.buffer, e->source_form);
 }
 
 static void print_region(printer *p, const tx_expr *e) {
-  print_subscript(p, e->u.buffer, e->ops, e->nops);
+  put_buffer_name(p, e->u.buffer, e->source_form || is_source_buffer(p, e->u.buffer));
+  print_subscript(p, e->ops, e->nops);
 }
 
 /* `b:e` (or `b:e:s`); an omitted side (EXPR_NONE) prints empty. */
@@ -1341,8 +1400,10 @@ static void print_store(printer *p, const tx_stmt *s) {
     puts_(p, s->buffer->name);
   else if (s->flag == STORE_SLICES && n)
     print_store_target(p, s);
-  else
-    print_subscript(p, s->buffer, s->nexprs ? s->exprs + 1 : NULL, n);
+  else {
+    put_buffer_name(p, s->buffer, 0);
+    print_subscript(p, s->nexprs ? s->exprs + 1 : NULL, n);
+  }
   puts_(p, " = ");
   print_scalar_operand(p, expr_at(s, 0));
   tx_sb_putc(p->out, '\n');
@@ -1846,8 +1907,24 @@ static void collect_let_binders(printer *p, const tx_stmt *s) {
     collect_let_binders(p, s->stmts[i]);
 }
 
+/* Records b as its data variable's buffer when the variable is b's own. */
+static void add_owner(printer *p, const tx_buffer *b) {
+  if (!b || !b->data || b->data->kind != EXPR_VAR || data_is_foreign(b) || p->out->failed) return;
+  if (!tx_ptrmap_get(&p->owners, b->data) && !tx_ptrmap_put(&p->owners, b->data, (void *)b))
+    p->out->failed = 1;
+}
+
+/* The buffers that statements under s allocate or declare. */
+static void collect_owners(printer *p, const tx_stmt *s) {
+  if (!s) return;
+  if (s->kind == STMT_ALLOC || s->kind == STMT_DECL) add_owner(p, s->buffer);
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    collect_owners(p, s->stmts[i]);
+}
+
 /* The free variables of f and their declared flags; NULL flags (nothing to
- * declare, or out of memory: the output is then marked failed). */
+ * declare, or out of memory: the output is then marked failed); and the
+ * owners of f's data variables. */
 static void start_free_vars(printer *p, const tx_func *f) {
   p->func = f;
   p->fv = NULL;
@@ -1856,6 +1933,10 @@ static void start_free_vars(printer *p, const tx_func *f) {
     if (!f->symbolic[i]->u.var.typevar)
       add_free_var(p, f->symbolic[i]); /* TypeVars: module level */
   collect_let_binders(p, f->body);
+  p->owners = (tx_ptrmap){.alloc = p->out->alloc};
+  for (uint32_t i = 0; i < f->nparams && f->param_bufs; i++)
+    add_owner(p, f->param_bufs[i]);
+  collect_owners(p, f->body);
   p->declared = p->nfv && !p->out->failed ? tx_mem_calloc(p->out->alloc, p->nfv, 1) : NULL;
   if (p->nfv && !p->declared) p->out->failed = 1;
 }
@@ -1863,6 +1944,7 @@ static void start_free_vars(printer *p, const tx_func *f) {
 static void end_free_vars(printer *p) {
   tx_mem_free(p->out->alloc, p->declared);
   tx_mem_free(p->out->alloc, p->fv);
+  tx_ptrmap_free(&p->owners);
   p->declared = NULL;
   p->fv = NULL;
   p->nfv = p->fv_cap = 0;

@@ -564,13 +564,27 @@ Test(equal, keyword_names_compared) {
   tx_expr *a = tx_expr_new(&ir, EXPR_CALL, TX_INT32, ops, 2, NOSPAN);
   tx_expr *b = tx_expr_new(&ir, EXPR_CALL, TX_INT32, ops, 2, NOSPAN);
   a->u.call.op = b->u.call.op = tx_intern(ir.strings, "T.f");
-  a->u.call.kw = (tx_kwargs){1, k1};
-  b->u.call.kw = (tx_kwargs){1, k1};
+  a->u.call.kw = (tx_kwargs){.npos = 1, .names = k1};
+  b->u.call.kw = (tx_kwargs){.npos = 1, .names = k1};
   cr_assert(tx_expr_equal(a, b));
-  b->u.call.kw = (tx_kwargs){1, k2};
+  b->u.call.kw = (tx_kwargs){.npos = 1, .names = k2};
   cr_assert(!tx_expr_equal(a, b));
-  b->u.call.kw = (tx_kwargs){2, NULL};
+  b->u.call.kw = (tx_kwargs){.npos = 2, .names = NULL};
   cr_assert(!tx_expr_equal(a, b), "keyword vs positional");
+}
+
+/* TVM's `.source` spellings (ir.h: tx_expr.source_form, tx_kwargs.source_ops)
+ * do not change what a node means. */
+Test(equal, source_spelling_ignored) {
+  const tx_expr *x = var("x");
+  const tx_expr *ops[] = {x};
+  tx_expr *a = tx_expr_new(&ir, EXPR_CALL, TX_HANDLE, ops, 1, NOSPAN);
+  tx_expr *b = tx_expr_new(&ir, EXPR_CALL, TX_HANDLE, ops, 1, NOSPAN);
+  a->u.call.op = b->u.call.op = tx_intern(ir.strings, "T.address_of");
+  a->u.call.kw = b->u.call.kw = (tx_kwargs){.npos = 1};
+  b->source_form = 1;
+  b->u.call.kw.source_ops = 1;
+  cr_assert(tx_expr_equal(a, b));
 }
 
 Test(equal, hash_is_deterministic_across_contexts) {

@@ -492,7 +492,7 @@ Test(printer, scope_id_device_entry_tile_op) {
   const tx_expr *ex[] = {TUP(lst, 1, 1), STR("uint32")};
   tx_stmt *tid = ST(STMT_SCOPE_ID, ex, 2, NULL, 0);
   tid->name = S("thread_id");
-  tid->kw = (tx_kwargs){1, NAMES((const char *[]){"dtype"}, 1)};
+  tid->kw = (tx_kwargs){.npos = 1, .names = NAMES((const char *[]){"dtype"}, 1)};
   cr_assert_str_eq(ps(tid), "T.thread_id([GM], dtype=\"uint32\")\n");
 
   tx_stmt *de = ST(STMT_DEVICE_ENTRY, NULL, 0, NULL, 0);
@@ -511,7 +511,7 @@ Test(printer, scope_id_device_entry_tile_op) {
   const tx_expr *targs[] = {reg, F(TX_FLOAT32, 1.25), STR("v10"), I(7)};
   tx_stmt *op = ST(STMT_TILE_OP, targs, 4, NULL, 0);
   op->name = S("T.tile.memset");
-  op->kw = (tx_kwargs){2, NAMES((const char *[]){"dispatch", "bar"}, 2)};
+  op->kw = (tx_kwargs){.npos = 2, .names = NAMES((const char *[]){"dispatch", "bar"}, 2)};
   cr_assert_str_eq(ps(op), "T.tile.memset(A[0:16], T.float32(1.25), dispatch=\"v10\", bar=7)\n");
 }
 
