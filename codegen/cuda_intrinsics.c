@@ -118,11 +118,26 @@ static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   X("T.cuda.reduce_add_sync_u32", "__reduce_add_sync")                                             \
   X("T.cuda.reduce_min_sync_u32", "__reduce_min_sync")
 
+static int is_one_element_buffer(const tx_expr *a);
+
+/* fn(args...): an operand that names a one-element buffer whole is its
+ * element, as TVM's printer writes the load B[0] of a buffer of shape (1,). */
+static void direct_call(cuda_cg *g, const char *fn, const tx_expr *e, tx_strbuf *sb) {
+  cuda_open_call(sb, fn);
+  for (uint32_t i = 0; i < cuda_npos(e); i++) {
+    int whole = is_one_element_buffer(e->ops[i]);
+    tx_sb_puts(sb, i ? (whole ? ", *(" : ", ") : (whole ? "*(" : ""));
+    cuda_emit_expr(g, e->ops[i], sb);
+    if (whole) tx_sb_putc(sb, ')');
+  }
+  tx_sb_putc(sb, ')');
+}
+
 static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
 #define X(name, fn)                                                                                \
   if (strcmp(op, name) == 0) {                                                                     \
-    cuda_call_fn(g, fn, e, 0, cuda_npos(e), sb);                                                   \
+    direct_call(g, fn, e, sb);                                                                     \
     return 1;                                                                                      \
   }
   DIRECT_FUNCS(X)
@@ -826,13 +841,17 @@ static uint32_t ptx_type_bits(const char *t, size_t n) {
 /* mma.sync.aligned.mMnNkK.alayout.blayout.dtype.atype.btype.ctype d, a, b, c:
  * four register groups whose sizes follow from the shape and types (each
  * thread holds M*N*bits/1024 words of D and C, M*K*bits/1024 of A,
- * K*N*bits/1024 of B). Returns 0 for forms it does not know (f64, .sp,
- * block scaling), which stay located errors. */
+ * K*N*bits/1024 of B). The sparse mma.sp{::ordered_metadata}.sync.aligned
+ * forms hold half of A (M*K*bits/2048 words) and take the metadata register
+ * e and the sparsity selector f after c (plain operands). Returns 0 for
+ * forms it does not know (f64, block scaling), which stay located errors. */
 static int mma_groups(const char *opc, raw_groups *gr) {
   unsigned m, n, k;
-  const char *p = strstr(opc, ".m");
-  if (strncmp(opc, "mma.sync.aligned.m", 18) != 0 || !p ||
-      sscanf(p, ".m%un%uk%u", &m, &n, &k) != 3 || strstr(opc, "block_scale") || strstr(opc, ".sp"))
+  int sparse = strncmp(opc, "mma.sp.sync.aligned.m", 21) == 0 ||
+               strncmp(opc, "mma.sp::ordered_metadata.sync.aligned.m", 39) == 0;
+  const char *p = strstr(opc, "aligned.m");
+  if ((!sparse && strncmp(opc, "mma.sync.aligned.m", 18) != 0) || !p ||
+      sscanf(p + 7, ".m%un%uk%u", &m, &n, &k) != 3 || strstr(opc, "block_scale"))
     return 0;
   /* The last four tokens are the types of d, a, b, c. */
   const char *tok[4];
@@ -850,8 +869,8 @@ static int mma_groups(const char *opc, raw_groups *gr) {
   uint32_t bits[4];
   for (int t = 0; t < 4; t++)
     if (!(bits[t] = ptx_type_bits(tok[t], len[t]))) return 0;
-  uint32_t words[4] = {m * n * bits[0] / 1024, m * k * bits[1] / 1024, k * n * bits[2] / 1024,
-                       m * n * bits[3] / 1024};
+  uint32_t words[4] = {m * n * bits[0] / 1024, m * k * bits[1] / (sparse ? 2048 : 1024),
+                       k * n * bits[2] / 1024, m * n * bits[3] / 1024};
   gr->n = 4;
   for (uint32_t t = 0, at = 0; t < 4; at += words[t], t++) {
     if (!words[t]) return 0;
@@ -1459,9 +1478,11 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     tx_sb_puts(&ins, "))");
   }
   uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
-  if (nwant > nargs || (gr.n == 4 && nwant != nargs)) {
+  /* mma: d, a, b, c and nothing else; mma.sp: then the metadata and selector */
+  uint32_t ntail = gr.n == 4 && strncmp(opcs, "mma.sp", 6) == 0 ? 2 : 0;
+  if (nwant > nargs || (gr.n == 4 && nwant + ntail != nargs)) {
     cuda_error(g, e->span, "%s takes %u operands (its {groups} fixed by the opcode), got %u", op,
-               nwant, nargs);
+               nwant + ntail, nargs);
     goto done;
   }
   if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
