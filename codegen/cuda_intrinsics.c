@@ -957,12 +957,40 @@ static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
     tx_sb_printf(ops, "[%%%u]", k);
 }
 
+/* An 8-bit integer destination: PTX has no 8-bit registers (ld.u8 writes a
+ * 16-bit one), so the asm writes a 16-bit temporary tx_b<k> that `narrow`
+ * declares before the asm and stores into the element after it. */
+static void raw_output8(cuda_cg *g, const tx_expr *a, uint32_t k, int keep, int whole,
+                        tx_strbuf *ops, tx_strbuf *outs, tx_strbuf *narrow_pre,
+                        tx_strbuf *narrow_post) {
+  tx_strbuf lv = cuda_sb(g);
+  if (whole) tx_sb_puts(&lv, "*(");
+  cuda_emit_expr(g, a, &lv);
+  if (whole) tx_sb_putc(&lv, ')');
+  const char *l = cuda_sb_text(g, &lv);
+  tx_sb_printf(ops, "%%%u", k);
+  if (outs->len) tx_sb_puts(outs, ", ");
+  tx_sb_printf(outs, "\"%ch\"(tx_b%u)", keep ? '+' : '=', k);
+  tx_sb_printf(narrow_pre, "unsigned short tx_b%u", k);
+  if (keep) tx_sb_printf(narrow_pre, " = (unsigned short)%s", l);
+  tx_sb_puts(narrow_pre, "; ");
+  tx_sb_printf(narrow_post, " %s = (%s)tx_b%u;", l,
+               a->dtype.code == DT_INT ? "signed char" : "unsigned char", k);
+  tx_sb_free(&lv);
+}
+
 /* A destination operand: an element the instruction writes, as an asm
  * output. Returns 0 after a located error. */
 static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
-                      tx_strbuf *ops, tx_strbuf *outs) {
+                      tx_strbuf *ops, tx_strbuf *outs, tx_strbuf *narrow_pre,
+                      tx_strbuf *narrow_post) {
   const char *op = e->u.call.op;
   int whole = is_one_element_buffer(a); /* TVM's `out` for out[0] */
+  if ((a->kind == EXPR_LOAD || whole) && tx_dtype_is_int(a->dtype) && a->dtype.bits == 8 &&
+      a->dtype.lanes == 1) {
+    raw_output8(g, a, k, keep, whole, ops, outs, narrow_pre, narrow_post);
+    return 1;
+  }
   const char *conv = NULL,
              *c = a->kind == EXPR_LOAD || whole ? raw_constraint(g, a->dtype, &conv) : NULL;
   int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
@@ -1164,7 +1192,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     return;
   }
   tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
-            outs = cuda_sb(g);
+            outs = cuda_sb(g), npre = cuda_sb(g), npost = cuda_sb(g);
   tx_sb_puts(&opc, cuda_sb_text(g, call->opc));
   if (opc.failed || call->opc->failed) {
     g->nomem = 1;
@@ -1386,7 +1414,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     }
     if (i < ndest) {
       if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
-      if (!raw_output(g, e, a, k, guard != NULL || accum, &ops, &outs)) goto done;
+      if (!raw_output(g, e, a, k, guard != NULL || accum, &ops, &outs, &npre, &npost)) goto done;
       if (closes) tx_sb_putc(&ops, '}');
       k++;
       continue;
@@ -1485,7 +1513,8 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
                nwant + ntail, nargs);
     goto done;
   }
-  if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
+  if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed || npre.failed ||
+      npost.failed) {
     g->nomem = 1;
     goto done;
   }
@@ -1526,6 +1555,8 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_printf(sb, "(%s)tx_r", rt.code == DT_INT ? "signed char" : "unsigned char");
     tx_sb_puts(sb, "; }())");
   } else {
+    /* 8-bit destinations: a lambda holds their 16-bit temporaries */
+    if (npre.len) tx_sb_printf(sb, "([&]() { %s", cuda_sb_text(g, &npre));
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data, text.len);
     if (outs.len)
@@ -1535,9 +1566,12 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_printf(sb, " :: %s : \"memory\")", cuda_sb_text(g, &ins));
     else
       tx_sb_puts(sb, " ::: \"memory\")");
+    if (npre.len) tx_sb_printf(sb, ";%s }())", cuda_sb_text(g, &npost));
   }
   tx_sb_free(&text);
 done:
+  tx_sb_free(&npre);
+  tx_sb_free(&npost);
   tx_sb_free(&outs);
   tx_sb_free(&opc);
   tx_sb_free(&ops);
