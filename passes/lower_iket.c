@@ -18,7 +18,10 @@
  *    most 30, else ExtendedNativeDump ids from 64; 31 is range_pop), in
  *    TVM's order (kind, then name bytes). mark, range_push, range_start and
  *    range_pop become T.cuda.func_call("tvm_builtin_iket_official_event",
- *    id[, payload], source_code=S) where S is TVM's device source (the
+ *    id[, payload], source_code=S) (a payload-free mark, push or pop
+ *    statement calls the record helper of its id directly,
+ *    tvm_builtin_iket_official_event_impl<id>(), which TVM's dispatcher
+ *    switches to) where S is TVM's device source (the
  *    __iket_meta_info and per-declaration attribute byte arrays, then the
  *    helpers), byte for byte; range_end(token[, payload]) becomes the same
  *    call on the token (guarded by token != 0 with a payload);
@@ -32,6 +35,7 @@
  */
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -988,12 +992,41 @@ static const tx_stmt *strip_control(tx_mutator *m, const tx_stmt *s) {
   return empty ? tx_lc_empty(m->ir) : r;
 }
 
+/* A payload-free event whose value is unused (a statement):
+ * tvm_builtin_iket_official_event_impl<ID>(), the record TVM's dispatcher
+ * switches to for ID, called directly (with thousands of events, inlining
+ * the dispatcher's switch at every site dominates the CUDA compile). */
+static const tx_stmt *direct_event(tx_mutator *m, const tx_stmt *s) {
+  ik_state *st = m->user;
+  const tx_expr *e = s->exprs[0];
+  ik_op op = iket_op(e);
+  uint32_t id = RANGE_POP_ID;
+  if (op != OP_RANGE_POP) {
+    const tx_expr *a = e->ops[0];
+    const char *name = tx_intern_n(m->ir->strings, a->u.str.data, a->u.str.len);
+    const ik_decl *d = name ? find_decl(st, op == OP_MARK ? IK_MARK : IK_PUSH, name) : NULL;
+    if (!d || d->has_payload) return NULL; /* the general form */
+    id = d->id;
+  }
+  char fn[64];
+  snprintf(fn, sizeof fn, "tvm_builtin_iket_official_event_impl<%u>", (unsigned)id);
+  const tx_expr *args[] = {tx_string(m->ir, fn, strlen(fn), e->span), st->source};
+  if (!args[0]) return NULL;
+  tx_expr *c = tx_expr_new(m->ir, EXPR_CALL, TX_VOID, args, 2, e->span);
+  if (!c || !(c->u.call.op = tx_intern(m->ir->strings, "T.cuda.func_call"))) return NULL;
+  c->u.call.kw = (tx_kwargs){1, st->kw_names};
+  const tx_expr *ce = c;
+  return tx_stmt_new(m->ir, STMT_EVAL, &ce, 1, NULL, 0, s->span);
+}
+
 static const tx_stmt *ik_stmt(tx_mutator *m, const tx_stmt *s) {
   ik_state *st = m->user;
   if (s->kind == STMT_SEQ) return tx_lc_mutate_seq(m, s);
   if (s->kind == STMT_EVAL && s->nexprs && iket_op(s->exprs[0]) != OP_NONE) {
+    ik_op op = iket_op(s->exprs[0]);
     if (!st->source) return tx_lc_empty(m->ir);
-    if (iket_op(s->exprs[0]) == OP_RANGE_END) return range_end(m, s);
+    if (op == OP_RANGE_END) return range_end(m, s);
+    if (op == OP_MARK || op == OP_RANGE_PUSH || op == OP_RANGE_POP) return direct_event(m, s);
     return NULL;
   }
   if (st->source) return NULL;

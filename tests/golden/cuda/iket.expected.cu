@@ -170,9 +170,9 @@ extern "C" __global__ void __launch_bounds__(128) produce_kernel(float* __restri
   if (tok_ptr[0] != 0U) {
     tvm_builtin_iket_official_event(tok_ptr[0], n);
   }
-  tvm_builtin_iket_official_event(2U);
+  tvm_builtin_iket_official_event_impl<2>();
   A_ptr[tx] = 1.0f;
-  tvm_builtin_iket_official_event(31U);
+  tvm_builtin_iket_official_event_impl<31>();
 }
 
 extern "C" __global__ void __launch_bounds__(128) consume_kernel(float* __restrict__ A_ptr) {
