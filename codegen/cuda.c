@@ -196,6 +196,8 @@ void cuda_need_helper(cuda_cg *g, tx_cuda_helper h) {
 
 void cuda_add_source(cuda_cg *g, const tx_expr *src) {
   for (uint32_t i = 0; i < g->nsources; i++)
+    if (g->sources[i] == src) return; /* the same node (lower-iket shares one) */
+  for (uint32_t i = 0; i < g->nsources; i++)
     if (g->sources[i]->u.str.len == src->u.str.len &&
         memcmp(g->sources[i]->u.str.data, src->u.str.data, src->u.str.len) == 0)
       return;

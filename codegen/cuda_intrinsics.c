@@ -118,11 +118,26 @@ static int emit_math(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   X("T.cuda.reduce_add_sync_u32", "__reduce_add_sync")                                             \
   X("T.cuda.reduce_min_sync_u32", "__reduce_min_sync")
 
+static int is_one_element_buffer(const tx_expr *a);
+
+/* fn(args...): an operand that names a one-element buffer whole is its
+ * element, as TVM's printer writes the load B[0] of a buffer of shape (1,). */
+static void direct_call(cuda_cg *g, const char *fn, const tx_expr *e, tx_strbuf *sb) {
+  cuda_open_call(sb, fn);
+  for (uint32_t i = 0; i < cuda_npos(e); i++) {
+    int whole = is_one_element_buffer(e->ops[i]);
+    tx_sb_puts(sb, i ? (whole ? ", *(" : ", ") : (whole ? "*(" : ""));
+    cuda_emit_expr(g, e->ops[i], sb);
+    if (whole) tx_sb_putc(sb, ')');
+  }
+  tx_sb_putc(sb, ')');
+}
+
 static int emit_direct(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;
 #define X(name, fn)                                                                                \
   if (strcmp(op, name) == 0) {                                                                     \
-    cuda_call_fn(g, fn, e, 0, cuda_npos(e), sb);                                                   \
+    direct_call(g, fn, e, sb);                                                                     \
     return 1;                                                                                      \
   }
   DIRECT_FUNCS(X)
@@ -826,13 +841,17 @@ static uint32_t ptx_type_bits(const char *t, size_t n) {
 /* mma.sync.aligned.mMnNkK.alayout.blayout.dtype.atype.btype.ctype d, a, b, c:
  * four register groups whose sizes follow from the shape and types (each
  * thread holds M*N*bits/1024 words of D and C, M*K*bits/1024 of A,
- * K*N*bits/1024 of B). Returns 0 for forms it does not know (f64, .sp,
- * block scaling), which stay located errors. */
+ * K*N*bits/1024 of B). The sparse mma.sp{::ordered_metadata}.sync.aligned
+ * forms hold half of A (M*K*bits/2048 words) and take the metadata register
+ * e and the sparsity selector f after c (plain operands). Returns 0 for
+ * forms it does not know (f64, block scaling), which stay located errors. */
 static int mma_groups(const char *opc, raw_groups *gr) {
   unsigned m, n, k;
-  const char *p = strstr(opc, ".m");
-  if (strncmp(opc, "mma.sync.aligned.m", 18) != 0 || !p ||
-      sscanf(p, ".m%un%uk%u", &m, &n, &k) != 3 || strstr(opc, "block_scale") || strstr(opc, ".sp"))
+  int sparse = strncmp(opc, "mma.sp.sync.aligned.m", 21) == 0 ||
+               strncmp(opc, "mma.sp::ordered_metadata.sync.aligned.m", 39) == 0;
+  const char *p = strstr(opc, "aligned.m");
+  if ((!sparse && strncmp(opc, "mma.sync.aligned.m", 18) != 0) || !p ||
+      sscanf(p + 7, ".m%un%uk%u", &m, &n, &k) != 3 || strstr(opc, "block_scale"))
     return 0;
   /* The last four tokens are the types of d, a, b, c. */
   const char *tok[4];
@@ -850,8 +869,8 @@ static int mma_groups(const char *opc, raw_groups *gr) {
   uint32_t bits[4];
   for (int t = 0; t < 4; t++)
     if (!(bits[t] = ptx_type_bits(tok[t], len[t]))) return 0;
-  uint32_t words[4] = {m * n * bits[0] / 1024, m * k * bits[1] / 1024, k * n * bits[2] / 1024,
-                       m * n * bits[3] / 1024};
+  uint32_t words[4] = {m * n * bits[0] / 1024, m * k * bits[1] / (sparse ? 2048 : 1024),
+                       k * n * bits[2] / 1024, m * n * bits[3] / 1024};
   gr->n = 4;
   for (uint32_t t = 0, at = 0; t < 4; at += words[t], t++) {
     if (!words[t]) return 0;
@@ -938,12 +957,40 @@ static void put_mem_operand(tx_strbuf *ops, uint32_t k, long long off) {
     tx_sb_printf(ops, "[%%%u]", k);
 }
 
+/* An 8-bit integer destination: PTX has no 8-bit registers (ld.u8 writes a
+ * 16-bit one), so the asm writes a 16-bit temporary tx_b<k> that `narrow`
+ * declares before the asm and stores into the element after it. */
+static void raw_output8(cuda_cg *g, const tx_expr *a, uint32_t k, int keep, int whole,
+                        tx_strbuf *ops, tx_strbuf *outs, tx_strbuf *narrow_pre,
+                        tx_strbuf *narrow_post) {
+  tx_strbuf lv = cuda_sb(g);
+  if (whole) tx_sb_puts(&lv, "*(");
+  cuda_emit_expr(g, a, &lv);
+  if (whole) tx_sb_putc(&lv, ')');
+  const char *l = cuda_sb_text(g, &lv);
+  tx_sb_printf(ops, "%%%u", k);
+  if (outs->len) tx_sb_puts(outs, ", ");
+  tx_sb_printf(outs, "\"%ch\"(tx_b%u)", keep ? '+' : '=', k);
+  tx_sb_printf(narrow_pre, "unsigned short tx_b%u", k);
+  if (keep) tx_sb_printf(narrow_pre, " = (unsigned short)%s", l);
+  tx_sb_puts(narrow_pre, "; ");
+  tx_sb_printf(narrow_post, " %s = (%s)tx_b%u;", l,
+               a->dtype.code == DT_INT ? "signed char" : "unsigned char", k);
+  tx_sb_free(&lv);
+}
+
 /* A destination operand: an element the instruction writes, as an asm
  * output. Returns 0 after a located error. */
 static int raw_output(cuda_cg *g, const tx_expr *e, const tx_expr *a, uint32_t k, int keep,
-                      tx_strbuf *ops, tx_strbuf *outs) {
+                      tx_strbuf *ops, tx_strbuf *outs, tx_strbuf *narrow_pre,
+                      tx_strbuf *narrow_post) {
   const char *op = e->u.call.op;
   int whole = is_one_element_buffer(a); /* TVM's `out` for out[0] */
+  if ((a->kind == EXPR_LOAD || whole) && tx_dtype_is_int(a->dtype) && a->dtype.bits == 8 &&
+      a->dtype.lanes == 1) {
+    raw_output8(g, a, k, keep, whole, ops, outs, narrow_pre, narrow_post);
+    return 1;
+  }
   const char *conv = NULL,
              *c = a->kind == EXPR_LOAD || whole ? raw_constraint(g, a->dtype, &conv) : NULL;
   int f16 = a->dtype.code == DT_BFLOAT || (a->dtype.code == DT_FLOAT && a->dtype.bits == 16);
@@ -1145,7 +1192,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     return;
   }
   tx_strbuf opc = cuda_sb(g), ops = cuda_sb(g), pre = cuda_sb(g), ins = cuda_sb(g),
-            outs = cuda_sb(g);
+            outs = cuda_sb(g), npre = cuda_sb(g), npost = cuda_sb(g);
   tx_sb_puts(&opc, cuda_sb_text(g, call->opc));
   if (opc.failed || call->opc->failed) {
     g->nomem = 1;
@@ -1367,7 +1414,7 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     }
     if (i < ndest) {
       if (ops.len || opens) tx_sb_puts(&ops, ops.len ? sep : "{");
-      if (!raw_output(g, e, a, k, guard != NULL || accum, &ops, &outs)) goto done;
+      if (!raw_output(g, e, a, k, guard != NULL || accum, &ops, &outs, &npre, &npost)) goto done;
       if (closes) tx_sb_putc(&ops, '}');
       k++;
       continue;
@@ -1459,12 +1506,15 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
     tx_sb_puts(&ins, "))");
   }
   uint32_t nwant = gr.n ? gr.at[gr.n - 1] + gr.len[gr.n - 1] : 0;
-  if (nwant > nargs || (gr.n == 4 && nwant != nargs)) {
+  /* mma: d, a, b, c and nothing else; mma.sp: then the metadata and selector */
+  uint32_t ntail = gr.n == 4 && strncmp(opcs, "mma.sp", 6) == 0 ? 2 : 0;
+  if (nwant > nargs || (gr.n == 4 && nwant + ntail != nargs)) {
     cuda_error(g, e->span, "%s takes %u operands (its {groups} fixed by the opcode), got %u", op,
-               nwant, nargs);
+               nwant + ntail, nargs);
     goto done;
   }
-  if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed) {
+  if (opc.failed || ops.failed || pre.failed || ins.failed || outs.failed || npre.failed ||
+      npost.failed) {
     g->nomem = 1;
     goto done;
   }
@@ -1505,6 +1555,8 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_printf(sb, "(%s)tx_r", rt.code == DT_INT ? "signed char" : "unsigned char");
     tx_sb_puts(sb, "; }())");
   } else {
+    /* 8-bit destinations: a lambda holds their 16-bit temporaries */
+    if (npre.len) tx_sb_printf(sb, "([&]() { %s", cuda_sb_text(g, &npre));
     tx_sb_puts(sb, "asm volatile(");
     cuda_put_cstring(sb, text.data, text.len);
     if (outs.len)
@@ -1514,9 +1566,12 @@ static void emit_ptx_asm(cuda_cg *g, const tx_expr *e, const ptx_asm_call *call,
       tx_sb_printf(sb, " :: %s : \"memory\")", cuda_sb_text(g, &ins));
     else
       tx_sb_puts(sb, " ::: \"memory\")");
+    if (npre.len) tx_sb_printf(sb, ";%s }())", cuda_sb_text(g, &npost));
   }
   tx_sb_free(&text);
 done:
+  tx_sb_free(&npre);
+  tx_sb_free(&npost);
   tx_sb_free(&outs);
   tx_sb_free(&opc);
   tx_sb_free(&ops);

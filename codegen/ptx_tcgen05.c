@@ -9,6 +9,9 @@
  * the printed form (TVM's internal argument order, all positional). Forms
  * TVM rejects, and targets without tcgen05, are located errors, never
  * guesses: a wrong operand order would assemble and silently misbehave.
+ * The descriptor encoders are the exception to the target check: they are
+ * integer arithmetic (no tcgen05 instruction), so TVM emits them for any
+ * CUDA arch and so does this file.
  *
  * The instruction descriptor is computed here, at compile time, from the
  * PTX ISA tables (its operands are constants in TVM too); the shared memory
@@ -863,7 +866,7 @@ static void emit_idesc_common(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, int s
     return;
   }
   uint32_t v;
-  if (!idesc_value(g, e, &x, scaled, &v) || !tcgen05_arch_ok(g, e)) return;
+  if (!idesc_value(g, e, &x, scaled, &v)) return;
   tx_sb_puts(sb, "(*(unsigned*)(");
   cuda_emit_expr(g, desc, sb);
   tx_sb_printf(sb, ") = 0x%08Xu)", (unsigned)v);
@@ -891,7 +894,6 @@ static void emit_mdesc(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
              (long long)v);
     return;
   }
-  if (!tcgen05_arch_ok(g, e)) return;
   cuda_need_helper(g, H_TCGEN05_SMEM_DESC);
   tx_sb_puts(sb, "(*(unsigned long long*)(");
   cuda_emit_expr(g, desc, sb);

@@ -11,7 +11,9 @@
  *    dyn_shared_bytes=] as int32 tuples
  *    (the last three are lifted from the T.attr launch hints; keywords the
  *    entry already had are kept, scope ids fill in the dimensions they
- *    determine, and a conflicting constant is a located error), followed by
+ *    determine, and a conflicting constant is a located error; a kernel
+ *    with CTA ids within a cluster but no cluster or CTA id is one cluster:
+ *    its grid is the cluster shape), followed by
  *    the bindings of every scope id (T.launch_thread for cta/thread ids,
  *    arithmetic on threadIdx.x for warp/lane/warpgroup ids, T.cuda cluster
  *    intrinsics for cluster ids); no STMT_SCOPE_ID is left;
@@ -389,6 +391,10 @@ static void build_launch(lt_state *st) {
   } else if (cta) {
     deferred_error(st, cta, "its extents");
     return;
+  } else if (!ncl && have_cluster) {
+    /* CTA ids within a cluster and no cluster or CTA id: one cluster */
+    for (uint32_t i = 0; i < 3; i++)
+      grid[i] = cluster[i];
   }
   if (!have_cluster && ncl && ncl->n && cta && cta->n) {
     have_cluster = 1;

@@ -91,6 +91,8 @@ typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx
     "and that shared and local buffers fit the target")                                            \
   X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
     "split each kernel into a host launcher and a <name>_kernel device function")                  \
+  X(PASS_LOWER_IKET, "lower-iket", tx_pass_lower_iket,                                             \
+    "IKET profiler annotations become TVM's tracing helper calls (tirx.iket.enabled) or go")       \
   X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \
     "host functions get the packed calling convention: argument checks and shape bindings")
 

@@ -151,6 +151,7 @@ static unsigned pass_keeps(tx_pass_id id) {
   case PASS_NARROW_DATATYPE:
   case PASS_VERIFY_MEMORY:
   case PASS_SPLIT_HOST_DEVICE:
+  case PASS_LOWER_IKET:
   case PASS_MAKE_PACKED_API:
   case TX_PASS_COUNT:
     return 0;

@@ -1,6 +1,7 @@
 /*
- * cuda_harness.c - compile TIRx texts through split-host-device and CUDA
- * codegen for the codegen unit tests, and the checks they share (needles in
+ * cuda_harness.c - compile TIRx texts through split-host-device, lower-iket
+ * (the passes after it that the device code needs) and CUDA codegen for the
+ * codegen unit tests, and the checks they share (needles in
  * the CUDA, located codegen errors). See cuda_harness.h.
  *
  * It only reports through Criterion assertions; it must not print, and it
@@ -23,7 +24,9 @@ void cuda_compile_text(cuda_compiled *c, const tx_target *target, const char *fi
   c->parse = tirx_parse_string(c->ctx, file, text, len, &m);
   if (c->parse == TIRX_OK) {
     tx_pass_ctx pc = {.ir = &c->ctx->ir, .diags = c->ctx->diags, .target = target};
-    c->split = tx_pass_split_host_device(&pc, m->mod, &c->lowered);
+    const tx_module *split = NULL;
+    c->split = tx_pass_split_host_device(&pc, m->mod, &split);
+    if (c->split == TIRX_OK) c->split = tx_pass_lower_iket(&pc, split, &c->lowered);
     if (c->split == TIRX_OK)
       c->codegen = tx_codegen_cuda(c->ctx->diags, c->lowered, target, &c->cu, &c->map);
   }

@@ -1,7 +1,7 @@
 /*
  * cuda_harness.h - the shared test harness of the CUDA codegen unit tests
  * (test_codegen and the test_ptx_* family tests): compile a TIRx text for a
- * target through split-host-device and CUDA codegen, keep the diagnostics
+ * target through split-host-device, lower-iket and CUDA codegen, keep the diagnostics
  * rendered as text, and check the CUDA for needles or the located error.
  *
  * Test support only (Criterion assertions): it must not hold state between

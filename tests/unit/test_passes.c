@@ -1037,3 +1037,28 @@ Test(passes, simplify_folds_floats_as_ieee_in_their_type) {
   cr_assert_eq(tx_pass_simplify(&pc, m, &out), TIRX_OK);
   cr_assert_eq(out->funcs[0]->body->exprs[0]->kind, EXPR_ADD);
 }
+
+/* lower-iket: NVIDIA IKET needs sm_90 or newer (TVM's IsSm90OrNewer), a
+ * located error naming the kernel; at sm_90a the same module lowers. */
+Test(passes, lower_iket_needs_sm90) {
+  static const char src[] = "from tvm.script import tirx as T\n"
+                            "from tvm.script import ir as I\n"
+                            "@I.ir_module\n"
+                            "class Module:\n"
+                            "    I.module_attrs({\"tirx.iket.enabled\": True})\n"
+                            "    @T.prim_func\n"
+                            "    def k(A: T.Buffer((32,), \"float32\")):\n"
+                            "        T.device_entry()\n"
+                            "        tx = T.thread_id([32])\n"
+                            "        T.cuda.iket.mark(\"m\")\n"
+                            "        A[tx] = T.float32(0)\n";
+  const tx_module *out = NULL;
+  cr_assert_eq(tx_run_pipeline(&pc, &(tx_pipeline_options){0}, parse(src), &out), TIRX_OK);
+  tx_target sm80;
+  cr_assert(tx_target_from_arch("sm_80", &sm80));
+  pc.target = &sm80;
+  cr_assert_eq(tx_run_pipeline(&pc, &(tx_pipeline_options){0}, parse(src), &out), TIRX_ERR_INPUT);
+  cr_expect(strstr(diag_msg(0), "NVIDIA IKET requires SM90 or newer for kernel k_kernel"), "%s",
+            diag_msg(0));
+  cr_expect_eq(tx_diag_at(ctx->diags, 0)->span.line, 10);
+}

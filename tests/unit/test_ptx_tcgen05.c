@@ -589,15 +589,24 @@ Test(tcgen05_target, below_sm100a_is_a_located_error) {
       "    T.ptx.tcgen05.cp(t, d[0], shape=\"128x256b\")\n",
       "    T.ptx.tcgen05.ld(t, r[0], shape=\"32x32b\", num=1)\n",
       "    T.ptx.tcgen05.st(t, r[0], shape=\"32x32b\", num=1)\n",
-      "    T.ptx.tcgen05.encode_matrix_descriptor(d.data, sm.data, 1, 64, 3)\n",
-      "    T.ptx.tcgen05.encode_instr_descriptor(i.data, d_dtype=\"float32\", a_dtype=\"float16\", "
-      "b_dtype=\"float16\", M=128, N=64, K=16, trans_a=False, trans_b=False)\n",
       "    T.ptx.tcgen05.mma(t, d[0], d[1], i[0], d_dtype=\"float32\", a_dtype=\"float16\", "
       "b_dtype=\"float16\", use_a_tmem=False, cta_group=1)\n",
   };
   for (size_t k = 0; k < sizeof bodies / sizeof *bodies; k++) {
     expect_error_for(&SM90A, bodies[k], "need an sm_100a, sm_101a or sm_103a target");
     expect_error_for(&SM100, bodies[k], "the target is sm_100");
+  }
+  /* the descriptor encoders are integer arithmetic: TVM emits them for any
+   * arch (its tcgen05 descriptor tests compile for the default "cuda") */
+  const char *const enc[] = {
+      "    T.ptx.tcgen05.encode_matrix_descriptor(d.data, sm.data, 1, 64, 3)\n",
+      "    T.ptx.tcgen05.encode_instr_descriptor(i.data, d_dtype=\"float32\", a_dtype=\"float16\", "
+      "b_dtype=\"float16\", M=128, N=64, K=16, trans_a=False, trans_b=False)\n",
+  };
+  const char *const enc_ok[][2] = {{"tx_tcgen05_smem_desc(", NULL}, {"= 0x", NULL}};
+  for (size_t k = 0; k < 2; k++) {
+    expect_cuda_for(&SM90A, enc[k], enc_ok[k]);
+    expect_cuda_for(&SM100, enc[k], enc_ok[k]);
   }
   /* the family targets and sm_103a are accepted */
   const char *const ok[] = {"tcgen05.alloc.cta_group::1", NULL};
