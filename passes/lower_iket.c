@@ -929,7 +929,7 @@ static const tx_expr *event_call(tx_mutator *m, const tx_expr *id, const tx_expr
     if (!args[i]) return NULL;
   tx_expr *e = tx_expr_new(m->ir, EXPR_CALL, tx_dt(DT_UINT, 32, 1), args, n, span);
   if (!e || !(e->u.call.op = tx_intern(m->ir->strings, "T.cuda.func_call"))) return NULL;
-  e->u.call.kw = (tx_kwargs){n - 2, st->kw_names};
+  e->u.call.kw = (tx_kwargs){.npos = n - 2, .names = st->kw_names};
   return e;
 }
 
@@ -1014,7 +1014,7 @@ static const tx_stmt *direct_event(tx_mutator *m, const tx_stmt *s) {
   if (!args[0]) return NULL;
   tx_expr *c = tx_expr_new(m->ir, EXPR_CALL, TX_VOID, args, 2, e->span);
   if (!c || !(c->u.call.op = tx_intern(m->ir->strings, "T.cuda.func_call"))) return NULL;
-  c->u.call.kw = (tx_kwargs){1, st->kw_names};
+  c->u.call.kw = (tx_kwargs){.npos = 1, .names = st->kw_names};
   const tx_expr *ce = c;
   return tx_stmt_new(m->ir, STMT_EVAL, &ce, 1, NULL, 0, s->span);
 }
