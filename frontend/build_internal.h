@@ -204,6 +204,8 @@ const char *bld_dialect_module(builder *b, const char *mod);
 int bld_dialect_func_decorator(builder *b, const char *q);
 int bld_dialect_module_decorator(builder *b, const char *q);
 const tx_stmt *bld_bind_call(builder *b, const tx_ast *call);
+tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span);
+const tx_ast *bld_dialect_ty_args(builder *b, const tx_ast *call, tx_ast *scratch);
 int bld_dialect_push_stmt(builder *b, ptr_vec *items, const tx_stmt *s, int last);
 
 /* ---- build_sblock.c: S-TIR blocks ---- */

@@ -502,6 +502,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
 static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_ast *call) {
   if (!check_new_name(b, target, function_mark(b))) return NULL;
   buffer_ctor ctor = bld_buffer_ctor_of(b, call);
+  tx_ast flat;
+  if (ctor != CTOR_NONE && !(call = bld_dialect_ty_args(b, call, &flat))) return NULL;
   tx_buffer *buf = NULL;
   if (ctor == CTOR_NONE) {
     buf = bld_buffer_view(b, call, target->u.name.id, target->span);

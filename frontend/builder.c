@@ -620,7 +620,8 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
   return d;
 }
 
-/* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`. */
+/* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`
+ * (or the tirx dialect's `A: T.Tensor(...)`, `a: T.Ptr(T.float32)`). */
 static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bufs) {
   if (p->u.param.kind != PARAM_NORMAL) {
     BLD_ERROR(b, p,
@@ -650,6 +651,9 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
       var->u.var.has_pointee = 1;
     }
     buf = nb;
+  } else if (bld_is_tirx_call(b, ann, "T.Ptr")) {
+    var = bld_ptr_param(b, ann, p->u.param.name, p->span); /* the tirx dialect's handle */
+    if (!var) return 0;
   } else if (bld_tensormap_type(b, ann)) {
     /* A_map: T.TensorMap(): a by-value tensor map in a kernel's signature. */
     var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_PARAM, p->span);

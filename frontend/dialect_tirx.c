@@ -5,7 +5,8 @@
  *
  * The builder calls these hooks at the few places where the spellings part:
  * imports and the function and module decorators (which also tell the
- * module's dialect, tx_module.dialect: note_dialect), T.Bind statements and the region form of
+ * module's dialect, tx_module.dialect: note_dialect), T.Ptr parameters,
+ * T.Bind statements and the region form of
  * T.device_entry. Forms both dialects share (T.Tensor, T.let, T.launch_thread)
  * need no hook.
  */
@@ -126,4 +127,57 @@ int bld_dialect_push_stmt(builder *b, ptr_vec *items, const tx_stmt *s, int last
   for (uint32_t i = 0; i < body->nstmts; i++)
     if (!vec_push(b, items, body->stmts[i])) return 0;
   return 1;
+}
+
+/* A parameter annotated `T.Ptr(T.void)`, `T.Ptr(T.float32)` or
+ * `T.Ptr(T.float16, "shared")`: the handle parameter TVM 0.27 writes as
+ * T.handle, T.handle("float32"), T.handle("float16", "shared"). Returns the
+ * variable, or NULL after an error. */
+tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span) {
+  const tx_ast_list *a = &ann->u.call.args;
+  const tx_ast *scope = a->len == 2 ? a->items[1] : NULL;
+  if (a->len < 1 || a->len > 2 || ann->u.call.keywords.len || (scope && scope->kind != AST_STR)) {
+    BLD_ERROR(b, ann,
+              "T.Ptr takes an element type and an optional scope: T.Ptr(T.float32[, "
+              "\"shared\"])");
+    return NULL;
+  }
+  const char *elem = bld_qualified_name(b, a->items[0], NULL);
+  int is_void = elem && strcmp(elem, "T.void") == 0;
+  tx_dtype pointee = TX_HANDLE;
+  if (!is_void && !bld_dtype(b, a->items[0], &pointee)) return NULL;
+  tx_expr *var = tx_var(b->ir, name, TX_HANDLE, VAR_PARAM, span);
+  if (!var) return bld_oom(b), NULL;
+  var->u.var.pointee = pointee;
+  var->u.var.has_pointee = (uint8_t)!is_void;
+  var->u.var.scope = scope ? bld_intern(b, scope->u.str.data) : NULL;
+  if (scope && !var->u.var.scope) return bld_oom(b), NULL;
+  return var;
+}
+
+/* The tirx dialect's allocation `T.alloc_tensor(ty_args=[T.Tensor(shape,
+ * dtype, scope=...)])` (and T.decl_tensor's): the call with the tensor
+ * type's arguments in place of ty_args, as TVM 0.27 writes
+ * T.alloc_buffer(shape, dtype, scope=...). Returns call itself when it has
+ * no ty_args, *scratch when rewritten, NULL after an error. */
+const tx_ast *bld_dialect_ty_args(builder *b, const tx_ast *call, tx_ast *scratch) {
+  const tx_ast_list *kw = &call->u.call.keywords;
+  const tx_ast *ty = NULL;
+  for (size_t i = 0; i < kw->len; i++)
+    if (kw->items[i]->u.keyword.arg && strcmp(kw->items[i]->u.keyword.arg, "ty_args") == 0)
+      ty = kw->items[i]->u.keyword.value;
+  if (!ty) return call;
+  const tx_ast *t = (ty->kind == AST_LIST || ty->kind == AST_TUPLE) && ty->u.seq.elts.len == 1
+                        ? ty->u.seq.elts.items[0]
+                        : NULL;
+  if (kw->len != 1 || call->u.call.args.len || !t || !bld_is_tirx_call(b, t, "T.Tensor")) {
+    BLD_ERROR(b, call,
+              "ty_args takes one tensor type and nothing else: "
+              "T.alloc_tensor(ty_args=[T.Tensor(shape, dtype, scope=...)])");
+    return NULL;
+  }
+  *scratch = *call;
+  scratch->u.call.args = t->u.call.args;
+  scratch->u.call.keywords = t->u.call.keywords;
+  return scratch;
 }

@@ -938,6 +938,22 @@ static void print_var_type(printer *p, const tx_expr *v) {
   }
 }
 
+/* The tirx dialect's spelling of a handle: T.Ptr(T.void), T.Ptr(T.float32),
+ * T.Ptr(T.float16, "shared"). */
+static void print_ptr_type(printer *p, const tx_expr *v) {
+  const tx_var_info *vi = &v->u.var;
+  puts_(p, "T.Ptr(T.");
+  if (vi->has_pointee)
+    put_dtype(p, vi->pointee);
+  else
+    puts_(p, "void");
+  if (vi->scope) {
+    puts_(p, ", ");
+    put_qstr(p, vi->scope);
+  }
+  tx_sb_putc(p->out, ')');
+}
+
 static int scope_is_default(const char *scope) {
   return !scope || strcmp(scope, "global") == 0;
 }
@@ -1035,6 +1051,20 @@ static void print_alloc_ctor(printer *p, const tx_buffer *b) {
                       : b->form == BUF_ALLOC_SHARED ? "shared"
                       : b->form == BUF_ALLOC_LOCAL  ? "local"
                                                     : "global";
+  if (p->dialect == TX_DIALECT_TIRX) {
+    /* T.alloc_tensor(ty_args=[T.Tensor(shape, T.float32, scope="shared")]) */
+    puts_(p, "T.alloc_tensor(ty_args=[T.Tensor(");
+    print_shape(p, b);
+    puts_(p, ", T.");
+    put_dtype(p, b->dtype);
+    if (!scope_is_default(scope)) {
+      puts_(p, ", scope=");
+      put_qstr(p, scope);
+    }
+    print_buffer_kwargs(p, b, 0);
+    puts_(p, ")])");
+    return;
+  }
   if (strcmp(scope, "shared") == 0 || strcmp(scope, "local") == 0) {
     tx_sb_printf(p->out, "T.alloc_%s(", scope);
     print_buffer_sig(p, b, 0);
@@ -1590,7 +1620,9 @@ static void print_for_iter(printer *p, const tx_stmt *s) {
   int bare = s->flag == FOR_SERIAL && npos == s->nexprs;
   puts_(p, bare ? "range(" : for_fn((tx_for_kind)s->flag));
   if (!bare) tx_sb_putc(p->out, '(');
-  uint32_t from = (npos == 2 && is_zero_int(s->exprs[0])) ? 1 : 0;
+  /* The tirx dialect's printer keeps the begin of T.unroll(0, n) and the like. */
+  int keep_begin = p->dialect == TX_DIALECT_TIRX && !bare && s->flag != FOR_THREAD_BINDING;
+  uint32_t from = (npos == 2 && is_zero_int(s->exprs[0]) && !keep_begin) ? 1 : 0;
   print_list(p, s->exprs + from, npos - from);
   if (s->flag == FOR_THREAD_BINDING) {
     puts_(p, ", thread=");
@@ -1604,7 +1636,7 @@ static void print_for_iter(printer *p, const tx_stmt *s) {
 static void print_for(printer *p, const tx_stmt *s) {
   start_line(p);
   uint32_t depth = grid_depth(s);
-  if (depth > 1) {
+  if (depth > 1 && p->dialect == TX_DIALECT_TVM) { /* the tirx dialect has no T.grid sugar */
     print_grid(p, s, depth);
     return;
   }
@@ -1827,7 +1859,10 @@ static void print_param(printer *p, const tx_func *f, uint32_t i) {
     return;
   }
   tx_sb_printf(p->out, "%s: ", v && v->u.var.name ? v->u.var.name : "_");
-  if (v) print_var_type(p, v);
+  if (v && p->dialect == TX_DIALECT_TIRX && v->dtype.code == DT_HANDLE && !v->u.var.tensormap)
+    print_ptr_type(p, v);
+  else if (v)
+    print_var_type(p, v);
 }
 
 static void print_match_buffers(printer *p, const tx_func *f) {
