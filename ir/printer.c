@@ -1717,16 +1717,33 @@ static void print_scope_id(printer *p, const tx_stmt *s) {
   print_flat_rest(p, s);
 }
 
+/* T.device_entry(grid=.., block=.., cluster=..): the frontend's reading of
+ * T.device_entry(launch=T.cuda.LaunchConfig(...)), which apache-tvm-tirx
+ * reads and tirx-c's grid= form it does not. */
+static int is_launch_config(const tx_stmt *s) {
+  if (s->kind != STMT_DEVICE_ENTRY || !s->nexprs || s->kw.npos != 0 || !s->kw.names) return 0;
+  for (uint32_t i = 0; i < s->nexprs; i++) {
+    const char *k = s->kw.names[i];
+    if (strcmp(k, "grid") != 0 && strcmp(k, "block") != 0 && strcmp(k, "cluster") != 0) return 0;
+  }
+  return 1;
+}
+
 /* The tirx dialect has no flat T.device_entry(): the statements after one
  * (its own, then `rest`) print as the body of `with T.device_entry():`. */
 static void print_entry_region(printer *p, const tx_stmt *entry, const tx_stmt *const *rest,
                                uint32_t nrest) {
   start_line(p);
   puts_(p, "with ");
-  if (entry->kind == STMT_ATTR)
+  if (entry->kind == STMT_ATTR) {
     puts_(p, "T.device_entry()");
-  else
+  } else if (is_launch_config(entry)) {
+    puts_(p, "T.device_entry(launch=");
+    print_stmt_call(p, "T.cuda.LaunchConfig", entry);
+    tx_sb_putc(p->out, ')');
+  } else {
     print_stmt_call(p, "T.device_entry", entry);
+  }
   puts_(p, ":\n");
   p->indent += 4;
   if (!entry->nstmts && !nrest) {
