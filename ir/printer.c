@@ -1320,8 +1320,6 @@ static void print_block_of(printer *p, const tx_stmt *s) {
   print_block(p, s->nstmts ? s->stmts[0] : NULL);
 }
 
-/* Binding statements scope over the rest of the sequence; should one carry
- * child statements anyway, they print flat after it. */
 static void print_entry_region(printer *p, const tx_stmt *entry, const tx_stmt *const *rest,
                                uint32_t nrest);
 
@@ -1337,6 +1335,9 @@ static int is_flat_entry(const tx_stmt *s) {
          tx_dtype_eq(v->dtype, TX_BOOL) && v->u.ival == 1;
 }
 
+/* Binding statements scope over the rest of the sequence; should one carry
+ * child statements anyway, they print flat after it. In the tirx dialect a
+ * flat device entry takes the rest of the sequence into its region. */
 static void print_flat_rest(printer *p, const tx_stmt *s) {
   for (uint32_t i = 0; i < s->nstmts; i++) {
     const tx_stmt *c = s->stmts[i];
