@@ -67,6 +67,8 @@ typedef struct builder {
   int s_tir; /* the function is @T.prim_func(s_tir=True): blocks are allowed */
   int loop_depth;
   int device_entry_seen;
+  uint8_t dialect;             /* tx_dialect the file is written in (dialect_tirx.c sets it) */
+  uint8_t dialect_fixed;       /* an import of tvm.script or tvm_tirx.script decided it */
   const tx_stmt *launch_entry; /* T.device_entry(launch=T.cuda.LaunchConfig(...)), or NULL */
   tirx_span dyn_shared_span;   /* first shared.dyn allocation (line 0: none) */
   ptr_vec symbolic;            /* symbolic vars of the current function */
@@ -195,6 +197,19 @@ int bld_is_layout_call(builder *b, const tx_ast *ast);
 const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts);
 /* Function-level statement handling needs these from builder.c. */
 int bld_is_tirx_call(builder *b, const tx_ast *ast, const char *qualified);
+
+/* `name = value` (build_stmt.c): a binding, an assignment or a store. */
+const tx_stmt *bld_assign_name(builder *b, const tx_ast *target, const tx_ast *value,
+                               tirx_span span);
+
+/* The tvm_tirx dialect (dialect_tirx.c, docs/dialects.md). */
+const char *bld_dialect_module(builder *b, const char *mod);
+int bld_dialect_func_decorator(builder *b, const char *q);
+int bld_dialect_module_decorator(builder *b, const char *q);
+const tx_stmt *bld_bind_call(builder *b, const tx_ast *call);
+tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span);
+const tx_ast *bld_dialect_ty_args(builder *b, const tx_ast *call, tx_ast *scratch);
+int bld_dialect_push_stmt(builder *b, ptr_vec *items, const tx_stmt *s, int last);
 
 /* ---- build_sblock.c: S-TIR blocks ---- */
 /* `with T.sblock(...)`: call is the T.sblock call, body the with-body. */

@@ -341,6 +341,7 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
     const char *q = bld_qualified_name(b, v->u.call.func, NULL);
     if (q && strcmp(q, "T.device_entry") == 0) return build_device_entry(b, v, NULL);
     if (q && strcmp(q, "T.attr") == 0) return build_attr(b, v, NULL);
+    if (q && strcmp(q, "T.Bind") == 0) return bld_bind_call(b, v);
     if (misplaced_block_header(b, v)) return NULL;
     if (q && strcmp(q, "T.func_attr") == 0) {
       BLD_ERROR(b, v, "T.func_attr must come first in the function body");
@@ -507,6 +508,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
 static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_ast *call) {
   if (!check_new_name(b, target, function_mark(b))) return NULL;
   buffer_ctor ctor = bld_buffer_ctor_of(b, call);
+  tx_ast flat;
+  if (ctor != CTOR_NONE && !(call = bld_dialect_ty_args(b, call, &flat))) return NULL;
   tx_buffer *buf = NULL;
   if (ctor == CTOR_NONE) {
     buf = bld_buffer_view(b, call, target->u.name.id, target->span);
@@ -601,8 +604,8 @@ static const tx_stmt *shared_scalar(builder *b, const tx_ast *target, const tx_a
 }
 
 /* `x = value` where x is a name. */
-static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast *value_ast,
-                                  tirx_span span) {
+const tx_stmt *bld_assign_name(builder *b, const tx_ast *target, const tx_ast *value_ast,
+                               tirx_span span) {
   const char *name = target->u.name.id;
   if (value_ast->kind == AST_CALL) {
     if (misplaced_block_header(b, value_ast)) return NULL;
@@ -687,7 +690,7 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
   }
   const tx_ast *target = st->u.assign.targets.items[0];
   const tx_ast *value = st->u.assign.value;
-  if (target->kind == AST_NAME) return assign_name(b, target, value, st->span);
+  if (target->kind == AST_NAME) return bld_assign_name(b, target, value, st->span);
   if (target->kind == AST_SUBSCRIPT)
     return build_store(b, target, bld_scalar_value(b, bld_expr(b, value)), st->span);
   if (target->kind == AST_TUPLE) {
@@ -821,7 +824,7 @@ static const tx_stmt *build_augassign(builder *b, const tx_ast *st) {
               target->u.name.id, target->u.name.id);
     return NULL;
   }
-  return assign_name(b, target, bin, st->span);
+  return bld_assign_name(b, target, bin, st->span);
 }
 
 /* ---- loops --------------------------------------------------------------------------------- */
@@ -1240,7 +1243,7 @@ const tx_stmt *bld_block(builder *b, const tx_ast_list *stmts) {
     size_t errors = tx_diag_errors(b->diags);
     const tx_stmt *s = build_stmt(b, st);
     if (s)
-      vec_push(b, &items, s);
+      bld_dialect_push_stmt(b, &items, s, i + 1 == stmts->len);
     else if (tx_diag_errors(b->diags) > errors || !produced_nothing_ok(st))
       failed |= tx_diag_errors(b->diags) > errors;
   }

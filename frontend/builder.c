@@ -480,7 +480,7 @@ static const char *const layout_exports[] = {
 };
 
 static void build_import_from(builder *b, const tx_ast *st) {
-  const char *mod = st->u.import.module ? st->u.import.module : "";
+  const char *mod = bld_dialect_module(b, st->u.import.module ? st->u.import.module : "");
   for (size_t i = 0; i < st->u.import.names.len; i++) {
     const tx_ast *al = st->u.import.names.items[i];
     const char *name = al->u.alias.name;
@@ -588,10 +588,10 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
     const tx_ast *dec = fn->u.funcdef.decorators.items[i];
     const tx_ast *callee = dec->kind == AST_CALL ? dec->u.call.func : dec;
     const char *q = bld_qualified_name(b, callee, NULL);
-    if (q && (strcmp(q, "T.prim_func") == 0 || strcmp(q, "T.function") == 0)) {
+    if (bld_dialect_func_decorator(b, q)) {
       d.ok = 1;
       if (dec->kind != AST_CALL) continue;
-      if (dec->u.call.args.len) BLD_ERROR(b, dec, "@T.prim_func takes only keyword arguments");
+      if (dec->u.call.args.len) BLD_ERROR(b, dec, "@%s takes only keyword arguments", q);
       for (size_t k = 0; k < dec->u.call.keywords.len; k++) {
         const tx_ast *kw = dec->u.call.keywords.items[k];
         const char *arg = kw->u.keyword.arg ? kw->u.keyword.arg : "**";
@@ -604,7 +604,7 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
         else if (strcmp(arg, "check_well_formed") == 0 && is_bool)
           ; /* a Python-side switch; the text form is always checked */
         else
-          BLD_ERROR(b, kw, "unsupported @T.prim_func argument '%s'", arg);
+          BLD_ERROR(b, kw, "unsupported @%s argument '%s'", q, arg);
       }
     } else if (q && (strcmp(q, "T.jit") == 0 || strcmp(q, "T.inline") == 0 ||
                      strcmp(q, "T.meta_class") == 0 || strcmp(q, "T.macro") == 0)) {
@@ -620,7 +620,8 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
   return d;
 }
 
-/* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`. */
+/* A parameter: `A: T.Buffer(...)`, `a: T.handle`, `a: T.handle("float32")`, `n: T.int32`
+ * (or the tirx dialect's `A: T.Tensor(...)`, `a: T.Ptr(T.float32)`). */
 static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bufs) {
   if (p->u.param.kind != PARAM_NORMAL) {
     BLD_ERROR(b, p,
@@ -650,6 +651,9 @@ static int build_param(builder *b, const tx_ast *p, ptr_vec *params, ptr_vec *bu
       var->u.var.has_pointee = 1;
     }
     buf = nb;
+  } else if (bld_is_tirx_call(b, ann, "T.Ptr")) {
+    var = bld_ptr_param(b, ann, p->u.param.name, p->span); /* the tirx dialect's handle */
+    if (!var) return 0;
   } else if (bld_tensormap_type(b, ann)) {
     /* A_map: T.TensorMap(): a by-value tensor map in a kernel's signature. */
     var = tx_var(b->ir, p->u.param.name, TX_HANDLE, VAR_PARAM, p->span);
@@ -1036,12 +1040,12 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
   int is_module = 0;
   for (size_t i = 0; i < cls->u.classdef.decorators.len; i++) {
     const char *q = bld_qualified_name(b, cls->u.classdef.decorators.items[i], NULL);
-    if (q && strcmp(q, "I.ir_module") == 0) is_module = 1;
+    if (bld_dialect_module_decorator(b, q)) is_module = 1;
   }
   if (!is_module) {
     BLD_ERROR(b, cls,
-              "class '%s' must be decorated with @I.ir_module (other classes are Python "
-              "metaprogramming, not supported in text form)",
+              "class '%s' must be decorated with @I.ir_module or @T.ir_module, without "
+              "arguments (other classes are Python metaprogramming, not supported in text form)",
               cls->u.classdef.name);
     return;
   }
@@ -1150,6 +1154,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   }
   if (mod) {
     mod->nfuncs = funcs.len;
+    mod->dialect = b.dialect;
     mod->funcs = (const tx_func *const *)vec_finish(&b, &funcs);
   }
   vec_free(&funcs);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ir/arena.h"
+#include "ir/dialect.h"
 #include "ir/dtype.h"
 #include "ir/intern.h"
 #include "tirx/tirx.h"
@@ -280,6 +281,7 @@ typedef struct tx_module {
   uint32_t nattrs;
   const char *const *attr_keys;
   const tx_expr *const *attr_values;
+  uint8_t dialect; /* tx_dialect it was written in: how it prints by default (not compared) */
 } tx_module;
 
 /* ---- Construction ----------------------------------------------------------- */

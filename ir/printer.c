@@ -44,7 +44,10 @@ typedef struct printer {
    * data), to print `A.source.data` for a one-element buffer (see "TVM's
    * .source forms" below). */
   tx_ptrmap owners;
+  uint8_t dialect; /* tx_dialect: the spellings of ir/dialect.def (0: TVM 0.27's) */
 } printer;
+
+#define SPELL(p) tx_dialect_spell((tx_dialect)(p)->dialect)
 
 /* Python operator precedence, lowest first. Calls, names and literals are
  * PREC_PRIMARY; a negative int literal is a unary minus. */
@@ -994,6 +997,22 @@ static void print_var_type(printer *p, const tx_expr *v) {
   }
 }
 
+/* The tirx dialect's spelling of a handle: T.Ptr(T.void), T.Ptr(T.float32),
+ * T.Ptr(T.float16, "shared"). */
+static void print_ptr_type(printer *p, const tx_expr *v) {
+  const tx_var_info *vi = &v->u.var;
+  puts_(p, "T.Ptr(T.");
+  if (vi->has_pointee)
+    put_dtype(p, vi->pointee);
+  else
+    puts_(p, "void");
+  if (vi->scope) {
+    puts_(p, ", ");
+    put_qstr(p, vi->scope);
+  }
+  tx_sb_putc(p->out, ')');
+}
+
 static int scope_is_default(const char *scope) {
   return !scope || strcmp(scope, "global") == 0;
 }
@@ -1009,7 +1028,7 @@ static int data_is_foreign(const tx_buffer *b) {
 
 /* What a constructor prints: data=, scope=, and the dtype even when it is
  * the default float32 (TVM's parameter annotations always name it). */
-enum { KW_DATA = 1, KW_SCOPE = 2, SIG_DTYPE = 4 };
+enum { KW_DATA = 1, KW_SCOPE = 2, SIG_DTYPE = 4, SIG_DTYPE_ATTR = 8 };
 
 /* TVM leaves a buffer's layout out when it is the default one and prints
  * `layout=None` for a buffer without one, except in an s_tir function,
@@ -1071,7 +1090,10 @@ static void print_shape(printer *p, const tx_buffer *b) {
 
 static void print_buffer_sig(printer *p, const tx_buffer *b, int which) {
   print_shape(p, b);
-  if ((which & SIG_DTYPE) || !tx_dtype_eq(b->dtype, TX_FLOAT32)) {
+  if (which & SIG_DTYPE_ATTR) {
+    puts_(p, ", T."); /* the tirx dialect's T.Tensor((n,), T.float32) */
+    put_dtype(p, b->dtype);
+  } else if ((which & SIG_DTYPE) || !tx_dtype_eq(b->dtype, TX_FLOAT32)) {
     puts_(p, ", \"");
     put_dtype(p, b->dtype);
     tx_sb_putc(p->out, '"');
@@ -1088,6 +1110,20 @@ static void print_alloc_ctor(printer *p, const tx_buffer *b) {
                       : b->form == BUF_ALLOC_SHARED ? "shared"
                       : b->form == BUF_ALLOC_LOCAL  ? "local"
                                                     : "global";
+  if (p->dialect == TX_DIALECT_TIRX) {
+    /* T.alloc_tensor(ty_args=[T.Tensor(shape, T.float32, scope="shared")]) */
+    puts_(p, "T.alloc_tensor(ty_args=[T.Tensor(");
+    print_shape(p, b);
+    puts_(p, ", T.");
+    put_dtype(p, b->dtype);
+    if (!scope_is_default(scope)) {
+      puts_(p, ", scope=");
+      put_qstr(p, scope);
+    }
+    print_buffer_kwargs(p, b, 0);
+    puts_(p, ")])");
+    return;
+  }
   if (strcmp(scope, "shared") == 0 || strcmp(scope, "local") == 0) {
     tx_sb_printf(p->out, "T.alloc_%s(", scope);
     print_buffer_sig(p, b, 0);
@@ -1101,8 +1137,8 @@ static void print_alloc_ctor(printer *p, const tx_buffer *b) {
 static void print_buffer_ctor(printer *p, const tx_buffer *b) {
   switch (b->form) {
   case BUF_PARAM:
-    puts_(p, "T.Buffer(");
-    print_buffer_sig(p, b, KW_SCOPE | SIG_DTYPE);
+    tx_sb_printf(p->out, "%s(", SPELL(p)->param_ctor);
+    print_buffer_sig(p, b, KW_SCOPE | (SPELL(p)->dtype_attr ? SIG_DTYPE_ATTR : SIG_DTYPE));
     return;
   case BUF_MATCH:
     puts_(p, "T.match_buffer(");
@@ -1343,12 +1379,33 @@ static void print_block_of(printer *p, const tx_stmt *s) {
   print_block(p, s->nstmts ? s->stmts[0] : NULL);
 }
 
+static void print_entry_region(printer *p, const tx_stmt *entry, const tx_stmt *const *rest,
+                               uint32_t nrest);
+
+/* A flat T.device_entry(...), or TVM 0.27's print of an argument-free one,
+ * T.attr({"tirx.device_entry": T.bool(True)}): what the tirx dialect writes
+ * as the region `with T.device_entry():` (dialect_tirx.c reads it back). */
+static int is_flat_entry(const tx_stmt *s) {
+  if (s->flag != 0) return 0;
+  if (s->kind == STMT_DEVICE_ENTRY) return 1;
+  const tx_expr *v = s->nexprs == 1 ? s->exprs[0] : NULL;
+  return s->kind == STMT_ATTR && s->kw.npos == 0 && s->kw.names &&
+         strcmp(s->kw.names[0], "tirx.device_entry") == 0 && v && v->kind == EXPR_INT &&
+         tx_dtype_eq(v->dtype, TX_BOOL) && v->u.ival == 1;
+}
+
 /* Binding statements scope over the rest of the sequence; should one carry
- * child statements anyway, they print flat after it. */
+ * child statements anyway, they print flat after it. In the tirx dialect a
+ * flat device entry takes the rest of the sequence into its region. */
 static void print_flat_rest(printer *p, const tx_stmt *s) {
   for (uint32_t i = 0; i < s->nstmts; i++) {
-    declare_before_stmt(p, s->stmts[i]);
-    print_stmt(p, s->stmts[i]);
+    const tx_stmt *c = s->stmts[i];
+    if (p->dialect == TX_DIALECT_TIRX && is_flat_entry(c)) {
+      print_entry_region(p, c, s->stmts + i + 1, s->nstmts - i - 1);
+      return;
+    }
+    declare_before_stmt(p, c);
+    print_stmt(p, c);
   }
 }
 
@@ -1462,6 +1519,10 @@ static void print_attr_call(printer *p, const tx_stmt *s) {
 }
 
 static void print_attr(printer *p, const tx_stmt *s) {
+  if (p->dialect == TX_DIALECT_TIRX && is_flat_entry(s)) {
+    print_entry_region(p, s, NULL, 0);
+    return;
+  }
   start_line(p);
   if (s->flag == 1) {
     puts_(p, "with ");
@@ -1621,7 +1682,9 @@ static void print_for_iter(printer *p, const tx_stmt *s) {
   int bare = s->flag == FOR_SERIAL && npos == s->nexprs;
   puts_(p, bare ? "range(" : for_fn((tx_for_kind)s->flag));
   if (!bare) tx_sb_putc(p->out, '(');
-  uint32_t from = (npos == 2 && is_zero_int(s->exprs[0])) ? 1 : 0;
+  /* The tirx dialect's printer keeps the begin of T.unroll(0, n) and the like. */
+  int keep_begin = p->dialect == TX_DIALECT_TIRX && !bare && s->flag != FOR_THREAD_BINDING;
+  uint32_t from = (npos == 2 && is_zero_int(s->exprs[0]) && !keep_begin) ? 1 : 0;
   print_list(p, s->exprs + from, npos - from);
   if (s->flag == FOR_THREAD_BINDING) {
     puts_(p, ", thread=");
@@ -1635,7 +1698,7 @@ static void print_for_iter(printer *p, const tx_stmt *s) {
 static void print_for(printer *p, const tx_stmt *s) {
   start_line(p);
   uint32_t depth = grid_depth(s);
-  if (depth > 1) {
+  if (depth > 1 && p->dialect == TX_DIALECT_TVM) { /* the tirx dialect has no T.grid sugar */
     print_grid(p, s, depth);
     return;
   }
@@ -1716,7 +1779,52 @@ static void print_scope_id(printer *p, const tx_stmt *s) {
   print_flat_rest(p, s);
 }
 
+/* T.device_entry(grid=.., block=.., cluster=..): the frontend's reading of
+ * T.device_entry(launch=T.cuda.LaunchConfig(...)), which apache-tvm-tirx
+ * reads and tirx-c's grid= form it does not. */
+static int is_launch_config(const tx_stmt *s) {
+  if (s->kind != STMT_DEVICE_ENTRY || !s->nexprs || s->kw.npos != 0 || !s->kw.names) return 0;
+  for (uint32_t i = 0; i < s->nexprs; i++) {
+    const char *k = s->kw.names[i];
+    if (strcmp(k, "grid") != 0 && strcmp(k, "block") != 0 && strcmp(k, "cluster") != 0) return 0;
+  }
+  return 1;
+}
+
+/* The tirx dialect has no flat T.device_entry(): the statements after one
+ * (its own, then `rest`) print as the body of `with T.device_entry():`. */
+static void print_entry_region(printer *p, const tx_stmt *entry, const tx_stmt *const *rest,
+                               uint32_t nrest) {
+  start_line(p);
+  puts_(p, "with ");
+  if (entry->kind == STMT_ATTR) {
+    puts_(p, "T.device_entry()");
+  } else if (is_launch_config(entry)) {
+    puts_(p, "T.device_entry(launch=");
+    print_stmt_call(p, "T.cuda.LaunchConfig", entry);
+    tx_sb_putc(p->out, ')');
+  } else {
+    print_stmt_call(p, "T.device_entry", entry);
+  }
+  puts_(p, ":\n");
+  p->indent += 4;
+  if (!entry->nstmts && !nrest) {
+    start_line(p);
+    puts_(p, "T.evaluate(0)\n");
+  }
+  print_flat_rest(p, entry);
+  for (uint32_t i = 0; i < nrest; i++) {
+    declare_before_stmt(p, rest[i]);
+    print_stmt(p, rest[i]);
+  }
+  p->indent -= 4;
+}
+
 static void print_device_entry(printer *p, const tx_stmt *s) {
+  if (p->dialect == TX_DIALECT_TIRX && is_flat_entry(s)) {
+    print_entry_region(p, s, NULL, 0);
+    return;
+  }
   start_line(p);
   if (s->flag == 1) {
     puts_(p, "with ");
@@ -1747,7 +1855,9 @@ static void print_with(printer *p, const tx_stmt *s) {
   puts_(p, "with ");
   print_with_item(p, s);
   const tx_stmt *inner;
-  while ((inner = sole_stmt(s->nstmts ? s->stmts[0] : NULL)) && inner->kind == STMT_WITH) {
+  /* TVM 0.27 merges nested withs into one; the tirx dialect's printer nests them. */
+  while (p->dialect == TX_DIALECT_TVM && (inner = sole_stmt(s->nstmts ? s->stmts[0] : NULL)) &&
+         inner->kind == STMT_WITH) {
     puts_(p, ", ");
     print_with_item(p, inner);
     s = inner;
@@ -1828,7 +1938,10 @@ static void print_param(printer *p, const tx_func *f, uint32_t i) {
     return;
   }
   tx_sb_printf(p->out, "%s: ", v && v->u.var.name ? v->u.var.name : "_");
-  if (v) print_var_type(p, v);
+  if (v && p->dialect == TX_DIALECT_TIRX && v->dtype.code == DT_HANDLE && !v->u.var.tensormap)
+    print_ptr_type(p, v);
+  else if (v)
+    print_var_type(p, v);
 }
 
 static void print_match_buffers(printer *p, const tx_func *f) {
@@ -1853,21 +1966,26 @@ static void print_func_prologue(printer *p, const tx_func *f) {
       declare_for_exprs(p, NULL, 0, f->param_bufs[i]);
   if (f->nattrs) {
     declare_for_exprs(p, f->attr_values, f->nattrs, NULL);
-    start_line(p);
-    puts_(p, "T.func_attr(");
-    print_dict(p, f->attr_keys, f->attr_values, f->nattrs);
-    puts_(p, ")\n");
+    /* The tirx dialect's printer writes one T.func_attr per key. */
+    uint32_t per_call = p->dialect == TX_DIALECT_TIRX ? 1 : f->nattrs;
+    for (uint32_t i = 0; i < f->nattrs; i += per_call) {
+      start_line(p);
+      puts_(p, "T.func_attr(");
+      print_dict(p, f->attr_keys + i, f->attr_values + i, per_call);
+      puts_(p, ")\n");
+    }
   }
   print_match_buffers(p, f);
 }
 
 /* TVM writes the keyword arguments in this order: private, then s_tir. */
 static void print_decorator(printer *p, const tx_func *f) {
+  tx_sb_printf(p->out, "@%s", SPELL(p)->func_decorator);
   if (!f->is_private && !f->is_s_tir) {
-    puts_(p, "@T.prim_func\n");
+    tx_sb_putc(p->out, '\n');
     return;
   }
-  puts_(p, "@T.prim_func(");
+  tx_sb_putc(p->out, '(');
   if (f->is_private) puts_(p, f->is_s_tir ? "private=True, " : "private=True");
   if (f->is_s_tir) puts_(p, "s_tir=True");
   puts_(p, ")\n");
@@ -1977,7 +2095,7 @@ static void print_func_def(printer *p, const tx_func *f) {
 
 /* The class body of an @I.ir_module. */
 static void print_module_class(printer *p, const tx_module *m) {
-  tx_sb_printf(p->out, "@I.ir_module\nclass %s:\n", m->name);
+  tx_sb_printf(p->out, "@%s\nclass %s:\n", SPELL(p)->module_decorator, m->name);
   p->indent += 4;
   if (m->nattrs) {
     start_line(p);
@@ -2017,9 +2135,12 @@ static int print_typevars(tx_strbuf *out, const tx_module *m) {
 /* TVM's header: `ir as I` when a module class is printed, `tirx as T` plus
  * the `Axis` import (TVM prints the two together, whether or not a layout
  * names an axis) when any TIRx construct is; an empty module uses only I. */
-static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int with_tirx) {
-  if (with_ir) tx_sb_puts(out, "# from tvm.script import ir as I\n");
-  if (with_tirx) {
+static void emit_with_header(tx_strbuf *out, tx_strbuf *body, tx_dialect d, int with_ir,
+                             int with_tirx) {
+  const char *header = tx_dialect_spell(d)->header;
+  if (header) tx_sb_puts(out, header); /* a dialect with a fixed header */
+  if (with_ir && !header) tx_sb_puts(out, "# from tvm.script import ir as I\n");
+  if (with_tirx && !header) {
     tx_sb_puts(out, "# from tvm.script import tirx as T\n");
     tx_sb_puts(out, "# from tvm.tirx.layout import Axis\n");
   }
@@ -2032,8 +2153,12 @@ static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int w
 }
 
 void tx_print_module(const tx_module *mod, tx_strbuf *out) {
+  tx_print_module_in(mod, (tx_dialect)mod->dialect, out);
+}
+
+void tx_print_module_in(const tx_module *mod, tx_dialect dialect, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
-  printer p = {.out = &body};
+  printer p = {.out = &body, .dialect = (uint8_t)dialect};
   if (mod->name) {
     print_module_class(&p, mod);
   } else {
@@ -2044,14 +2169,14 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
       print_func_def(&p, mod->funcs[i]);
     }
   }
-  emit_with_header(out, &body, mod->name != NULL, mod->nfuncs > 0 || !mod->name);
+  emit_with_header(out, &body, dialect, mod->name != NULL, mod->nfuncs > 0 || !mod->name);
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
   printer p = {.out = &body};
   print_func_def(&p, func);
-  emit_with_header(out, &body, 0, 1);
+  emit_with_header(out, &body, TX_DIALECT_TVM, 0, 1);
 }
 
 void tx_print_expr(const tx_expr *e, tx_strbuf *out) {

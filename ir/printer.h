@@ -9,7 +9,10 @@
 #include "ir/ir.h"
 #include "ir/strbuf.h"
 
+/* mod in the dialect it was written in (mod->dialect). */
 void tx_print_module(const tx_module *mod, tx_strbuf *out);
+/* mod in `dialect` (ir/dialect.h): converts between TVMScript dialects. */
+void tx_print_module_in(const tx_module *mod, tx_dialect dialect, tx_strbuf *out);
 void tx_print_func(const tx_func *func, tx_strbuf *out);
 /* Single nodes, for debugging and diagnostics (no header, names as-is). */
 void tx_print_expr(const tx_expr *e, tx_strbuf *out);

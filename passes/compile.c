@@ -131,7 +131,7 @@ const char *tx_target_arch_for_cc(int major, int minor) {
 }
 
 void tx_compile_request_init(tx_compile_request *req) {
-  *req = (tx_compile_request){.emit = TX_EMIT_TIRX};
+  *req = (tx_compile_request){.emit = TX_EMIT_TIRX, .dialect = -1};
   tx_target_from_arch("sm_90a", &req->target);
   req->target.opt_level = 2;
 }
@@ -159,9 +159,10 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
 static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
                                   tx_compile_stats *stats, tx_strbuf *out) {
   const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
+  tx_dialect dialect = (tx_dialect)(req->dialect >= 0 ? req->dialect : m->dialect);
   if (req->emit == TX_EMIT_TIRX) {
     double t0 = tx_now_ms();
-    tx_print_module(m, out);
+    tx_print_module_in(m, dialect, out);
     stats->print_ms = tx_now_ms() - t0;
     return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
   }
@@ -179,7 +180,7 @@ static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_co
 
   if (req->emit == TX_EMIT_LOWERED) {
     t0 = tx_now_ms();
-    tx_print_module(lowered, out);
+    tx_print_module_in(lowered, dialect, out);
     stats->print_ms = tx_now_ms() - t0;
     return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
   }

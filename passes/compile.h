@@ -50,6 +50,7 @@ typedef struct tx_compile_request {
   const char *header_name;   /* what the source #includes */
   const char *source_name;   /* the input's name, for comments; may be NULL */
   int embed_cubin;           /* embed a cubin for target.arch instead of PTX */
+  int dialect; /* TX_EMIT_TIRX/LOWERED: the tx_dialect to print, or -1 for the input's */
 } tx_compile_request;
 
 typedef struct tx_compile_stats {
@@ -69,7 +70,7 @@ typedef struct tx_compile_stats {
 tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
                               tx_compile_stats *stats, tx_strbuf *out);
 
-/* Defaults: --emit=tirx, sm_90a, -O2, every pass enabled. */
+/* Defaults: --emit=tirx in the input's dialect, sm_90a, -O2, every pass enabled. */
 void tx_compile_request_init(tx_compile_request *req);
 
 #endif

@@ -114,8 +114,9 @@ TIRX_API tirx_status tirx_parse_string(tirx_ctx *ctx, const char *name, const ch
 /* Same, reading `path` ("-" reads standard input). */
 TIRX_API tirx_status tirx_parse_file(tirx_ctx *ctx, const char *path, tirx_module **out);
 
-/* Print the canonical TVMScript of a module into buf (always NUL-terminated
- * when cap > 0). *needed (optional) receives the full length without the NUL;
+/* Print the canonical TVMScript of a module, in the dialect it was written
+ * in (TVM 0.27's or apache-tvm-tirx's: docs/dialects.md), into buf (always
+ * NUL-terminated when cap > 0). *needed (optional) receives the full length without the NUL;
  * TIRX_ERR_TRUNCATED when it did not fit. */
 TIRX_API tirx_status tirx_module_print(const tirx_module *mod, char *buf, size_t cap,
                                        size_t *needed);

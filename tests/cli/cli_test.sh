@@ -88,6 +88,27 @@ has "$TMP/err" "needs --emit=lowered" "pipeline option with --emit=tirx"
 expect 2 "unknown option" -- "$TIRXC" "$SCALE" --frobnicate
 expect 2 "two inputs" -- "$TIRXC" "$SCALE" "$TILE"
 
+# ---- --dialect (docs/dialects.md) --------------------------------------------------
+expect 0 "--help" -- "$TIRXC" --help
+has "$TMP/out" "--dialect=D" "--help mentions --dialect"
+expect 2 "bad --dialect" -- "$TIRXC" "$SCALE" --dialect=relax
+has "$TMP/err" "option '--dialect' takes tvm or tirx" "bad --dialect"
+expect 2 "--dialect with --emit=cuda" -- "$TIRXC" "$SCALE" --emit=cuda --dialect=tirx
+has "$TMP/err" "--dialect needs --emit=tirx or --emit=lowered" "--dialect with --emit=cuda"
+expect 0 "--dialect=tirx" -- "$TIRXC" "$SCALE" --dialect=tirx -o "$TMP/scale_tirx.tirx"
+has "$TMP/scale_tirx.tirx" "@T.function" "--dialect=tirx prints @T.function"
+has "$TMP/scale_tirx.tirx" "with T.device_entry():" "--dialect=tirx prints the entry region"
+expect 0 "the tirx print reads back in its dialect" -- "$TIRXC" "$TMP/scale_tirx.tirx"
+cmp -s "$TMP/out" "$TMP/scale_tirx.tirx" || fail "--dialect=tirx output is not a fixed point"
+# scale.tirx's T.device_entry() comes back as TVM's print of it, T.attr({"tirx.device_entry": ..}).
+expect 0 "--dialect=tvm converts back" -- "$TIRXC" "$TMP/scale_tirx.tirx" --dialect tvm
+has "$TMP/out" "T.attr({\"tirx.device_entry\": T.bool(True)})" "--dialect=tvm entry"
+cp "$TMP/out" "$TMP/scale_back.tirx"
+expect 0 "and to tirx again" -- "$TIRXC" "$TMP/scale_back.tirx" --dialect=tirx
+cmp -s "$TMP/out" "$TMP/scale_tirx.tirx" || fail "tvm -> tirx -> tvm -> tirx is not a fixed point"
+expect 0 "--emit=lowered --dialect=tirx" -- "$TIRXC" "$SCALE" --emit=lowered --dialect=tirx
+has "$TMP/out" "@T.function" "--emit=lowered --dialect=tirx"
+
 # ---- compiling: exit 0 and 1 ---------------------------------------------------------
 expect 0 "tirx" -- "$TIRXC" "$SCALE"
 has "$TMP/out" "def scale(" "--emit=tirx prints the module"

@@ -14,6 +14,11 @@
  * the current compiler instead of comparing (the properties are still
  * checked). The last line on stdout is always `N passed, M failed`.
  *
+ * Dialect conversion: NAME.expected.converted.tirx (always expected for a
+ * case named dialect_*) is the print in the other TVMScript dialect; it must
+ * parse back to a structurally equal module that prints back as
+ * NAME.expected.tirx (docs/dialects.md).
+ *
  * Lowering expectations: NAME.expected.lowered.tirx is compared with
  * `--emit=lowered` and NAME.expected.cu with `--emit=cuda` (target sm_90a,
  * -O2, whatever GPU the machine has) when they exist. In a directory holding
@@ -34,6 +39,7 @@
 
 #include "ir/context.h"
 #include "ir/file.h"
+#include "ir/printer.h"
 #include "passes/compile.h"
 #include "tirx/tirx.h"
 
@@ -53,6 +59,9 @@ static const char GOLDEN_HELP[] =
     "    NAME.expected.cu, if present, --emit=cuda (sm_90a, -O2). In a DIR that\n"
     "    contains a file named .lowering, both are always expected, and a case\n"
     "    whose lowering fails must match NAME.expected.err.\n"
+    "  - NAME.expected.converted.tirx (always expected for NAME dialect_*) must\n"
+    "    equal the print in the other TVMScript dialect (--dialect), which must\n"
+    "    parse back to an equal module and convert back to the canonical print.\n"
     "  - In a DIR with a file named .pass listing pass names (blank-separated),\n"
     "    NAME.expected.lowered.tirx is the module after only those passes, and a\n"
     "    case they reject must match NAME.expected.err.\n"
@@ -135,6 +144,19 @@ static tirx_status print_blob(const tirx_module *m, blob *out) {
   st = tirx_module_print(m, out->data, len + 1, NULL);
   out->len = len;
   return st;
+}
+
+/* m printed in dialect d (what --dialect=D prints). */
+static tirx_status print_blob_in(const tirx_module *m, tx_dialect d, blob *out) {
+  tx_strbuf sb = {0};
+  tx_print_module_in(m->mod, d, &sb);
+  if (sb.failed) {
+    tx_sb_free(&sb);
+    *out = (blob){0};
+    return TIRX_ERR_NOMEM;
+  }
+  *out = (blob){sb.data, sb.len};
+  return TIRX_OK;
 }
 
 static tirx_status render_blob(const tirx_ctx *ctx, blob *out) {
@@ -377,10 +399,49 @@ static void check_round_trip(runner *r, tirx_ctx *ctx, const char *name, const t
     fail(r, "hash: parse(print(m)) equals m but hashes differently");
 }
 
+static void check_output(runner *r, const char *path, const blob *actual, const char *what);
+
+/* Dialect conversion (docs/dialects.md), given m's print p1 in its own
+ * dialect: m printed in the other dialect must equal `path`, parse back to a
+ * module structurally equal to m, and print back in m's dialect as p1. */
+static void check_conversion(runner *r, tirx_ctx *ctx, const char *name, const tirx_module *m,
+                             const blob *p1, const char *path) {
+  tx_dialect own = (tx_dialect)m->mod->dialect;
+  tx_dialect other = own == TX_DIALECT_TVM ? TX_DIALECT_TIRX : TX_DIALECT_TVM;
+  blob conv = {0}, back = {0};
+  if (print_blob_in(m, other, &conv) != TIRX_OK) {
+    fail(r, "out of memory printing in the other dialect");
+    return;
+  }
+  check_output(r, path, &conv, "print in the other dialect (--dialect)");
+  char *name2 = concat3(name, " (converted)", "");
+  tirx_module *m2 = NULL;
+  tirx_diag_clear(ctx);
+  tirx_status st = tirx_parse_string(ctx, name2 ? name2 : name, conv.data, conv.len, &m2);
+  free(name2);
+  if (st != TIRX_OK) {
+    blob d;
+    fail(r, "conversion: the other dialect's print does not compile (%s):", tirx_status_name(st));
+    if (render_blob(ctx, &d) == TIRX_OK) show(&d);
+    free(d.data);
+  } else if (m2->mod->dialect != other) {
+    fail(r, "conversion: the other dialect's print does not read as that dialect");
+  } else if (!tirx_module_equal(m, m2)) {
+    fail(r, "conversion: parse(converted) is not structurally equal to m");
+  } else if (print_blob_in(m2, own, &back) != TIRX_OK) {
+    fail(r, "out of memory printing the conversion back");
+  } else if (!blob_eq(p1, &back)) {
+    fail(r, "conversion: converting back does not give print(m):");
+    print_diff(stderr, "print(m)", p1, "converted back", &back);
+  }
+  free(conv.data);
+  free(back.data);
+}
+
 /* The expectation files of one case. */
 typedef struct case_files {
-  char *stem, *src, *exp_tirx, *exp_err, *exp_low, *exp_cu;
-  int has_tirx, has_err, has_low, has_cu;
+  char *stem, *src, *exp_tirx, *exp_err, *exp_low, *exp_cu, *exp_conv;
+  int has_tirx, has_err, has_low, has_cu, has_conv;
 } case_files;
 
 static char *with_suffix(const char *dir, const char *stem, const char *suffix) {
@@ -444,12 +505,13 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
     cf.exp_err = with_suffix(dir, cf.stem, ".expected.err");
     cf.exp_low = with_suffix(dir, cf.stem, ".expected.lowered.tirx");
     cf.exp_cu = with_suffix(dir, cf.stem, ".expected.cu");
+    cf.exp_conv = with_suffix(dir, cf.stem, ".expected.converted.tirx");
   }
   r->case_failed = 0;
   r->case_path = cf.src ? cf.src : name;
   tirx_ctx *ctx = NULL;
   blob text = {0}, actual = {0}, expected = {0}, low = {0}, cu = {0};
-  if (!cf.src || !cf.exp_tirx || !cf.exp_err || !cf.exp_low || !cf.exp_cu ||
+  if (!cf.src || !cf.exp_tirx || !cf.exp_err || !cf.exp_low || !cf.exp_cu || !cf.exp_conv ||
       tirx_ctx_create(&ctx) != TIRX_OK || tirx_ctx_set_program_name(ctx, "tirxc") != TIRX_OK) {
     fail(r, "out of memory");
     goto done;
@@ -464,6 +526,7 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
   cf.has_err = is_regular(cf.exp_err);
   cf.has_low = is_regular(cf.exp_low);
   cf.has_cu = is_regular(cf.exp_cu);
+  cf.has_conv = is_regular(cf.exp_conv);
   if (!r->update && cf.has_err && (cf.has_tirx || cf.has_low || cf.has_cu)) {
     fail(r,
          "both %s.expected.err and an output expectation (%s.expected.tirx, .lowered.tirx or "
@@ -533,6 +596,9 @@ static void run_case(runner *r, const char *dir, const char *name, int lowering_
   if (want_low) check_output(r, cf.exp_low, &low, "lowered module (--emit=lowered)");
   if (want_cu) check_output(r, cf.exp_cu, &cu, "CUDA (--emit=cuda)");
   check_round_trip(r, ctx, name, m, &actual);
+  /* dialect_* cases always expect their conversion (--update creates it). */
+  if (cf.has_conv || strncmp(stem, "dialect_", 8) == 0)
+    check_conversion(r, ctx, name, m, &actual, cf.exp_conv);
 
 done:
   if (r->case_failed) {
@@ -553,6 +619,7 @@ done:
   free(cf.exp_err);
   free(cf.exp_low);
   free(cf.exp_cu);
+  free(cf.exp_conv);
 }
 
 static int has_suffix(const char *s, const char *suffix) {

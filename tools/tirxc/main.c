@@ -54,6 +54,11 @@ static const char HELP[] =
     "                               see docs/aot.md)\n"
     "  --embed=ptx|cubin with --emit=c-launcher: embed PTX (default; JIT-compiled by\n"
     "                    the driver) or a cubin for --arch\n"
+    "  --dialect=D       with --emit=tirx or lowered: print TVMScript in dialect D,\n"
+    "                      tvm   TVM 0.27's tvm.script.tirx (@T.prim_func, T.Buffer)\n"
+    "                      tirx  apache-tvm-tirx's tvm_tirx.script.tirx (@T.function,\n"
+    "                            T.Tensor, with T.device_entry():)\n"
+    "                    default: the dialect FILE is written in (docs/dialects.md)\n"
     "\n"
     "target:\n"
     "  --target=cuda     the target; cuda is the only one (and the default)\n"
@@ -119,6 +124,7 @@ typedef struct options {
   int print_after_all, verify_each, time_passes;
   const char *pipeline_flag;    /* the first pipeline-only option given, for the tirx check */
   int embed_cubin, embed_given; /* --embed */
+  int dialect;                  /* --dialect: a tx_dialect, or -1 for the input's */
 } options;
 
 /* `--name=VALUE` or `--name VALUE`: 1 and *value (NULL when missing) if argv[*i]
@@ -188,6 +194,9 @@ static int parse_args(int argc, char **argv, options *o) {
         return usage_error(
             "unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin, c-launcher)", v);
       o->emit = (tx_emit_kind)k;
+    } else if (take_value(argc, argv, &i, "--dialect", &v)) {
+      o->dialect = tx_dialect_lookup(v);
+      if (o->dialect < 0) return usage_error("option '--dialect' takes tvm or tirx");
     } else if (take_value(argc, argv, &i, "--embed", &v)) {
       if (!v || (strcmp(v, "ptx") != 0 && strcmp(v, "cubin") != 0))
         return usage_error("option '--embed' takes ptx or cubin");
@@ -233,6 +242,9 @@ static int parse_args(int argc, char **argv, options *o) {
   if (o->emit == TX_EMIT_TIRX && o->pipeline_flag)
     return usage_error("%s needs --emit=lowered, cuda, ptx or cubin (--emit=tirx runs no passes)",
                        o->pipeline_flag);
+  if (o->dialect >= 0 && o->emit != TX_EMIT_TIRX && o->emit != TX_EMIT_LOWERED)
+    return usage_error("--dialect needs --emit=tirx or --emit=lowered (it chooses a TVMScript "
+                       "spelling)");
   if (o->embed_given && o->emit != TX_EMIT_C_LAUNCHER)
     return usage_error("--embed needs --emit=c-launcher");
   if (o->emit == TX_EMIT_C_LAUNCHER && (!o->output || strcmp(o->output, "-") == 0))
@@ -348,6 +360,7 @@ static int compile(const options *o) {
   tx_compile_request req;
   tx_compile_request_init(&req);
   req.emit = o->emit;
+  req.dialect = o->dialect;
   req.target.opt_level = o->opt_level;
   req.cuda_path = o->cuda_path;
   req.verbose = o->verbose;
@@ -456,7 +469,7 @@ static int compile(const options *o) {
 int main(int argc, char **argv) {
   if (argc >= 2 && strcmp(argv[1], "golden") == 0) return tirxc_golden_main(argc - 1, argv + 1);
   if (argc >= 2 && strcmp(argv[1], "run") == 0) return tirxc_run_main(argc - 1, argv + 1);
-  options o = {.opt_level = 2, .emit = TX_EMIT_TIRX};
+  options o = {.opt_level = 2, .emit = TX_EMIT_TIRX, .dialect = -1};
   int rc = parse_args(argc, argv, &o);
   if (rc >= 0) return rc;
   if (o.list_passes) return list_passes();
