@@ -979,6 +979,12 @@ static tx_dtype ptx_scalar_dtype(const char *p) {
   return TX_VOID;
 }
 
+/* Does keyword `k` name a call's result dtype (`return_type=`, `dtype=`, or
+ * T.call_ffi_kernel's `ret_ty=`)? */
+static int is_result_keyword(const char *k) {
+  return strcmp(k, "return_type") == 0 || strcmp(k, "dtype") == 0 || strcmp(k, "ret_ty") == 0;
+}
+
 static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *const *ops,
                             uint32_t npos, uint32_t nops, const char *const *kw) {
   switch (in->result) {
@@ -1007,8 +1013,7 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
     const tx_expr *s = NULL;
     if (in->result == RES_ARG0_DTYPE_STR && npos > 0) s = ops[0];
     for (uint32_t i = npos; i < nops && !s; i++)
-      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
-        s = ops[i];
+      if (is_result_keyword(kw[i - npos])) s = ops[i];
     tx_dtype t;
     if (s && s->kind == EXPR_STRING && tx_dtype_parse(s->u.str.data, s->u.str.len, &t)) return t;
     /* return_type=T.handle(...) / T.handle(...).ty: a pointer */
@@ -1018,7 +1023,7 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
   case RES_DTYPE_STR: {
     tx_dtype t;
     for (uint32_t i = npos; i < nops; i++)
-      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
+      if (is_result_keyword(kw[i - npos]))
         return ops[i]->kind == EXPR_STRING &&
                        tx_dtype_parse(ops[i]->u.str.data, ops[i]->u.str.len, &t)
                    ? t

@@ -35,6 +35,9 @@ int tx_dtype_is_float(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
@@ -78,6 +81,9 @@ static int bits_allowed(tx_dtype_code code, int bits) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:

@@ -21,6 +21,9 @@
   X(DT_E4M3FNUZ, "float8_e4m3fnuz", 8)                                                             \
   X(DT_E5M2, "float8_e5m2", 8)                                                                     \
   X(DT_E5M2FNUZ, "float8_e5m2fnuz", 8)                                                             \
+  X(DT_E4M3, "float8_e4m3", 8)                                                                     \
+  X(DT_E4M3B11FNUZ, "float8_e4m3b11fnuz", 8)                                                       \
+  X(DT_E3M4, "float8_e3m4", 8)                                                                     \
   X(DT_E8M0FNU, "float8_e8m0fnu", 8)                                                               \
   X(DT_E2M3FN, "float6_e2m3fn", 6)                                                                 \
   X(DT_E3M2FN, "float6_e3m2fn", 6)                                                                 \

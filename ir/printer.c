@@ -38,6 +38,7 @@ typedef struct printer {
    * buffer name in as its element [0] (arithmetic and comparison operands, a
    * store's value); print_expr clears it. */
   int scalar_operand;
+  int uses_ir; /* an `I.` name was printed (I.Op): the header imports ir as I */
 } printer;
 
 /* Python operator precedence, lowest first. Calls, names and literals are
@@ -705,6 +706,7 @@ static void print_call(printer *p, const tx_expr *e) {
     print_dict(p, e->u.call.kw.names, e->ops, e->nops);
     return;
   }
+  if (strncmp(op, "I.", 2) == 0) p->uses_ir = 1;
   const bit_op *bit = bit_op_of(e);
   if (bit) {
     print_bit_op(p, bit, e);
@@ -1962,14 +1964,14 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
       print_func_def(&p, mod->funcs[i]);
     }
   }
-  emit_with_header(out, &body, mod->name != NULL, mod->nfuncs > 0 || !mod->name);
+  emit_with_header(out, &body, mod->name != NULL || p.uses_ir, mod->nfuncs > 0 || !mod->name);
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
   printer p = {.out = &body};
   print_func_def(&p, func);
-  emit_with_header(out, &body, 0, 1);
+  emit_with_header(out, &body, p.uses_ir, 1);
 }
 
 void tx_print_expr(const tx_expr *e, tx_strbuf *out) {
