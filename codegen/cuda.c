@@ -183,6 +183,7 @@ static int nonneg(const cuda_cg *g, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return 0;
@@ -479,6 +480,7 @@ const char *cuda_infix(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return NULL;
@@ -734,6 +736,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   case EXPR_TUPLE:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     cuda_error(g, e->span, "%s cannot appear in device code here", tx_expr_kind_name(k));

@@ -1350,6 +1350,68 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
   return 0;
 }
 
+/* `lambda x, y: body`, parameter i of dtype types[i] (int32 past ntypes:
+ * the index lambdas of T.tile.select); the parameters scope over the body. */
+static const tx_expr *build_lambda(builder *b, const tx_ast *a, const tx_dtype *types,
+                                   uint32_t ntypes) {
+  const tx_ast_list *params = &a->u.lambda.params;
+  ptr_vec ops = {0};
+  uint32_t mark = bld_scope_mark(b);
+  int ok = 1;
+  for (uint32_t i = 0; ok && i < params->len; i++) {
+    const tx_ast *pa = params->items[i];
+    if (pa->u.param.kind != PARAM_NORMAL || pa->u.param.annotation || pa->u.param.default_value) {
+      BLD_ERROR(b, pa, "a lambda takes plain parameters only");
+      ok = 0;
+      break;
+    }
+    tx_expr *v =
+        tx_var(b->ir, pa->u.param.name, i < ntypes ? types[i] : TX_INT32, VAR_PLAIN, pa->span);
+    symbol sym = {
+        .name = pa->u.param.name, .kind = SYM_VAR, .mut = MUT_FIXED, .expr = v, .span = pa->span};
+    ok = v && bld_push_symbol(b, sym) >= 0 && vec_push(b, &ops, v);
+    if (!v) bld_oom(b);
+  }
+  const tx_expr *body = ok ? bld_arg(b, a->u.lambda.body) : NULL;
+  bld_scope_pop(b, mark);
+  tx_expr *e = NULL;
+  if (body && vec_push(b, &ops, body)) {
+    e = tx_expr_new(b->ir, EXPR_LAMBDA, TX_VOID, (const tx_expr *const *)ops.items, ops.len,
+                    a->span);
+    if (!e) bld_oom(b);
+  }
+  vec_free(&ops);
+  return e;
+}
+
+/* T.comm_reducer(lambda x0.., y0..: result(s), [identity, ...]): TVM's
+ * CommReducer, the node of T.attr(..., "reduce_scope", ...). The lambda's
+ * two halves of parameters take the dtypes of the identities. */
+static const tx_expr *build_comm_reducer(builder *b, const tx_ast *call) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->len != 2 || call->u.call.keywords.len || args->items[0]->kind != AST_LAMBDA ||
+      args->items[1]->kind != AST_LIST ||
+      args->items[0]->u.lambda.params.len != 2 * args->items[1]->u.seq.elts.len) {
+    BLD_ERROR(b, call,
+              "T.comm_reducer takes a lambda of 2N parameters and a list of N identities: "
+              "T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])");
+    return NULL;
+  }
+  const tx_expr *ident = bld_arg(b, args->items[1]);
+  if (!ident) return NULL;
+  uint32_t n = ident->nops;
+  tx_dtype *types = tx_arena_alloc(b->ir->arena, (2 * n + 1) * sizeof *types);
+  if (!types) return bld_oom(b), NULL;
+  for (uint32_t i = 0; i < n; i++)
+    types[i] = types[n + i] = ident->ops[i]->dtype;
+  const tx_expr *ops[2] = {build_lambda(b, args->items[0], types, 2 * n), ident};
+  if (!ops[0]) return NULL;
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, ops, 2, call->span);
+  if (!e || !(e->u.call.op = bld_intern(b, "T.comm_reducer"))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
 static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   const tx_ast *callee = call->u.call.func;
   if (callee->kind == AST_ATTR) {
@@ -1395,6 +1457,7 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
     e->u.layout = l;
     return e;
   }
+  if (strcmp(q, "T.comm_reducer") == 0) return build_comm_reducer(b, call);
   return build_intrinsic_call(b, call, q, NULL);
 }
 
@@ -1471,8 +1534,9 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
   case AST_KEYWORD:
   case AST_STARRED:
   case AST_SLICE:
-  case AST_DICT:
   case AST_LAMBDA:
+    return build_lambda(b, a, NULL, 0);
+  case AST_DICT:
   case AST_EXPR_STMT:
   case AST_ASSIGN:
   case AST_ANNASSIGN:

@@ -247,12 +247,37 @@ const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q) {
   return e;
 }
 
+/* TVM's AttrStmt on a node, T.attr(node, "key", value), flat or with a body:
+ * the node (T.iter_var(...), T.comm_reducer(...), a variable) is kept as
+ * written and the three print back positionally. */
+static const tx_stmt *build_node_attr(builder *b, const tx_ast *call, const tx_ast_list *body) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->items[1]->kind != AST_STR) {
+    BLD_ERROR(b, args->items[1], "the key of T.attr(node, key, value) must be a string");
+    return NULL;
+  }
+  const tx_expr *ops[3];
+  for (int i = 0; i < 3; i++)
+    if (!(ops[i] = bld_arg(b, args->items[i]))) return NULL;
+  const tx_stmt *inner = body ? bld_block(b, body) : NULL;
+  if (body && !inner) return NULL;
+  tx_stmt *s = new_stmt(b, STMT_ATTR, ops, 3, inner ? &inner : NULL, inner ? 1 : 0, call->span);
+  if (s) {
+    s->kw.npos = 3;
+    s->flag = body ? 1 : 0;
+  }
+  return s;
+}
+
 /* T.attr({"key": value}) flat, or with a body. */
 static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_list *body) {
   const tx_ast_list *args = &call->u.call.args;
+  if (args->len == 3 && !call->u.call.keywords.len) return build_node_attr(b, call, body);
   if (args->len != 1 || call->u.call.keywords.len || args->items[0]->kind != AST_DICT ||
       args->items[0]->u.dict.keys.len == 0) {
-    BLD_ERROR(b, call, "T.attr takes one non-empty dict: T.attr({\"key\": value})");
+    BLD_ERROR(b, call,
+              "T.attr takes one non-empty dict, T.attr({\"key\": value}), or a node, a key and a "
+              "value: T.attr(node, \"key\", value)");
     return NULL;
   }
   const tx_ast *dict = args->items[0];

@@ -166,6 +166,7 @@ static int eq_payload(eqctx *c, const tx_expr *a, const tx_expr *b) {
     return a->u.is_list == b->u.is_list;
   case EXPR_LAYOUT:
     return eq_layout(c, a->u.layout, b->u.layout);
+  case EXPR_LAMBDA:
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
@@ -447,6 +448,7 @@ static uint64_t h_payload(hctx *c, uint64_t h, const tx_expr *e) {
     return mix(h, (uint64_t)e->u.is_list);
   case EXPR_LAYOUT:
     return h_layout(c, h, e->u.layout);
+  case EXPR_LAMBDA:
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:

@@ -151,6 +151,7 @@ static int binary_prec(tx_expr_kind k, tx_dtype t) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return PREC_PRIMARY;
@@ -254,6 +255,7 @@ static int tvm_would_fold(tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -442,6 +444,17 @@ static void print_string(printer *p, const tx_expr *e) {
   put_quoted(p, e->u.str.data ? e->u.str.data : "", e->u.str.len);
 }
 
+/* `lambda x, y: body`: ops are the parameters, then the body. */
+static void print_lambda(printer *p, const tx_expr *e) {
+  puts_(p, "lambda");
+  for (uint32_t i = 0; i + 1 < e->nops; i++) {
+    puts_(p, i ? ", " : " ");
+    print_expr(p, e->ops[i]);
+  }
+  puts_(p, ": ");
+  if (e->nops) print_expr(p, e->ops[e->nops - 1]);
+}
+
 static void print_none(printer *p, const tx_expr *e) {
   (void)e;
   puts_(p, "None");
@@ -508,6 +521,7 @@ static const char *infix_op(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -575,6 +589,7 @@ static const char *binary_ctor(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

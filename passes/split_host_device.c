@@ -121,6 +121,10 @@ static int usage_pre_expr(tx_visitor *v, const tx_expr *e) {
   case EXPR_LET:
     pv_add(&u->bound, e->u.binder);
     break;
+  case EXPR_LAMBDA: /* its parameters, all but the last operand */
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      pv_add(&u->bound, e->ops[i]);
+    break;
   case EXPR_LOAD:
   case EXPR_BUFFER:
   case EXPR_REGION:

@@ -447,6 +447,17 @@ static int pre_expr(tx_visitor *v, const tx_expr *e) {
     vf->depth--;
     return 0;
   }
+  case EXPR_LAMBDA: {
+    /* lambda x, y: body: the parameters scope over the body (the last operand). */
+    if (!push_span(vf, e->span)) return 0;
+    size_t mark = vf->nstack;
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      define(vf, e->ops[i], "variable", e->ops[i]->u.var.name, e->span, 0);
+    if (e->nops > 0) tx_visit_expr(v, e->ops[e->nops - 1]);
+    pop_to(vf, mark);
+    vf->depth--;
+    return 0;
+  }
   case EXPR_INT:
   case EXPR_FLOAT:
   case EXPR_STRING:
