@@ -1412,8 +1412,53 @@ static const tx_expr *build_comm_reducer(builder *b, const tx_ast *call) {
   return e;
 }
 
+/* The function `Module.f` names when `callee` is that attribute of the
+ * @I.ir_module class being built (and the class name is not shadowed), or NULL. */
+static const tx_ast *module_function_of(builder *b, const tx_ast *callee) {
+  const tx_ast *cls = b->module_class;
+  if (!cls || callee->kind != AST_ATTR || callee->u.attr.value->kind != AST_NAME ||
+      strcmp(callee->u.attr.value->u.name.id, cls->u.classdef.name) != 0 ||
+      bld_lookup(b, cls->u.classdef.name))
+    return NULL;
+  for (size_t i = 0; i < cls->u.classdef.body.len; i++) {
+    const tx_ast *st = cls->u.classdef.body.items[i];
+    if (st->kind == AST_FUNCDEF && strcmp(st->u.funcdef.name, callee->u.attr.attr) == 0) return st;
+  }
+  return NULL;
+}
+
+/* `Module.f(args...)`: a call of another function of the module (TVM's
+ * GlobalVar call), of f's written return dtype (void without one). Kept as
+ * the call `Module.f`; lowering does not inline or link it. */
+static const tx_expr *build_module_call(builder *b, const tx_ast *call, const tx_ast *fn) {
+  tx_dtype t = TX_VOID;
+  if (fn->u.funcdef.returns && !bld_dtype(b, fn->u.funcdef.returns, &t)) return NULL;
+  ptr_vec ops = {0}, kw = {0};
+  uint32_t npos = 0;
+  tx_expr *e = NULL;
+  if (bld_call_operands(b, call, 0, &ops, &kw, &npos)) {
+    if (kw.len) {
+      BLD_ERROR(b, call, "a call of a module function takes positional arguments only");
+    } else {
+      tx_strbuf sb = {.alloc = bld_alloc(b)};
+      tx_sb_printf(&sb, "%s.%s", b->module_class->u.classdef.name, fn->u.funcdef.name);
+      e = tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items, ops.len, call->span);
+      if (e && tx_sb_cstr(&sb) && (e->u.call.op = bld_intern(b, tx_sb_cstr(&sb))))
+        e->u.call.kw.npos = npos;
+      else
+        e = NULL, bld_oom(b);
+      tx_sb_free(&sb);
+    }
+  }
+  vec_free(&ops);
+  vec_free(&kw);
+  return e;
+}
+
 static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   const tx_ast *callee = call->u.call.func;
+  const tx_ast *fn = module_function_of(b, callee);
+  if (fn) return build_module_call(b, call, fn);
   if (callee->kind == AST_ATTR) {
     const tx_buffer *buf = buffer_of(b, callee->u.attr.value);
     if (buf) return build_buffer_method(b, call, buf);

@@ -1050,6 +1050,7 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
     return;
   }
   mod->name = cls->u.classdef.name;
+  b->module_class = cls;
   for (size_t i = 0; i < cls->u.classdef.body.len && !tx_diag_saturated(b->diags); i++) {
     const tx_ast *st = cls->u.classdef.body.items[i];
     if (st->kind == AST_PASS || is_docstring(st)) continue;
