@@ -866,8 +866,30 @@ static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
 }
 
 /* A[i, j] (a load) or A[0:16, k] (a region). */
+/* TVM's reference to a value it printed as metadata and omitted from the
+ * text, `metadata["ir.StringImm"][0]` (while no `metadata` is defined), or
+ * NULL when `a` is not one. Kept as the opaque call `metadata` ("kind", i),
+ * a handle as TVM's StringImm is; lowering refuses it (the value is gone). */
+static const tx_expr *metadata_ref(builder *b, const tx_ast *a) {
+  const tx_ast *inner = a->u.subscript.value, *idx = a->u.subscript.index;
+  if (inner->kind != AST_SUBSCRIPT || inner->u.subscript.value->kind != AST_NAME ||
+      strcmp(inner->u.subscript.value->u.name.id, "metadata") != 0 ||
+      bld_lookup(b, inner->u.subscript.value->u.name.id) ||
+      inner->u.subscript.index->kind != AST_STR || idx->kind != AST_INT)
+    return NULL;
+  const tx_ast *key = inner->u.subscript.index;
+  const tx_expr *ops[2] = {tx_string(b->ir, key->u.str.data, key->u.str.len, key->span),
+                           tx_int(b->ir, TX_INT32, (int64_t)idx->u.int_lit.value, idx->span)};
+  tx_expr *e = ops[0] && ops[1] ? tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, ops, 2, a->span) : NULL;
+  if (!e || !(e->u.call.op = bld_intern(b, TX_METADATA_OP))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
 static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, int allow_region) {
   const tx_ast *idx = a->u.subscript.index;
+  const tx_expr *meta = metadata_ref(b, a);
+  if (meta) return meta;
   const tx_buffer *buf = buffer_of(b, a->u.subscript.value);
   const tx_expr *scalar = buf ? NULL : scalar_source_of(b, a->u.subscript.value);
   if (scalar) {
@@ -1009,9 +1031,11 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
   case RES_HANDLE:
     return TX_HANDLE;
   case RES_KW_DTYPE:
-  case RES_ARG0_DTYPE_STR: {
+  case RES_ARG0_DTYPE_STR:
+  case RES_ARG3_DTYPE: {
     const tx_expr *s = NULL;
     if (in->result == RES_ARG0_DTYPE_STR && npos > 0) s = ops[0];
+    if (in->result == RES_ARG3_DTYPE && npos > 3) s = ops[3];
     for (uint32_t i = npos; i < nops && !s; i++)
       if (is_result_keyword(kw[i - npos])) s = ops[i];
     tx_dtype t;

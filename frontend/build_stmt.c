@@ -1138,14 +1138,18 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
 }
 
 /* TVM's printed assert message with an error kind, ("ValueError", ["part",
- * ...]): a tuple of the kind and a list of strings. */
+ * ...]): a tuple of the kind and a list of strings (or of references to
+ * omitted metadata strings, metadata["ir.StringImm"][0]). */
 static int is_kind_message(const tx_expr *m) {
   if (m->kind != EXPR_TUPLE || m->u.is_list || m->nops != 2 || m->ops[0]->kind != EXPR_STRING)
     return 0;
   const tx_expr *parts = m->ops[1];
   if (parts->kind != EXPR_TUPLE || !parts->u.is_list) return 0;
-  for (uint32_t i = 0; i < parts->nops; i++)
-    if (parts->ops[i]->kind != EXPR_STRING) return 0;
+  for (uint32_t i = 0; i < parts->nops; i++) {
+    const tx_expr *p = parts->ops[i];
+    int meta = p->kind == EXPR_CALL && p->u.call.op && strcmp(p->u.call.op, TX_METADATA_OP) == 0;
+    if (p->kind != EXPR_STRING && !meta) return 0;
+  }
   return 1;
 }
 

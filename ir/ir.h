@@ -336,6 +336,9 @@ int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee, 
  * keyword names, values the operands), printed `{"k": v}`: the config of
  * T.target({...}) (frontend/build_target.c). */
 #define TX_DICT_OP "{}"
+/* The pseudo-op of TVM's reference to an omitted metadata value,
+ * `metadata["ir.StringImm"][0]`: operands the kind string and the index. */
+#define TX_METADATA_OP "metadata"
 
 /* The keyword operand named `name` (interned) of a call or statement, or NULL. */
 const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,

@@ -38,7 +38,8 @@ typedef struct printer {
    * buffer name in as its element [0] (arithmetic and comparison operands, a
    * store's value); print_expr clears it. */
   int scalar_operand;
-  int uses_ir; /* an `I.` name was printed (I.Op): the header imports ir as I */
+  int uses_ir;   /* an `I.` name was printed (I.Op): the header imports ir as I */
+  int uses_meta; /* a metadata["..."][i] reference was printed: TVM's trailer follows */
 } printer;
 
 /* Python operator precedence, lowest first. Calls, names and literals are
@@ -722,6 +723,15 @@ static void print_call(printer *p, const tx_expr *e) {
     return;
   }
   if (strncmp(op, "I.", 2) == 0) p->uses_ir = 1;
+  if (strcmp(op, TX_METADATA_OP) == 0 && e->nops == 2) {
+    p->uses_meta = 1;
+    puts_(p, "metadata[");
+    print_expr(p, e->ops[0]);
+    puts_(p, "][");
+    print_expr(p, e->ops[1]);
+    tx_sb_putc(p->out, ']');
+    return;
+  }
   const bit_op *bit = bit_op_of(e);
   if (bit) {
     print_bit_op(p, bit, e);
@@ -1952,6 +1962,12 @@ static int print_typevars(tx_strbuf *out, const tx_module *m) {
 /* TVM's header: `ir as I` when a module class is printed, `tirx as T` plus
  * the `Axis` import (TVM prints the two together, whether or not a layout
  * names an axis) when any TIRx construct is; an empty module uses only I. */
+/* TVM's trailer when the text refers to metadata it leaves out. */
+static void emit_metadata_note(const printer *p) {
+  if (p->uses_meta)
+    tx_sb_puts(p->out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+}
+
 static void emit_with_header(tx_strbuf *out, tx_strbuf *body, int with_ir, int with_tirx) {
   if (with_ir) tx_sb_puts(out, "# from tvm.script import ir as I\n");
   if (with_tirx) {
@@ -1979,6 +1995,7 @@ void tx_print_module(const tx_module *mod, tx_strbuf *out) {
       print_func_def(&p, mod->funcs[i]);
     }
   }
+  emit_metadata_note(&p);
   emit_with_header(out, &body, mod->name != NULL || p.uses_ir, mod->nfuncs > 0 || !mod->name);
 }
 
@@ -1986,6 +2003,7 @@ void tx_print_func(const tx_func *func, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
   printer p = {.out = &body};
   print_func_def(&p, func);
+  emit_metadata_note(&p);
   emit_with_header(out, &body, p.uses_ir, 1);
 }
 
