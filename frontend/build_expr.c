@@ -18,14 +18,18 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth);
 /* ---- dtypes --------------------------------------------------------------------- */
 
 /* `T.float32` (or a shorthand T.f32 / T.i32) as a dtype. */
-/* A dtype packed into a map value; 0 stays "not remembered". */
+/* A dtype packed into a map value; 0 stays "not remembered". Codes fit in 7
+ * bits: the top bit of the code byte is the scalable flag. */
 static void *pack_dtype(tx_dtype t) {
-  return (void *)(uintptr_t)(1 + ((uintptr_t)t.code | (uintptr_t)t.bits << 8 |
-                                  (uintptr_t)t.lanes << 16));
+  return (void *)(uintptr_t)(1 + ((uintptr_t)t.code | (uintptr_t)(t.scalable ? 0x80 : 0) |
+                                  (uintptr_t)t.bits << 8 | (uintptr_t)t.lanes << 16));
 }
 static tx_dtype unpack_dtype(void *p) {
   uintptr_t v = (uintptr_t)p - 1;
-  return (tx_dtype){.code = (uint8_t)v, .bits = (uint8_t)(v >> 8), .lanes = (uint16_t)(v >> 16)};
+  return (tx_dtype){.code = (uint8_t)(v & 0x7f),
+                    .bits = (uint8_t)(v >> 8),
+                    .lanes = (uint16_t)(v >> 16),
+                    .scalable = (uint8_t)((v & 0x80) != 0)};
 }
 
 /* T.<dtype>x<N> that would be a data type but for N > TX_MAX_LANES: worth
@@ -865,7 +869,6 @@ static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
   return e;
 }
 
-/* A[i, j] (a load) or A[0:16, k] (a region). */
 /* TVM's reference to a value it printed as metadata and omitted from the
  * text, `metadata["ir.StringImm"][0]` (while no `metadata` is defined), or
  * NULL when `a` is not one. Kept as the opaque call `metadata` ("kind", i),
@@ -886,6 +889,7 @@ static const tx_expr *metadata_ref(builder *b, const tx_ast *a) {
   return e;
 }
 
+/* A[i, j] (a load) or A[0:16, k] (a region). */
 static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, int allow_region) {
   const tx_ast *idx = a->u.subscript.index;
   const tx_expr *meta = metadata_ref(b, a);
@@ -939,7 +943,7 @@ static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, in
     tx_dtype t = buf->dtype;
     /* A vector index (a Ramp) loads that many lanes. */
     if (!region && n >= 1 && ((const tx_expr *)ops.items[n - 1])->dtype.lanes > 1)
-      t = tx_dtype_with_lanes(t, ((const tx_expr *)ops.items[n - 1])->dtype.lanes);
+      t = tx_dtype_lanes_of(t, ((const tx_expr *)ops.items[n - 1])->dtype);
     e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t, (const tx_expr *const *)ops.items,
                     ops.len, a->span);
     if (e)
@@ -1252,6 +1256,15 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
 }
 
 /* Constructs with their own IR kinds. Returns 1 when `q` is one (result in *out). */
+/* Is `a` written `T.vscale() * <something>`, a scalable lane count? */
+static int is_vscale_times(builder *b, const tx_ast *a) {
+  if (a->kind != AST_BINOP || a->u.binop.op != BINOP_MUL) return 0;
+  const tx_ast *l = a->u.binop.left;
+  if (l->kind != AST_CALL || l->u.call.args.len || l->u.call.keywords.len) return 0;
+  const char *q = bld_qualified_name(b, l->u.call.func, NULL);
+  return q && strcmp(q, "T.vscale") == 0;
+}
+
 static int build_special_call(builder *b, const tx_ast *call, const char *q, int depth,
                               const tx_expr **out) {
   static const struct {
@@ -1319,16 +1332,20 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       const tx_expr *x =
           bld_dtype(b, args->items[0], &t) ? build(b, args->items[1], depth + 1) : NULL;
       if (x)
-        *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_with_lanes(t, x->dtype.lanes), &x, 1,
-                           call->span);
+        *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_lanes_of(t, x->dtype), &x, 1, call->span);
     } else if (q[2] == 'R' || q[2] == 'B') {
       const tx_ast *lanes_ast = args->items[args->len - 1];
+      int scalable = is_vscale_times(b, lanes_ast);
+      if (scalable) lanes_ast = lanes_ast->u.binop.right;
       if (lanes_ast->kind != AST_INT || lanes_ast->u.int_lit.value < 1 ||
           lanes_ast->u.int_lit.value > TX_MAX_LANES) {
-        BLD_ERROR(b, lanes_ast, "lanes must be an integer literal from 1 to %d", TX_MAX_LANES);
+        BLD_ERROR(b, lanes_ast,
+                  "lanes must be an integer literal from 1 to %d, or T.vscale() times one",
+                  TX_MAX_LANES);
         return 1;
       }
-      int lanes = (int)lanes_ast->u.int_lit.value;
+      tx_dtype shape = tx_dt(DT_INT, 32, (int)lanes_ast->u.int_lit.value);
+      shape.scalable = (uint8_t)scalable;
       const tx_expr *ops[2] = {build(b, args->items[0], depth + 1), NULL};
       if (q[2] == 'R') {
         ops[1] = build(b, args->items[1], depth + 1);
@@ -1336,7 +1353,7 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       }
       if (ops[0])
         *out = tx_expr_new(b->ir, q[2] == 'R' ? EXPR_RAMP : EXPR_BROADCAST,
-                           tx_dtype_with_lanes(ops[0]->dtype, lanes), ops, q[2] == 'R' ? 2 : 1,
+                           tx_dtype_lanes_of(ops[0]->dtype, shape), ops, q[2] == 'R' ? 2 : 1,
                            call->span);
     } else {
       /* T.Let(body, where={x: value}) */

@@ -413,13 +413,29 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
 /* ---- assignments ------------------------------------------------------------------------------
  */
 
-/* The number of lanes of slice begin:end, when end is begin + constant. */
-static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes) {
+/* Is e `T.vscale() * N` (N constant)? Then N goes to *lanes. */
+static int vscale_lanes(const tx_expr *e, int64_t *lanes) {
+  if (e->kind != EXPR_MUL || e->ops[1]->kind != EXPR_INT || e->ops[0]->kind != EXPR_CALL ||
+      !e->ops[0]->u.call.op || strcmp(e->ops[0]->u.call.op, "T.vscale") != 0)
+    return 0;
+  *lanes = e->ops[1]->u.ival;
+  return 1;
+}
+
+/* The number of lanes of slice begin:end, when end is begin + constant, or
+ * begin + T.vscale() * N (a scalable vector: *scalable set; TVM folds a
+ * zero begin away, `0:T.vscale() * 4`). */
+static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes, int *scalable) {
+  *scalable = 0;
   if (begin->kind == EXPR_INT && end->kind == EXPR_INT) {
     *lanes = end->u.ival - begin->u.ival;
     return 1;
   }
-  if (end->kind == EXPR_ADD && end->ops[1]->kind == EXPR_INT && tx_expr_equal(end->ops[0], begin)) {
+  if (begin->kind == EXPR_INT && begin->u.ival == 0 && vscale_lanes(end, lanes))
+    return *scalable = 1;
+  if (end->kind == EXPR_ADD && tx_expr_equal(end->ops[0], begin)) {
+    if (vscale_lanes(end->ops[1], lanes)) return *scalable = 1;
+    if (end->ops[1]->kind != EXPR_INT) return 0;
     *lanes = end->ops[1]->u.ival;
     return 1;
   }
@@ -438,9 +454,10 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
     const tx_expr *e = region->ops[i];
     if (e->kind == EXPR_SLICE) {
       int64_t lanes = 0;
+      int scalable = 0;
       const tx_expr *begin = e->ops[0], *end = e->ops[1];
-      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE || !slice_lanes(begin, end, &lanes) ||
-          lanes < 1 || lanes > TX_MAX_LANES) {
+      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE ||
+          !slice_lanes(begin, end, &lanes, &scalable) || lanes < 1 || lanes > TX_MAX_LANES) {
         BLD_ERROR(b, target,
                   "a stored slice needs a constant length from 1 to %d: A[i:i + 4] = value",
                   TX_MAX_LANES);
@@ -448,9 +465,9 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
         break;
       }
       const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, 1, e->span)};
-      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, tx_dtype_with_lanes(begin->dtype, (int)lanes), ops,
-                               2, e->span)
-                 : NULL;
+      tx_dtype t = tx_dtype_with_lanes(begin->dtype, (int)lanes);
+      t.scalable = (uint8_t)scalable;
+      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, t, ops, 2, e->span) : NULL;
       if (!e) bld_oom(b);
     }
     ok = e && vec_push(b, &idx, e);
@@ -458,11 +475,15 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
   tx_expr *load = NULL;
   if (ok) {
     const tx_buffer *buf = region->u.buffer;
-    int lanes = 1;
-    for (uint32_t i = 0; i < idx.len; i++)
-      lanes *= ((const tx_expr *)idx.items[i])->dtype.lanes;
-    load = tx_expr_new(b->ir, EXPR_LOAD, tx_dtype_with_lanes(buf->dtype, lanes),
-                       (const tx_expr *const *)idx.items, idx.len, target->span);
+    tx_dtype t = buf->dtype;
+    t.lanes = 1;
+    for (uint32_t i = 0; i < idx.len; i++) {
+      tx_dtype it = ((const tx_expr *)idx.items[i])->dtype;
+      t.lanes = (uint16_t)(t.lanes * it.lanes);
+      t.scalable |= it.scalable;
+    }
+    load =
+        tx_expr_new(b->ir, EXPR_LOAD, t, (const tx_expr *const *)idx.items, idx.len, target->span);
     if (load)
       load->u.buffer = buf;
     else

@@ -113,13 +113,17 @@ int tx_dtype_parse(const char *s, size_t n, tx_dtype *out) {
   if (bits == 0 && best != DT_VOID) {
     if (!parse_small_uint(s, n, &i, &bits)) return 0;
   }
+  int scalable = 0;
   if (i < n && s[i] == 'x') {
     i++;
+    /* "float32xvscalex4": a scalable vector of 4 * vscale lanes (TVM's spelling). */
+    if (n - i > 7 && memcmp(s + i, "vscalex", 7) == 0) i += 7, scalable = 1;
     if (!parse_small_uint(s, n, &i, &lanes) || lanes < 1 || lanes > TX_MAX_LANES) return 0;
   }
   if (i != n || bits > 255 || !bits_allowed((tx_dtype_code)best, bits)) return 0;
   if (best == DT_VOID && lanes != 1) return 0;
   *out = tx_dt((tx_dtype_code)best, bits, lanes);
+  out->scalable = (uint8_t)scalable;
   return 1;
 }
 
@@ -131,7 +135,8 @@ const char *tx_dtype_str(tx_dtype t, char buf[32]) {
     n = snprintf(buf, 32, "%s", name);
   else
     n = snprintf(buf, 32, "%s%d", name, t.bits);
-  if (t.lanes != 1 && n > 0 && n < 32) snprintf(buf + n, 32 - (size_t)n, "x%d", t.lanes);
+  if ((t.lanes != 1 || t.scalable) && n > 0 && n < 32)
+    snprintf(buf + n, 32 - (size_t)n, t.scalable ? "xvscalex%d" : "x%d", t.lanes);
   return buf;
 }
 

@@ -342,7 +342,8 @@ static uint64_t mix_str(uint64_t h, const char *s) {
 }
 
 static uint64_t mix_dtype(uint64_t h, tx_dtype t) {
-  return mix(h, (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 | t.lanes);
+  return mix(h, (uint64_t)t.scalable << 32 | (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 |
+                    t.lanes);
 }
 
 /* Number a definition on first sight; a re-definition keeps its number. */

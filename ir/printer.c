@@ -663,10 +663,17 @@ static void print_load(printer *p, const tx_expr *e) {
 }
 
 /* `T.Ramp(base, stride, lanes)` / `T.Broadcast(v, lanes)`: lanes from dtype. */
+/* A lane count: `4`, or `T.vscale() * 4` for a scalable vector. */
+static void put_lanes(printer *p, tx_dtype t) {
+  tx_sb_printf(p->out, t.scalable ? "T.vscale() * %d" : "%d", t.lanes);
+}
+
 static void print_lanes_fn(printer *p, const char *fn, const tx_expr *e) {
   tx_sb_printf(p->out, "%s(", fn);
   print_list(p, e->ops, e->nops);
-  tx_sb_printf(p->out, ", %d)", e->dtype.lanes);
+  puts_(p, ", ");
+  put_lanes(p, e->dtype);
+  tx_sb_putc(p->out, ')');
 }
 
 static void print_ramp(printer *p, const tx_expr *e) {
@@ -1334,14 +1341,18 @@ static int print_slice_index(printer *p, const tx_expr *e) {
   if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival != 1)
     return 0;
   const tx_expr *base = e->ops[0];
-  if (base->kind == EXPR_INT) {
+  if (base->kind == EXPR_INT && !e->dtype.scalable) {
     tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival, base->u.ival + e->dtype.lanes);
     return 1;
   }
   print_expr(p, base);
   tx_sb_putc(p->out, ':');
-  print_expr(p, base);
-  tx_sb_printf(p->out, " + %d", (int)e->dtype.lanes);
+  /* TVM folds 0 + T.vscale() * 4 to the product. */
+  if (!(base->kind == EXPR_INT && base->u.ival == 0)) {
+    print_expr(p, base);
+    puts_(p, " + ");
+  }
+  put_lanes(p, e->dtype);
   return 1;
 }
 

@@ -15,7 +15,9 @@
  *    T.launch_thread bindings) are used only in device code;
  *  - one scope-id kind (or launch_thread tag) is not given two different
  *    constant extents;
- *  - break/continue are inside a loop; T.device_entry() appears once.
+ *  - break/continue are inside a loop; T.device_entry() appears once;
+ *  - no scalable vector (T.vscale() lanes): tirx-c reads and prints them but
+ *    CUDA has none, so lowering stops here with a located error.
  *
  * Scopes follow docs/ir.md: a binding statement scopes over the rest of its
  * enclosing STMT_SEQ; anything else ends its definitions with itself. Device
@@ -149,6 +151,7 @@ typedef struct verifier {
   launch_rec *launch;
   size_t nlaunch, launch_cap;
   int errors, oom;
+  int scalable_seen; /* a scalable vector was reported (once per module) */
 } verifier;
 
 static verifier *self(tx_visitor *v) {
@@ -409,6 +412,14 @@ static void bind_var(verifier *vf, const tx_expr *e, const tx_stmt *s) {
 
 static int pre_expr(tx_visitor *v, const tx_expr *e) {
   verifier *vf = self(v);
+  if (e->dtype.scalable && !vf->scalable_seen) {
+    char buf[32];
+    vf->scalable_seen = 1;
+    report(vf, e->span,
+           "scalable vector %s (T.vscale()) is parsed and printed but not compiled: CUDA has no "
+           "scalable vectors",
+           tx_dtype_str(e->dtype, buf));
+  }
   if (vf->depth == 0 && !vf->in_buffer) {
     if (vf->nframes == 0) {
       uint32_t idx = vf->header_top++;
