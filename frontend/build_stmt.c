@@ -650,7 +650,22 @@ static const tx_stmt *assign_name(builder *b, const tx_ast *target, const tx_ast
     if (op) return build_scope_id(b, value_ast, op, &target, 1);
     if (bld_buffer_ctor_of(b, value_ast) != CTOR_NONE || bld_is_buffer_view_call(b, value_ast))
       return declare_buffer(b, target, value_ast);
-    tx_dtype dt;
+    tx_dtype dt, pointee;
+    int has_pointee;
+    const char *scope;
+    if ((value_ast->u.call.args.len || value_ast->u.call.keywords.len) &&
+        bld_pointer_type(b, value_ast, &pointee, &has_pointee, &scope) > 0) {
+      /* p = T.handle("float32", "global"): a free pointer variable, as TVM
+       * declares one that no parameter binds. */
+      if (!check_new_name(b, target, function_mark(b))) return NULL;
+      tx_expr *v = fresh_var(b, target, TX_HANDLE, VAR_SYMBOLIC);
+      if (!v) return NULL;
+      v->u.var.pointee = pointee;
+      v->u.var.has_pointee = has_pointee;
+      v->u.var.scope = scope ? bld_intern(b, scope) : NULL;
+      if (!bind_var(b, target, v, MUT_FIXED) || !vec_push(b, &b->symbolic, v)) return NULL;
+      return NULL;
+    }
     if (value_ast->u.call.args.len == 0 && value_ast->u.call.keywords.len == 0 &&
         bld_dtype_attr(b, value_ast->u.call.func, &dt, 0)) {
       /* n = T.int32() after other statements: a symbolic extent of this function. */

@@ -1186,7 +1186,7 @@ static uint32_t expr_uses(const tx_expr *e, const tx_expr *v) {
 static uint32_t buffer_def_uses(const tx_buffer *b, const tx_expr *v) {
   if (!b) return 0;
   return exprs_uses(b->shape, b->ndim, v) + exprs_uses(b->strides, b->nstrides, v) +
-         expr_uses(b->elem_offset, v) + expr_uses(b->allocated_addr, v) +
+         expr_uses(b->elem_offset, v) + expr_uses(b->allocated_addr, v) + (b->data == v) +
          layout_uses(b->layout, v) + expr_uses(b->origin, v);
 }
 
@@ -1268,13 +1268,18 @@ static uint32_t func_uses(const tx_func *f, const tx_expr *v) {
   return k;
 }
 
+static void print_var_type(printer *p, const tx_expr *v);
+
+/* `n = T.int32()`, `p = T.handle()`, `p = T.handle("float32", "global")`. */
 static void declare_free_var(printer *p, uint32_t i) {
   const tx_expr *v = p->fv[i];
   p->declared[i] = 1;
   start_line(p);
-  tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
-  put_dtype(p, v->dtype);
-  puts_(p, "()\n");
+  tx_sb_printf(p->out, "%s = ", v->u.var.name ? v->u.var.name : "_");
+  print_var_type(p, v);
+  int called =
+      v->dtype.code == DT_HANDLE && (v->u.var.has_pointee || v->u.var.scope || v->u.var.tensormap);
+  puts_(p, called ? "\n" : "()\n");
 }
 
 /* Declare, before statement s of the current frame, the free variables
