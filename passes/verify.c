@@ -17,7 +17,8 @@
  *    constant extents;
  *  - break/continue are inside a loop; T.device_entry() appears once;
  *  - no scalable vector (T.vscale() lanes): tirx-c reads and prints them but
- *    CUDA has none, so lowering stops here with a located error.
+ *    CUDA has none, so lowering stops here with a located error; likewise a
+ *    function without a name (TVM's `def (`).
  *
  * Scopes follow docs/ir.md: a binding statement scopes over the rest of its
  * enclosing STMT_SEQ; anything else ends its definitions with itself. Device
@@ -667,6 +668,10 @@ static void verify_func(verifier *vf, const tx_func *f) {
   vf->device_entries = 0;
   /* A device function (after split-host-device) is device code throughout. */
   if (func_is_kernel(f)) open_device(vf);
+  if (f->name && !f->name[0])
+    report(vf, f->span,
+           "a function without a name (`def (`, as TVM prints an unnamed PrimFunc) is read and "
+           "printed but not compiled: give it a name");
   tx_visit_func(&vf->v, f);
 }
 
