@@ -72,7 +72,9 @@ static int bits_allowed(tx_dtype_code code, int bits) {
   switch (code) {
   case DT_INT:
   case DT_UINT:
-    return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    /* 128: TVM's T.uint128 (a CLC query response); codegen has no type for it */
+    return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 ||
+           bits == 128;
   case DT_FLOAT:
     return bits == 16 || bits == 32 || bits == 64;
   case DT_BFLOAT:
@@ -148,7 +150,7 @@ void tx_dtype_print(tx_dtype t, tx_strbuf *out) {
 int tx_dtype_int_fits(tx_dtype t, int64_t v, int negative_u64) {
   if (t.code == DT_BOOL) return v == 0 || v == 1;
   if (t.code == DT_UINT) {
-    if (negative_u64) return t.bits == 64;
+    if (negative_u64) return t.bits >= 64;
     if (v < 0) return 0;
     return t.bits >= 64 || (uint64_t)v <= ((uint64_t)1 << t.bits) - 1;
   }
