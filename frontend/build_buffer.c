@@ -672,9 +672,22 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
   }
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
   const tx_ast_list *args = &ast->u.call.args;
-  if (ast->u.call.keywords.len) {
-    BLD_ERROR(b, ast, "%s takes no keyword arguments", q);
-    return NULL;
+  int swizzle_outer = 0;
+  for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
+    /* T.ComposeLayout(..., swizzle_inner=False), as TVM prints a non-default one. */
+    const tx_ast *kw = ast->u.call.keywords.items[i];
+    const tx_ast *v = kw->u.keyword.value;
+    if (strcmp(q, "T.ComposeLayout") != 0 || !kw->u.keyword.arg ||
+        strcmp(kw->u.keyword.arg, "swizzle_inner") != 0 ||
+        (v->kind != AST_TRUE && v->kind != AST_FALSE) || ast->u.call.keywords.len > 1) {
+      BLD_ERROR(b, ast,
+                strcmp(q, "T.ComposeLayout") == 0
+                    ? "T.ComposeLayout takes one keyword argument, swizzle_inner=True/False"
+                    : "%s takes no keyword arguments",
+                q);
+      return NULL;
+    }
+    swizzle_outer = v->kind == AST_FALSE;
   }
   if (strcmp(q, "T.TileLayout") == 0) {
     if (args->len != 1) {
@@ -720,6 +733,7 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
   l->per_element = params[0];
   l->swizzle_len = params[1];
   l->atom_len = params[2];
+  l->swizzle_outer = swizzle_outer;
   if (compose) {
     l->tile = bld_layout(b, args->items[3]);
     if (!l->tile) return NULL;

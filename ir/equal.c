@@ -101,7 +101,8 @@ static int eq_layout(eqctx *c, const tx_layout *a, const tx_layout *b) {
   if (!a || !b) return a == b;
   if (a->kind != b->kind || a->nshard != b->nshard || a->nreplica != b->nreplica ||
       a->noffset != b->noffset || a->per_element != b->per_element ||
-      a->swizzle_len != b->swizzle_len || a->atom_len != b->atom_len)
+      a->swizzle_len != b->swizzle_len || a->atom_len != b->atom_len ||
+      a->swizzle_outer != b->swizzle_outer)
     return 0;
   return eq_iters(c, a->shard, b->shard, a->nshard) &&
          eq_iters(c, a->replica, b->replica, a->nreplica) &&
@@ -401,6 +402,7 @@ static uint64_t h_layout(hctx *c, uint64_t h, const tx_layout *l) {
   h = mix(mix(mix(h, l->kind), l->nshard), l->nreplica);
   h = mix(h, l->noffset);
   h = mix(mix(mix(h, (uint64_t)l->per_element), (uint64_t)l->swizzle_len), (uint64_t)l->atom_len);
+  h = mix(h, (uint64_t)l->swizzle_outer);
   h = h_iters(c, h_iters(c, h_iters(c, h, l->shard, l->nshard), l->replica, l->nreplica), l->offset,
               l->noffset);
   return h_layout(c, h, l->tile);

@@ -180,7 +180,10 @@ struct tx_layout {
   int shard_is_tuple;
   int replica_is_tuple;
   int64_t per_element, swizzle_len, atom_len; /* swizzle parameters */
-  const tx_layout *tile;                      /* LAYOUT_COMPOSE: the inner tile layout */
+  /* LAYOUT_COMPOSE written with swizzle_inner=False: kept for the print,
+   * refused by flatten-buffer. */
+  int swizzle_outer;
+  const tx_layout *tile; /* LAYOUT_COMPOSE: the inner tile layout */
 };
 
 /* ---- Statements ------------------------------------------------------------ */

@@ -928,6 +928,7 @@ static void print_layout(printer *p, const tx_layout *l) {
     tx_sb_printf(p->out, "T.ComposeLayout(%" PRId64 ", %" PRId64 ", %" PRId64 ", ", l->per_element,
                  l->swizzle_len, l->atom_len);
     print_layout(p, l->tile);
+    if (l->swizzle_outer) puts_(p, ", swizzle_inner=False");
     tx_sb_putc(p->out, ')');
     return;
   }
