@@ -579,7 +579,7 @@ static void build_module_assign(builder *b, const tx_ast *st) {
 /* ---- Functions ----------------------------------------------------------------- */
 
 typedef struct func_decorator {
-  int ok, is_private, is_s_tir;
+  int ok, is_private, is_s_tir, is_persistent;
 } func_decorator;
 
 static func_decorator read_decorators(builder *b, const tx_ast *fn) {
@@ -601,6 +601,8 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
           d.is_private = is_true;
         else if (strcmp(arg, "s_tir") == 0 && is_bool)
           d.is_s_tir = is_true;
+        else if (strcmp(arg, "persistent") == 0 && is_bool)
+          d.is_persistent = is_true;
         else if (strcmp(arg, "check_well_formed") == 0 && is_bool)
           ; /* a Python-side switch; the text form is always checked */
         else
@@ -948,6 +950,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->body = stmt;
     f->is_private = dec.is_private;
     f->is_s_tir = dec.is_s_tir;
+    f->is_persistent = dec.is_persistent;
     f->has_ret = build_return_dtype(b, fn->u.funcdef.returns, &f->ret_dtype);
     f->span = fn->span;
   }

@@ -241,7 +241,8 @@ static int eq_attrs(eqctx *c, uint32_t n, const char *const *ka, const tx_expr *
 static int eq_func(eqctx *c, const tx_func *a, const tx_func *b) {
   if (!a || !b) return a == b;
   if (a->nparams != b->nparams || a->nattrs != b->nattrs || a->nsymbolic != b->nsymbolic ||
-      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir || a->has_ret != b->has_ret ||
+      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir ||
+      a->is_persistent != b->is_persistent || a->has_ret != b->has_ret ||
       (a->has_ret && !tx_dtype_eq(a->ret_dtype, b->ret_dtype)))
     return 0;
   for (uint32_t i = 0; i < a->nparams; i++)
@@ -514,6 +515,7 @@ static uint64_t h_func(hctx *c, uint64_t h, const tx_func *f) {
   if (!f) return mix(h, H_NULL);
   h = mix(mix(mix(mix(h, f->nparams), f->nattrs), f->nsymbolic), (uint64_t)f->is_private);
   h = mix(h, (uint64_t)f->is_s_tir);
+  h = mix(h, (uint64_t)f->is_persistent);
   for (uint32_t i = 0; i < f->nparams; i++)
     h = h_var_def(c, h, f->params[i]);
   for (uint32_t i = 0; i < f->nsymbolic; i++)

@@ -258,6 +258,9 @@ typedef struct tx_func {
    * body may hold blocks (STMT_BLOCK). Kept so the print round-trips; such a
    * function is parsed and printed but not lowered (docs/conformance.md). */
   int is_s_tir;
+  /* @T.prim_func(persistent=True): TVM's tirx.persistent_kernel marker, kept
+   * for the print (TVM's codegen does not read it either). */
+  int is_persistent;
   /* `def f(...) -> T.int32:`: the written return dtype (has_ret 0: none),
    * kept so the print round-trips as TVM prints a PrimFunc's ret_type. */
   int has_ret;

@@ -1845,14 +1845,17 @@ static void print_func_prologue(printer *p, const tx_func *f) {
 }
 
 /* TVM writes the keyword arguments in this order: private, then s_tir. */
+/* TVM's order: private, s_tir, persistent; bare without any. */
 static void print_decorator(printer *p, const tx_func *f) {
-  if (!f->is_private && !f->is_s_tir) {
+  if (!f->is_private && !f->is_s_tir && !f->is_persistent) {
     puts_(p, "@T.prim_func\n");
     return;
   }
+  const char *sep = "";
   puts_(p, "@T.prim_func(");
-  if (f->is_private) puts_(p, f->is_s_tir ? "private=True, " : "private=True");
-  if (f->is_s_tir) puts_(p, "s_tir=True");
+  if (f->is_private) puts_(p, "private=True"), sep = ", ";
+  if (f->is_s_tir) puts_(p, sep), puts_(p, "s_tir=True"), sep = ", ";
+  if (f->is_persistent) puts_(p, sep), puts_(p, "persistent=True");
   puts_(p, ")\n");
 }
 
