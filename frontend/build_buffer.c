@@ -179,6 +179,14 @@ static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char
     buf->layout = bld_layout(b, v);
     return buf->layout != NULL;
   }
+  if (strcmp(name, "annotations") == 0 && ctor == CTOR_ALLOC) {
+    if (v->kind != AST_DICT) {
+      BLD_ERROR(b, v, "annotations= takes a dict: annotations={\"key\": value}");
+      return 0;
+    }
+    buf->annotations = v->u.dict.keys.len ? bld_arg(b, v) : NULL;
+    return !v->u.dict.keys.len || buf->annotations != NULL;
+  }
   const tx_expr **slot = strcmp(name, "data") == 0             ? &buf->data
                          : strcmp(name, "elem_offset") == 0    ? &buf->elem_offset
                          : strcmp(name, "allocated_addr") == 0 ? &buf->allocated_addr
@@ -307,7 +315,7 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
       }
     static const char *const known[] = {"shape",       "dtype",          "data",  "strides",
                                         "elem_offset", "scope",          "align", "offset_factor",
-                                        "layout",      "allocated_addr", "name"};
+                                        "layout",      "allocated_addr", "name",  "annotations"};
     int is_known = 0;
     for (size_t n = 0; n < sizeof known / sizeof *known; n++)
       is_known |= strcmp(k, known[n]) == 0;

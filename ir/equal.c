@@ -124,7 +124,8 @@ static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
   return eq_var_def(c, a->data, b->data) && eq_exprs(c, a->shape, b->shape, a->ndim) &&
          eq_exprs(c, a->strides, b->strides, a->nstrides) &&
          eq_expr(c, a->elem_offset, b->elem_offset) &&
-         eq_expr(c, a->allocated_addr, b->allocated_addr) && eq_layout(c, a->layout, b->layout) &&
+         eq_expr(c, a->allocated_addr, b->allocated_addr) &&
+         eq_expr(c, a->annotations, b->annotations) && eq_layout(c, a->layout, b->layout) &&
          eq_expr(c, a->origin, b->origin);
 }
 
@@ -418,6 +419,7 @@ static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   h = mix(h, b->layout_none);
   h = h_exprs(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b->strides, b->nstrides);
   h = h_expr(c, h_expr(c, h, b->elem_offset), b->allocated_addr);
+  h = h_expr(c, h, b->annotations);
   h = h_expr(c, h_layout(c, h, b->layout), b->origin);
   return h_bind(c, h, b);
 }

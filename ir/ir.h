@@ -146,6 +146,9 @@ struct tx_buffer {
    * equality, so equal.c does too. */
   uint8_t layout_none;
   const tx_expr *allocated_addr;
+  /* T.alloc_buffer(..., annotations={...}): the dict (a TX_DICT_OP call), kept
+   * for the print; lowering does not read it. */
+  const tx_expr *annotations;
   /* Shape dims written as strings, `T.Buffer(("n * 2", 4))` (TVM's printed
    * form of a dim that defines a variable): bit i for dim i < 32. Printed
    * back quoted; a spelling, equal.c ignores it. */

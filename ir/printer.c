@@ -292,7 +292,7 @@ static int is_scalar_buffer(const printer *p, const tx_buffer *buf) {
   return d0 && d0->kind == EXPR_INT && d0->u.ival == 1 && buf->nstrides == 0 &&
          (buf->align == 0 || buf->align == 64) &&
          (buf->offset_factor == 0 || buf->offset_factor == 1) && !buf->allocated_addr &&
-         !buf->layout && !buf->layout_none && buf->name;
+         !buf->annotations && !buf->layout && !buf->layout_none && buf->name;
 }
 
 static int is_zero_index(const tx_expr *e) {
@@ -1000,7 +1000,7 @@ static void print_layout_kwarg(printer *p, const tx_buffer *b) {
 }
 
 /* Keyword arguments in TVM's order: data, strides, elem_offset, scope,
- * align, offset_factor, layout, allocated_addr. */
+ * align, offset_factor, layout, allocated_addr, annotations. */
 static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   if ((which & KW_DATA) && data_is_foreign(b)) {
     puts_(p, ", data=");
@@ -1024,6 +1024,10 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   if (b->allocated_addr) {
     puts_(p, ", allocated_addr=");
     print_expr(p, b->allocated_addr);
+  }
+  if (b->annotations) { /* TVM appends an alloc_buffer's annotations last */
+    puts_(p, ", annotations=");
+    print_expr(p, b->annotations);
   }
 }
 
