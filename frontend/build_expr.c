@@ -1616,12 +1616,12 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
   case AST_TUPLE:
   case AST_LIST:
     return build_seq(b, a, depth);
+  case AST_LAMBDA:
+    return build_lambda(b, a, NULL, 0);
   case AST_ELLIPSIS:
   case AST_KEYWORD:
   case AST_STARRED:
   case AST_SLICE:
-  case AST_LAMBDA:
-    return build_lambda(b, a, NULL, 0);
   case AST_DICT:
   case AST_EXPR_STMT:
   case AST_ASSIGN:
