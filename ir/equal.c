@@ -168,7 +168,10 @@ static int eq_payload(eqctx *c, const tx_expr *a, const tx_expr *b) {
     return a->u.is_list == b->u.is_list;
   case EXPR_LAYOUT:
     return eq_layout(c, a->u.layout, b->u.layout);
-  case EXPR_LAMBDA:
+  case EXPR_LAMBDA: /* the parameters are definitions */
+    for (uint32_t i = 0; i + 1 < a->nops && i + 1 < b->nops; i++)
+      if (!eq_var_def(c, a->ops[i], b->ops[i])) return 0;
+    return 1;
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
@@ -455,6 +458,9 @@ static uint64_t h_payload(hctx *c, uint64_t h, const tx_expr *e) {
   case EXPR_LAYOUT:
     return h_layout(c, h, e->u.layout);
   case EXPR_LAMBDA:
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      h = h_var_def(c, h, e->ops[i]);
+    return h;
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
