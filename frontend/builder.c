@@ -1148,7 +1148,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   if (!mod) bld_oom(&b);
   for (size_t i = 0; mod && i < stmts->len && !b.oom && !tx_diag_saturated(diags); i++)
     build_top_level(&b, stmts->items[i], mod, &funcs);
-  if (mod && !b.oom && funcs.len == 0 && tx_diag_errors(diags) == errors_before) {
+  if (mod && !b.oom && funcs.len == 0 && !mod->name && tx_diag_errors(diags) == errors_before) {
     tirx_span start = {.file = file, .line = 1, .col = 1, .end_line = 1, .end_col = 1};
     tx_error(diags, start, "no @T.prim_func function found");
   }
