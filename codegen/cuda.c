@@ -1189,6 +1189,15 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
       tx_stmt alloc = *s;
       alloc.kind = STMT_ALLOC;
       emit_alloc(g, &alloc);
+    } else if (b->data && b->data->kind == EXPR_CALL && b->data->nops == 1 &&
+               b->data->ops[0]->kind == EXPR_VAR && b->data->u.call.op &&
+               strcmp(b->data->u.call.op, "T.address_of") == 0) {
+      /* x.view(...) or T.decl_buffer(..., data=x.source.data) of scalar sugar x */
+      cuda_error(g, s->span,
+                 "buffer '%s' is over the storage of scalar '%s'; CUDA codegen does not address "
+                 "a scalar as a buffer",
+                 b->name ? b->name : "?",
+                 b->data->ops[0]->u.var.name ? b->data->ops[0]->u.var.name : "?");
     } else if (!b->data || !cuda_find_storage(g, b->data)) {
       cuda_error(g, s->span, "view '%s' does not view storage available in this kernel",
                  b->name ? b->name : "?");
