@@ -1425,6 +1425,26 @@ static const tx_expr *build_lambda(builder *b, const tx_ast *a, const tx_dtype *
   return e;
 }
 
+/* T.Shuffle([v0, v1, ...], [i0, i1, ...]): TVM's Shuffle, lanes i0, i1, ...
+ * of the concatenated vectors; one lane per index, of the vectors' element
+ * type. Kept as the call T.Shuffle; CUDA codegen does not emit it. */
+static const tx_expr *build_shuffle(builder *b, const tx_ast *call) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->len != 2 || call->u.call.keywords.len || args->items[0]->kind != AST_LIST ||
+      args->items[1]->kind != AST_LIST || args->items[0]->u.seq.elts.len == 0 ||
+      args->items[1]->u.seq.elts.len == 0 || args->items[1]->u.seq.elts.len > TX_MAX_LANES) {
+    BLD_ERROR(b, call, "T.Shuffle takes a list of vectors and a list of lane indices");
+    return NULL;
+  }
+  const tx_expr *ops[2] = {bld_arg(b, args->items[0]), NULL};
+  if (!ops[0] || !(ops[1] = bld_arg(b, args->items[1]))) return NULL;
+  tx_dtype t = tx_dtype_with_lanes(tx_dtype_elem(ops[0]->ops[0]->dtype), (int)ops[1]->nops);
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, ops, 2, call->span);
+  if (!e || !(e->u.call.op = bld_intern(b, "T.Shuffle"))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
 /* T.comm_reducer(lambda x0.., y0..: result(s), [identity, ...]): TVM's
  * CommReducer, the node of T.attr(..., "reduce_scope", ...). The lambda's
  * two halves of parameters take the dtypes of the identities. */
@@ -1544,6 +1564,7 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
     return e;
   }
   if (strcmp(q, "T.comm_reducer") == 0) return build_comm_reducer(b, call);
+  if (strcmp(q, "T.Shuffle") == 0) return build_shuffle(b, call);
   return build_intrinsic_call(b, call, q, NULL);
 }
 

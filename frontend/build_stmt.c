@@ -548,13 +548,13 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
   tx_buffer *buf = NULL;
   if (ctor == CTOR_NONE) {
     buf = bld_buffer_view(b, call, target->u.name.id, target->span);
-  } else if (ctor == CTOR_MATCH || ctor == CTOR_BUFFER) {
-    BLD_ERROR(b, call,
-              ctor == CTOR_MATCH ? "T.match_buffer must come at the start of the function"
-                                 : "T.Buffer is a parameter annotation");
+  } else if (ctor == CTOR_MATCH) {
+    BLD_ERROR(b, call, "T.match_buffer must come at the start of the function");
     return NULL;
   } else {
     buf = bld_buffer(b, ctor, call, target->u.name.id, target->span);
+    /* X = T.Buffer(...) in a body: TVM's print of a buffer used undeclared. */
+    if (buf && ctor == CTOR_BUFFER) buf->form = BUF_FREE;
   }
   if (!buf) return NULL;
   /* Only a buffer with storage of its own opens a dynamic arena; views into

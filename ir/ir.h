@@ -125,6 +125,8 @@ typedef enum tx_buffer_form {
   BUF_LOCAL_SCALAR, /* T.local_scalar */
   BUF_VIEW,         /* X = A.view(...) / A.permute(...) / A.local(...) : see origin */
   BUF_SBLOCK_ALLOC, /* T.sblock_alloc_buffer: a buffer of an S-TIR block (STMT_ALLOC) */
+  BUF_FREE,         /* X = T.Buffer(...) in a body (STMT_DECL): how TVM prints a buffer it
+                       uses without declaring it; no storage, refused by the verifier */
 } tx_buffer_form;
 
 struct tx_buffer {

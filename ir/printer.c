@@ -1117,6 +1117,10 @@ static void print_buffer_ctor(printer *p, const tx_buffer *b) {
     puts_(p, "T.sblock_alloc_buffer(");
     print_buffer_sig(p, b, KW_SCOPE);
     return;
+  case BUF_FREE: /* unlike a parameter's, its float32 is elided */
+    puts_(p, "T.Buffer(");
+    print_buffer_sig(p, b, KW_SCOPE);
+    return;
   }
 }
 

@@ -586,6 +586,13 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_STORE:
     use_buffer(vf, s->buffer, s->span);
     break;
+  case STMT_DECL:
+    if (s->buffer && s->buffer->form == BUF_FREE)
+      report(vf, s->span,
+             "buffer '%s' is used without a declaration (TVM prints it as T.Buffer(...) where it "
+             "is first used): it has no storage, so it is read and printed but not compiled",
+             s->buffer->name ? s->buffer->name : "?");
+    break;
   case STMT_SCOPE_ID:
     if (!vf->device)
       report(vf, s->span, "scope id T.%s is used before T.device_entry()", s->name ? s->name : "?");
@@ -619,7 +626,6 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_IF:
   case STMT_RETURN:
   case STMT_ALLOC:
-  case STMT_DECL:
   case STMT_WITH:
   case STMT_BLOCK:
   case STMT_BLOCK_AXIS:
