@@ -633,6 +633,9 @@ Test(robustness, golden_lowering, .timeout = 600) {
 Test(robustness, golden_parse, .timeout = 600) {
   run_dir("parse");
 }
+Test(robustness, golden_parse_only, .timeout = 600) {
+  run_dir("parse_only");
+}
 
 /* Minimal forms of the mutants that found bugs, each compiled like a mutant
  * (in the test's own process: a crash fails the test). */
