@@ -18,7 +18,8 @@
  *  - break/continue are inside a loop; T.device_entry() appears once;
  *  - no scalable vector (T.vscale() lanes): tirx-c reads and prints them but
  *    CUDA has none, so lowering stops here with a located error; likewise a
- *    function without a name (TVM's `def (`).
+ *    function without a name (TVM's `def (`), a buffer used undeclared
+ *    (BUF_FREE) and a `Module.f(...)` call between module functions.
  *
  * Scopes follow docs/ir.md: a binding statement scopes over the rest of its
  * enclosing STMT_SEQ; anything else ends its definitions with itself. Device
@@ -152,7 +153,8 @@ typedef struct verifier {
   launch_rec *launch;
   size_t nlaunch, launch_cap;
   int errors, oom;
-  int scalable_seen; /* a scalable vector was reported (once per module) */
+  int scalable_seen;       /* a scalable vector was reported (once per module) */
+  const char *module_name; /* the @I.ir_module class: `Module.f(...)` calls name it */
 } verifier;
 
 static verifier *self(tx_visitor *v) {
@@ -413,6 +415,13 @@ static void bind_var(verifier *vf, const tx_expr *e, const tx_stmt *s) {
 
 static int pre_expr(tx_visitor *v, const tx_expr *e) {
   verifier *vf = self(v);
+  size_t ml = vf->module_name ? strlen(vf->module_name) : 0;
+  if (e->kind == EXPR_CALL && ml && e->u.call.op &&
+      strncmp(e->u.call.op, vf->module_name, ml) == 0 && e->u.call.op[ml] == '.')
+    report(vf, e->span,
+           "%s(...) calls another function of the module: parsed and printed, but tirx-c does "
+           "not compile calls between functions",
+           e->u.call.op);
   if (e->dtype.scalable && !vf->scalable_seen) {
     char buf[32];
     vf->scalable_seen = 1;
@@ -695,6 +704,7 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
   vf.v.on_buffer = on_buffer;
   vf.pc = pc;
   vf.after = after;
+  vf.module_name = m->name;
   int internal_before = tx_diag_has_internal(pc->diags);
   for (uint32_t i = 0; i < m->nfuncs && !vf.v.stop; i++)
     verify_func(&vf, m->funcs[i]);
