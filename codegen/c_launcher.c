@@ -183,6 +183,9 @@ static const char *c_type(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
@@ -481,6 +484,7 @@ static void emit_expr(gen *g, tx_strbuf *o, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

@@ -183,6 +183,7 @@ static int nonneg(const cuda_cg *g, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return 0;
@@ -350,6 +351,9 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
@@ -478,6 +482,7 @@ const char *cuda_infix(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return NULL;
@@ -733,6 +738,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   case EXPR_TUPLE:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     cuda_error(g, e->span, "%s cannot appear in device code here", tx_expr_kind_name(k));
@@ -1185,6 +1191,15 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
       tx_stmt alloc = *s;
       alloc.kind = STMT_ALLOC;
       emit_alloc(g, &alloc);
+    } else if (b->data && b->data->kind == EXPR_CALL && b->data->nops == 1 &&
+               b->data->ops[0]->kind == EXPR_VAR && b->data->u.call.op &&
+               strcmp(b->data->u.call.op, "T.address_of") == 0) {
+      /* x.view(...) or T.decl_buffer(..., data=x.source.data) of scalar sugar x */
+      cuda_error(g, s->span,
+                 "buffer '%s' is over the storage of scalar '%s'; CUDA codegen does not address "
+                 "a scalar as a buffer",
+                 b->name ? b->name : "?",
+                 b->data->ops[0]->u.var.name ? b->data->ops[0]->u.var.name : "?");
     } else if (!b->data || !cuda_find_storage(g, b->data)) {
       cuda_error(g, s->span, "view '%s' does not view storage available in this kernel",
                  b->name ? b->name : "?");

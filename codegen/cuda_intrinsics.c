@@ -760,6 +760,9 @@ static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:

@@ -47,6 +47,9 @@ static const char *scalar_type(tx_dtype t) {
     return "void";
   case DT_E4M3FNUZ: /* no CUDA type: the fnuz encodings are AMD's */
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
     return NULL;
   }
   return NULL;
@@ -125,6 +128,9 @@ unsigned tx_cuda_type_features(tx_dtype t) {
   case DT_VOID:
   case DT_E4M3FNUZ:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
     return 0;
   }
   return 0;

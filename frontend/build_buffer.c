@@ -179,6 +179,14 @@ static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char
     buf->layout = bld_layout(b, v);
     return buf->layout != NULL;
   }
+  if (strcmp(name, "annotations") == 0 && ctor == CTOR_ALLOC) {
+    if (v->kind != AST_DICT) {
+      BLD_ERROR(b, v, "annotations= takes a dict: annotations={\"key\": value}");
+      return 0;
+    }
+    buf->annotations = v->u.dict.keys.len ? bld_arg(b, v) : NULL;
+    return !v->u.dict.keys.len || buf->annotations != NULL;
+  }
   const tx_expr **slot = strcmp(name, "data") == 0             ? &buf->data
                          : strcmp(name, "elem_offset") == 0    ? &buf->elem_offset
                          : strcmp(name, "allocated_addr") == 0 ? &buf->allocated_addr
@@ -307,7 +315,7 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
       }
     static const char *const known[] = {"shape",       "dtype",          "data",  "strides",
                                         "elem_offset", "scope",          "align", "offset_factor",
-                                        "layout",      "allocated_addr", "name"};
+                                        "layout",      "allocated_addr", "name",  "annotations"};
     int is_known = 0;
     for (size_t n = 0; n < sizeof known / sizeof *known; n++)
       is_known |= strcmp(k, known[n]) == 0;
@@ -382,18 +390,49 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
 
 /* ---- views ----------------------------------------------------------------------------- */
 
+/* Is s scalar sugar, `x: T.float16` (a one-element local TVM keeps as a buffer)? */
+static int is_scalar_sugar(const symbol *s) {
+  return s && s->kind == SYM_VAR && s->expr->kind == EXPR_VAR && s->expr->u.var.form == VAR_SCALAR;
+}
+
 int bld_is_buffer_view_call(builder *b, const tx_ast *call) {
   if (call->kind != AST_CALL || call->u.call.func->kind != AST_ATTR) return 0;
   const tx_ast *obj = call->u.call.func->u.attr.value;
   const symbol *s = obj->kind == AST_NAME ? bld_lookup(b, obj->u.name.id) : NULL;
   const char *m = call->u.call.func->u.attr.attr;
+  if (is_scalar_sugar(s)) return strcmp(m, "view") == 0;
   return s && s->kind == SYM_BUFFER &&
          (strcmp(m, "view") == 0 || strcmp(m, "permute") == 0 || strcmp(m, "local") == 0);
 }
 
+/* The storage of scalar sugar x as TVM sees it: a (1,) local buffer of x's
+ * dtype over T.address_of(x), the source of `x.view(...)` (the same buffer
+ * `T.decl_buffer((1,), data=x.source.data, scope="local")` declares). */
+static const tx_buffer *scalar_storage(builder *b, const tx_expr *x, tirx_span span) {
+  tx_buffer *buf = tx_arena_alloc(b->ir->arena, sizeof *buf);
+  const tx_expr **shape = tx_arena_alloc(b->ir->arena, sizeof *shape);
+  tx_expr *addr = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, &x, 1, span);
+  if (!buf || !shape || !addr || !(shape[0] = tx_int(b->ir, TX_INT32, 1, span)) ||
+      !(addr->u.call.op = bld_intern(b, "T.address_of")))
+    return bld_oom(b), NULL;
+  addr->u.call.kw.npos = 1;
+  buf->name = x->u.var.name;
+  buf->dtype = x->dtype;
+  buf->form = BUF_DECL;
+  buf->span = span;
+  buf->scope = b->n.local;
+  buf->ndim = 1;
+  buf->shape = shape;
+  buf->data = addr;
+  return buf;
+}
+
 tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tirx_span span) {
   const tx_ast *obj = call->u.call.func->u.attr.value;
-  const tx_buffer *src = bld_lookup(b, obj->u.name.id)->buffer;
+  const symbol *sym = bld_lookup(b, obj->u.name.id);
+  const tx_expr *scalar = is_scalar_sugar(sym) ? sym->expr : NULL;
+  const tx_buffer *src = scalar ? scalar_storage(b, scalar, obj->span) : sym->buffer;
+  if (!src) return NULL;
   const char *method = call->u.call.func->u.attr.attr;
   tx_buffer *buf = tx_arena_alloc(b->ir->arena, sizeof *buf);
   if (!buf) return bld_oom(b), NULL;
@@ -405,9 +444,11 @@ tx_buffer *bld_buffer_view(builder *b, const tx_ast *call, const char *name, tir
 
   ptr_vec ops = {0}, kw = {0};
   uint32_t npos = 0;
-  tx_expr *self = tx_expr_new(b->ir, EXPR_BUFFER, src->dtype, NULL, 0, obj->span);
+  /* x.view(...) of scalar sugar keeps x itself as the receiver: it prints so. */
+  tx_expr *self = scalar ? NULL : tx_expr_new(b->ir, EXPR_BUFFER, src->dtype, NULL, 0, obj->span);
   tx_expr *origin = NULL;
-  int ok = self && vec_push(b, &ops, self) && bld_call_operands(b, call, 0, &ops, &kw, &npos);
+  int ok = (scalar || self) && vec_push(b, &ops, scalar ? scalar : self) &&
+           bld_call_operands(b, call, 0, &ops, &kw, &npos);
   if (self) self->u.buffer = src;
   const tx_expr *const *args = (const tx_expr *const *)ops.items + 1;
   int dtype_view = ok && strcmp(method, "view") == 0 && npos == 1 && args[0]->kind == EXPR_STRING;
@@ -672,9 +713,22 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
   }
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
   const tx_ast_list *args = &ast->u.call.args;
-  if (ast->u.call.keywords.len) {
-    BLD_ERROR(b, ast, "%s takes no keyword arguments", q);
-    return NULL;
+  int swizzle_outer = 0;
+  for (size_t i = 0; i < ast->u.call.keywords.len; i++) {
+    /* T.ComposeLayout(..., swizzle_inner=False), as TVM prints a non-default one. */
+    const tx_ast *kw = ast->u.call.keywords.items[i];
+    const tx_ast *v = kw->u.keyword.value;
+    if (strcmp(q, "T.ComposeLayout") != 0 || !kw->u.keyword.arg ||
+        strcmp(kw->u.keyword.arg, "swizzle_inner") != 0 ||
+        (v->kind != AST_TRUE && v->kind != AST_FALSE) || ast->u.call.keywords.len > 1) {
+      BLD_ERROR(b, ast,
+                strcmp(q, "T.ComposeLayout") == 0
+                    ? "T.ComposeLayout takes one keyword argument, swizzle_inner=True/False"
+                    : "%s takes no keyword arguments",
+                q);
+      return NULL;
+    }
+    swizzle_outer = v->kind == AST_FALSE;
   }
   if (strcmp(q, "T.TileLayout") == 0) {
     if (args->len != 1) {
@@ -720,6 +774,7 @@ const tx_layout *bld_layout(builder *b, const tx_ast *ast) {
   l->per_element = params[0];
   l->swizzle_len = params[1];
   l->atom_len = params[2];
+  l->swizzle_outer = swizzle_outer;
   if (compose) {
     l->tile = bld_layout(b, args->items[3]);
     if (!l->tile) return NULL;

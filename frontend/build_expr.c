@@ -18,14 +18,18 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth);
 /* ---- dtypes --------------------------------------------------------------------- */
 
 /* `T.float32` (or a shorthand T.f32 / T.i32) as a dtype. */
-/* A dtype packed into a map value; 0 stays "not remembered". */
+/* A dtype packed into a map value; 0 stays "not remembered". Codes fit in 7
+ * bits: the top bit of the code byte is the scalable flag. */
 static void *pack_dtype(tx_dtype t) {
-  return (void *)(uintptr_t)(1 + ((uintptr_t)t.code | (uintptr_t)t.bits << 8 |
-                                  (uintptr_t)t.lanes << 16));
+  return (void *)(uintptr_t)(1 + ((uintptr_t)t.code | (uintptr_t)(t.scalable ? 0x80 : 0) |
+                                  (uintptr_t)t.bits << 8 | (uintptr_t)t.lanes << 16));
 }
 static tx_dtype unpack_dtype(void *p) {
   uintptr_t v = (uintptr_t)p - 1;
-  return (tx_dtype){.code = (uint8_t)v, .bits = (uint8_t)(v >> 8), .lanes = (uint16_t)(v >> 16)};
+  return (tx_dtype){.code = (uint8_t)(v & 0x7f),
+                    .bits = (uint8_t)(v >> 8),
+                    .lanes = (uint16_t)(v >> 16),
+                    .scalable = (uint8_t)((v & 0x80) != 0)};
 }
 
 /* T.<dtype>x<N> that would be a data type but for N > TX_MAX_LANES: worth
@@ -873,9 +877,31 @@ static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
   return e;
 }
 
+/* TVM's reference to a value it printed as metadata and omitted from the
+ * text, `metadata["ir.StringImm"][0]` (while no `metadata` is defined), or
+ * NULL when `a` is not one. Kept as the opaque call `metadata` ("kind", i),
+ * a handle as TVM's StringImm is; lowering refuses it (the value is gone). */
+static const tx_expr *metadata_ref(builder *b, const tx_ast *a) {
+  const tx_ast *inner = a->u.subscript.value, *idx = a->u.subscript.index;
+  if (inner->kind != AST_SUBSCRIPT || inner->u.subscript.value->kind != AST_NAME ||
+      strcmp(inner->u.subscript.value->u.name.id, "metadata") != 0 ||
+      bld_lookup(b, inner->u.subscript.value->u.name.id) ||
+      inner->u.subscript.index->kind != AST_STR || idx->kind != AST_INT)
+    return NULL;
+  const tx_ast *key = inner->u.subscript.index;
+  const tx_expr *ops[2] = {tx_string(b->ir, key->u.str.data, key->u.str.len, key->span),
+                           tx_int(b->ir, TX_INT32, (int64_t)idx->u.int_lit.value, idx->span)};
+  tx_expr *e = ops[0] && ops[1] ? tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, ops, 2, a->span) : NULL;
+  if (!e || !(e->u.call.op = bld_intern(b, TX_METADATA_OP))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
 /* A[i, j] (a load) or A[0:16, k] (a region). */
 static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, int allow_region) {
   const tx_ast *idx = a->u.subscript.index;
+  const tx_expr *meta = metadata_ref(b, a);
+  if (meta) return meta;
   const tx_buffer *buf = buffer_of(b, a->u.subscript.value);
   const tx_expr *scalar = buf ? NULL : scalar_source_of(b, a->u.subscript.value);
   if (scalar) {
@@ -925,7 +951,7 @@ static const tx_expr *build_subscript(builder *b, const tx_ast *a, int depth, in
     tx_dtype t = buf->dtype;
     /* A vector index (a Ramp) loads that many lanes. */
     if (!region && n >= 1 && ((const tx_expr *)ops.items[n - 1])->dtype.lanes > 1)
-      t = tx_dtype_with_lanes(t, ((const tx_expr *)ops.items[n - 1])->dtype.lanes);
+      t = tx_dtype_lanes_of(t, ((const tx_expr *)ops.items[n - 1])->dtype);
     e = tx_expr_new(b->ir, region ? EXPR_REGION : EXPR_LOAD, t, (const tx_expr *const *)ops.items,
                     ops.len, a->span);
     if (e) {
@@ -1005,6 +1031,12 @@ static tx_dtype ptx_scalar_dtype(const char *p) {
   return TX_VOID;
 }
 
+/* Does keyword `k` name a call's result dtype (`return_type=`, `dtype=`, or
+ * T.call_ffi_kernel's `ret_ty=`)? */
+static int is_result_keyword(const char *k) {
+  return strcmp(k, "return_type") == 0 || strcmp(k, "dtype") == 0 || strcmp(k, "ret_ty") == 0;
+}
+
 static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *const *ops,
                             uint32_t npos, uint32_t nops, const char *const *kw) {
   switch (in->result) {
@@ -1029,12 +1061,13 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
   case RES_HANDLE:
     return TX_HANDLE;
   case RES_KW_DTYPE:
-  case RES_ARG0_DTYPE_STR: {
+  case RES_ARG0_DTYPE_STR:
+  case RES_ARG3_DTYPE: {
     const tx_expr *s = NULL;
     if (in->result == RES_ARG0_DTYPE_STR && npos > 0) s = ops[0];
+    if (in->result == RES_ARG3_DTYPE && npos > 3) s = ops[3];
     for (uint32_t i = npos; i < nops && !s; i++)
-      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
-        s = ops[i];
+      if (is_result_keyword(kw[i - npos])) s = ops[i];
     tx_dtype t;
     if (s && s->kind == EXPR_STRING && tx_dtype_parse(s->u.str.data, s->u.str.len, &t)) return t;
     /* return_type=T.handle(...) / T.handle(...).ty: a pointer */
@@ -1044,7 +1077,7 @@ static tx_dtype result_type(builder *b, const tx_intrinsic *in, const tx_expr *c
   case RES_DTYPE_STR: {
     tx_dtype t;
     for (uint32_t i = npos; i < nops; i++)
-      if (strcmp(kw[i - npos], "return_type") == 0 || strcmp(kw[i - npos], "dtype") == 0)
+      if (is_result_keyword(kw[i - npos]))
         return ops[i]->kind == EXPR_STRING &&
                        tx_dtype_parse(ops[i]->u.str.data, ops[i]->u.str.len, &t)
                    ? t
@@ -1250,6 +1283,15 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
 }
 
 /* Constructs with their own IR kinds. Returns 1 when `q` is one (result in *out). */
+/* Is `a` written `T.vscale() * <something>`, a scalable lane count? */
+static int is_vscale_times(builder *b, const tx_ast *a) {
+  if (a->kind != AST_BINOP || a->u.binop.op != BINOP_MUL) return 0;
+  const tx_ast *l = a->u.binop.left;
+  if (l->kind != AST_CALL || l->u.call.args.len || l->u.call.keywords.len) return 0;
+  const char *q = bld_qualified_name(b, l->u.call.func, NULL);
+  return q && strcmp(q, "T.vscale") == 0;
+}
+
 static int build_special_call(builder *b, const tx_ast *call, const char *q, int depth,
                               const tx_expr **out) {
   static const struct {
@@ -1317,16 +1359,20 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       const tx_expr *x =
           bld_dtype(b, args->items[0], &t) ? build(b, args->items[1], depth + 1) : NULL;
       if (x)
-        *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_with_lanes(t, x->dtype.lanes), &x, 1,
-                           call->span);
+        *out = tx_expr_new(b->ir, EXPR_CAST, tx_dtype_lanes_of(t, x->dtype), &x, 1, call->span);
     } else if (q[2] == 'R' || q[2] == 'B') {
       const tx_ast *lanes_ast = args->items[args->len - 1];
+      int scalable = is_vscale_times(b, lanes_ast);
+      if (scalable) lanes_ast = lanes_ast->u.binop.right;
       if (lanes_ast->kind != AST_INT || lanes_ast->u.int_lit.value < 1 ||
           lanes_ast->u.int_lit.value > TX_MAX_LANES) {
-        BLD_ERROR(b, lanes_ast, "lanes must be an integer literal from 1 to %d", TX_MAX_LANES);
+        BLD_ERROR(b, lanes_ast,
+                  "lanes must be an integer literal from 1 to %d, or T.vscale() times one",
+                  TX_MAX_LANES);
         return 1;
       }
-      int lanes = (int)lanes_ast->u.int_lit.value;
+      tx_dtype shape = tx_dt(DT_INT, 32, (int)lanes_ast->u.int_lit.value);
+      shape.scalable = (uint8_t)scalable;
       const tx_expr *ops[2] = {build(b, args->items[0], depth + 1), NULL};
       if (q[2] == 'R') {
         ops[1] = build(b, args->items[1], depth + 1);
@@ -1334,7 +1380,7 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       }
       if (ops[0])
         *out = tx_expr_new(b->ir, q[2] == 'R' ? EXPR_RAMP : EXPR_BROADCAST,
-                           tx_dtype_with_lanes(ops[0]->dtype, lanes), ops, q[2] == 'R' ? 2 : 1,
+                           tx_dtype_lanes_of(ops[0]->dtype, shape), ops, q[2] == 'R' ? 2 : 1,
                            call->span);
     } else {
       /* T.Let(body, where={x: value}) */
@@ -1372,8 +1418,135 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
   return 0;
 }
 
+/* `lambda x, y: body`, parameter i of dtype types[i] (int32 past ntypes:
+ * the index lambdas of T.tile.select); the parameters scope over the body. */
+static const tx_expr *build_lambda(builder *b, const tx_ast *a, const tx_dtype *types,
+                                   uint32_t ntypes) {
+  const tx_ast_list *params = &a->u.lambda.params;
+  ptr_vec ops = {0};
+  uint32_t mark = bld_scope_mark(b);
+  int ok = 1;
+  for (uint32_t i = 0; ok && i < params->len; i++) {
+    const tx_ast *pa = params->items[i];
+    if (pa->u.param.kind != PARAM_NORMAL || pa->u.param.annotation || pa->u.param.default_value) {
+      BLD_ERROR(b, pa, "a lambda takes plain parameters only");
+      ok = 0;
+      break;
+    }
+    tx_expr *v =
+        tx_var(b->ir, pa->u.param.name, i < ntypes ? types[i] : TX_INT32, VAR_PLAIN, pa->span);
+    symbol sym = {
+        .name = pa->u.param.name, .kind = SYM_VAR, .mut = MUT_FIXED, .expr = v, .span = pa->span};
+    ok = v && bld_push_symbol(b, sym) >= 0 && vec_push(b, &ops, v);
+    if (!v) bld_oom(b);
+  }
+  const tx_expr *body = ok ? bld_arg(b, a->u.lambda.body) : NULL;
+  bld_scope_pop(b, mark);
+  tx_expr *e = NULL;
+  if (body && vec_push(b, &ops, body)) {
+    e = tx_expr_new(b->ir, EXPR_LAMBDA, TX_VOID, (const tx_expr *const *)ops.items, ops.len,
+                    a->span);
+    if (!e) bld_oom(b);
+  }
+  vec_free(&ops);
+  return e;
+}
+
+/* T.Shuffle([v0, v1, ...], [i0, i1, ...]): TVM's Shuffle, lanes i0, i1, ...
+ * of the concatenated vectors; one lane per index, of the vectors' element
+ * type. Kept as the call T.Shuffle; CUDA codegen does not emit it. */
+static const tx_expr *build_shuffle(builder *b, const tx_ast *call) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->len != 2 || call->u.call.keywords.len || args->items[0]->kind != AST_LIST ||
+      args->items[1]->kind != AST_LIST || args->items[0]->u.seq.elts.len == 0 ||
+      args->items[1]->u.seq.elts.len == 0 || args->items[1]->u.seq.elts.len > TX_MAX_LANES) {
+    BLD_ERROR(b, call, "T.Shuffle takes a list of vectors and a list of lane indices");
+    return NULL;
+  }
+  const tx_expr *ops[2] = {bld_arg(b, args->items[0]), NULL};
+  if (!ops[0] || !(ops[1] = bld_arg(b, args->items[1]))) return NULL;
+  tx_dtype t = tx_dtype_with_lanes(tx_dtype_elem(ops[0]->ops[0]->dtype), (int)ops[1]->nops);
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, t, ops, 2, call->span);
+  if (!e || !(e->u.call.op = bld_intern(b, "T.Shuffle"))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
+/* T.comm_reducer(lambda x0.., y0..: result(s), [identity, ...]): TVM's
+ * CommReducer, the node of T.attr(..., "reduce_scope", ...). The lambda's
+ * two halves of parameters take the dtypes of the identities. */
+static const tx_expr *build_comm_reducer(builder *b, const tx_ast *call) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->len != 2 || call->u.call.keywords.len || args->items[0]->kind != AST_LAMBDA ||
+      args->items[1]->kind != AST_LIST ||
+      args->items[0]->u.lambda.params.len != 2 * args->items[1]->u.seq.elts.len) {
+    BLD_ERROR(b, call,
+              "T.comm_reducer takes a lambda of 2N parameters and a list of N identities: "
+              "T.comm_reducer(lambda x, y: x + y, [T.float32(0.0)])");
+    return NULL;
+  }
+  const tx_expr *ident = bld_arg(b, args->items[1]);
+  if (!ident) return NULL;
+  uint32_t n = ident->nops;
+  tx_dtype *types = tx_arena_alloc(b->ir->arena, (2 * n + 1) * sizeof *types);
+  if (!types) return bld_oom(b), NULL;
+  for (uint32_t i = 0; i < n; i++)
+    types[i] = types[n + i] = ident->ops[i]->dtype;
+  const tx_expr *ops[2] = {build_lambda(b, args->items[0], types, 2 * n), ident};
+  if (!ops[0]) return NULL;
+  tx_expr *e = tx_expr_new(b->ir, EXPR_CALL, TX_HANDLE, ops, 2, call->span);
+  if (!e || !(e->u.call.op = bld_intern(b, "T.comm_reducer"))) return bld_oom(b), NULL;
+  e->u.call.kw.npos = 2;
+  return e;
+}
+
+/* The function `Module.f` names when `callee` is that attribute of the
+ * @I.ir_module class being built (and the class name is not shadowed), or NULL. */
+static const tx_ast *module_function_of(builder *b, const tx_ast *callee) {
+  const tx_ast *cls = b->module_class;
+  if (!cls || callee->kind != AST_ATTR || callee->u.attr.value->kind != AST_NAME ||
+      strcmp(callee->u.attr.value->u.name.id, cls->u.classdef.name) != 0 ||
+      bld_lookup(b, cls->u.classdef.name))
+    return NULL;
+  for (size_t i = 0; i < cls->u.classdef.body.len; i++) {
+    const tx_ast *st = cls->u.classdef.body.items[i];
+    if (st->kind == AST_FUNCDEF && strcmp(st->u.funcdef.name, callee->u.attr.attr) == 0) return st;
+  }
+  return NULL;
+}
+
+/* `Module.f(args...)`: a call of another function of the module (TVM's
+ * GlobalVar call), of f's written return dtype (void without one). Kept as
+ * the call `Module.f`; lowering does not inline or link it. */
+static const tx_expr *build_module_call(builder *b, const tx_ast *call, const tx_ast *fn) {
+  tx_dtype t = TX_VOID;
+  if (fn->u.funcdef.returns && !bld_dtype(b, fn->u.funcdef.returns, &t)) return NULL;
+  ptr_vec ops = {0}, kw = {0};
+  uint32_t npos = 0;
+  tx_expr *e = NULL;
+  if (bld_call_operands(b, call, 0, &ops, &kw, &npos)) {
+    if (kw.len) {
+      BLD_ERROR(b, call, "a call of a module function takes positional arguments only");
+    } else {
+      tx_strbuf sb = {.alloc = bld_alloc(b)};
+      tx_sb_printf(&sb, "%s.%s", b->module_class->u.classdef.name, fn->u.funcdef.name);
+      e = tx_expr_new(b->ir, EXPR_CALL, t, (const tx_expr *const *)ops.items, ops.len, call->span);
+      if (e && tx_sb_cstr(&sb) && (e->u.call.op = bld_intern(b, tx_sb_cstr(&sb))))
+        e->u.call.kw.npos = npos;
+      else
+        e = NULL, bld_oom(b);
+      tx_sb_free(&sb);
+    }
+  }
+  vec_free(&ops);
+  vec_free(&kw);
+  return e;
+}
+
 static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   const tx_ast *callee = call->u.call.func;
+  const tx_ast *fn = module_function_of(b, callee);
+  if (fn) return build_module_call(b, call, fn);
   if (callee->kind == AST_ATTR) {
     const tx_buffer *buf = buffer_of(b, callee->u.attr.value);
     if (buf) return build_buffer_method(b, call, buf);
@@ -1417,6 +1590,8 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
     e->u.layout = l;
     return e;
   }
+  if (strcmp(q, "T.comm_reducer") == 0) return build_comm_reducer(b, call);
+  if (strcmp(q, "T.Shuffle") == 0) return build_shuffle(b, call);
   return build_intrinsic_call(b, call, q, NULL);
 }
 
@@ -1489,12 +1664,13 @@ static const tx_expr *build(builder *b, const tx_ast *a, int depth) {
   case AST_TUPLE:
   case AST_LIST:
     return build_seq(b, a, depth);
+  case AST_LAMBDA:
+    return build_lambda(b, a, NULL, 0);
   case AST_ELLIPSIS:
   case AST_KEYWORD:
   case AST_STARRED:
   case AST_SLICE:
   case AST_DICT:
-  case AST_LAMBDA:
   case AST_EXPR_STMT:
   case AST_ASSIGN:
   case AST_ANNASSIGN:

@@ -73,11 +73,12 @@ typedef struct builder {
   tirx_span dyn_shared_span;   /* first shared.dyn allocation (line 0: none) */
   ptr_vec symbolic;            /* symbolic vars of the current function */
   ptr_vec attr_keys, attr_values;
-  tx_strbuf qualified;  /* scratch for bld_qualified_name, reused across calls */
-  tx_ptrmap dtype_of;   /* interned "T.float32" -> its dtype + 1 (bld_dtype_attr's memo) */
-  uint32_t quoted_dims; /* the shape being built: dims written as strings (bit i: dim i) */
-  tx_ptrmap func_of;    /* interned function name -> its first tx_func (redefinitions) */
-  int funcs_full;       /* TX_MAX_FUNCS was reported; later functions are dropped */
+  tx_strbuf qualified;        /* scratch for bld_qualified_name, reused across calls */
+  tx_ptrmap dtype_of;         /* interned "T.float32" -> its dtype + 1 (bld_dtype_attr's memo) */
+  uint32_t quoted_dims;       /* the shape being built: dims written as strings (bit i: dim i) */
+  tx_ptrmap func_of;          /* interned function name -> its first tx_func (redefinitions) */
+  int funcs_full;             /* TX_MAX_FUNCS was reported; later functions are dropped */
+  const tx_ast *module_class; /* the @I.ir_module class being built: `Module.f(...)` calls */
 
   /* Frequently compared names, interned once. */
   struct {

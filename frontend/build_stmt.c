@@ -127,13 +127,11 @@ static int positive_extents(builder *b, const tx_stmt *s, const tx_ast *call) {
   return 1;
 }
 
-/* `bx, by = T.cta_id([GM, GN])` or a bare `T.cta_id([1])`. */
+/* `bx, by = T.cta_id([GM, GN])` or a bare `T.cta_id([1])`. One before
+ * T.device_entry() reads as TVM prints it (T.hint round trips do); the
+ * verifier refuses it when lowering. */
 static const tx_stmt *build_scope_id(builder *b, const tx_ast *call, const char *op,
                                      const tx_ast *const *targets, size_t ntargets) {
-  if (!b->device_entry_seen) {
-    BLD_ERROR(b, call, "scope id T.%s is used before T.device_entry()", op);
-    return NULL;
-  }
   tx_stmt *s = call_stmt(b, STMT_SCOPE_ID, call, op);
   if (!s || !positive_extents(b, s, call)) return NULL;
   uint32_t nids = 1;
@@ -248,12 +246,37 @@ const tx_expr *bld_launch_index(builder *b, const tx_ast *call, const char *q) {
   return e;
 }
 
+/* TVM's AttrStmt on a node, T.attr(node, "key", value), flat or with a body:
+ * the node (T.iter_var(...), T.comm_reducer(...), a variable) is kept as
+ * written and the three print back positionally. */
+static const tx_stmt *build_node_attr(builder *b, const tx_ast *call, const tx_ast_list *body) {
+  const tx_ast_list *args = &call->u.call.args;
+  if (args->items[1]->kind != AST_STR) {
+    BLD_ERROR(b, args->items[1], "the key of T.attr(node, key, value) must be a string");
+    return NULL;
+  }
+  const tx_expr *ops[3];
+  for (int i = 0; i < 3; i++)
+    if (!(ops[i] = bld_arg(b, args->items[i]))) return NULL;
+  const tx_stmt *inner = body ? bld_block(b, body) : NULL;
+  if (body && !inner) return NULL;
+  tx_stmt *s = new_stmt(b, STMT_ATTR, ops, 3, inner ? &inner : NULL, inner ? 1 : 0, call->span);
+  if (s) {
+    s->kw.npos = 3;
+    s->flag = body ? 1 : 0;
+  }
+  return s;
+}
+
 /* T.attr({"key": value}) flat, or with a body. */
 static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_list *body) {
   const tx_ast_list *args = &call->u.call.args;
+  if (args->len == 3 && !call->u.call.keywords.len) return build_node_attr(b, call, body);
   if (args->len != 1 || call->u.call.keywords.len || args->items[0]->kind != AST_DICT ||
       args->items[0]->u.dict.keys.len == 0) {
-    BLD_ERROR(b, call, "T.attr takes one non-empty dict: T.attr({\"key\": value})");
+    BLD_ERROR(b, call,
+              "T.attr takes one non-empty dict, T.attr({\"key\": value}), or a node, a key and a "
+              "value: T.attr(node, \"key\", value)");
     return NULL;
   }
   const tx_ast *dict = args->items[0];
@@ -395,13 +418,29 @@ static const tx_stmt *build_expr_stmt(builder *b, const tx_ast *st) {
 /* ---- assignments ------------------------------------------------------------------------------
  */
 
-/* The number of lanes of slice begin:end, when end is begin + constant. */
-static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes) {
+/* Is e `T.vscale() * N` (N constant)? Then N goes to *lanes. */
+static int vscale_lanes(const tx_expr *e, int64_t *lanes) {
+  if (e->kind != EXPR_MUL || e->ops[1]->kind != EXPR_INT || e->ops[0]->kind != EXPR_CALL ||
+      !e->ops[0]->u.call.op || strcmp(e->ops[0]->u.call.op, "T.vscale") != 0)
+    return 0;
+  *lanes = e->ops[1]->u.ival;
+  return 1;
+}
+
+/* The number of lanes of slice begin:end, when end is begin + constant, or
+ * begin + T.vscale() * N (a scalable vector: *scalable set; TVM folds a
+ * zero begin away, `0:T.vscale() * 4`). */
+static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes, int *scalable) {
+  *scalable = 0;
   if (begin->kind == EXPR_INT && end->kind == EXPR_INT) {
     *lanes = end->u.ival - begin->u.ival;
     return 1;
   }
-  if (end->kind == EXPR_ADD && end->ops[1]->kind == EXPR_INT && tx_expr_equal(end->ops[0], begin)) {
+  if (begin->kind == EXPR_INT && begin->u.ival == 0 && vscale_lanes(end, lanes))
+    return *scalable = 1;
+  if (end->kind == EXPR_ADD && tx_expr_equal(end->ops[0], begin)) {
+    if (vscale_lanes(end->ops[1], lanes)) return *scalable = 1;
+    if (end->ops[1]->kind != EXPR_INT) return 0;
     *lanes = end->ops[1]->u.ival;
     return 1;
   }
@@ -420,9 +459,10 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
     const tx_expr *e = region->ops[i];
     if (e->kind == EXPR_SLICE) {
       int64_t lanes = 0;
+      int scalable = 0;
       const tx_expr *begin = e->ops[0], *end = e->ops[1];
-      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE || !slice_lanes(begin, end, &lanes) ||
-          lanes < 1 || lanes > TX_MAX_LANES) {
+      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE ||
+          !slice_lanes(begin, end, &lanes, &scalable) || lanes < 1 || lanes > TX_MAX_LANES) {
         BLD_ERROR(b, target,
                   "a stored slice needs a constant length from 1 to %d: A[i:i + 4] = value",
                   TX_MAX_LANES);
@@ -430,9 +470,9 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
         break;
       }
       const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, 1, e->span)};
-      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, tx_dtype_with_lanes(begin->dtype, (int)lanes), ops,
-                               2, e->span)
-                 : NULL;
+      tx_dtype t = tx_dtype_with_lanes(begin->dtype, (int)lanes);
+      t.scalable = (uint8_t)scalable;
+      e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, t, ops, 2, e->span) : NULL;
       if (!e) bld_oom(b);
     }
     ok = e && vec_push(b, &idx, e);
@@ -440,11 +480,15 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
   tx_expr *load = NULL;
   if (ok) {
     const tx_buffer *buf = region->u.buffer;
-    int lanes = 1;
-    for (uint32_t i = 0; i < idx.len; i++)
-      lanes *= ((const tx_expr *)idx.items[i])->dtype.lanes;
-    load = tx_expr_new(b->ir, EXPR_LOAD, tx_dtype_with_lanes(buf->dtype, lanes),
-                       (const tx_expr *const *)idx.items, idx.len, target->span);
+    tx_dtype t = buf->dtype;
+    t.lanes = 1;
+    for (uint32_t i = 0; i < idx.len; i++) {
+      tx_dtype it = ((const tx_expr *)idx.items[i])->dtype;
+      t.lanes = (uint16_t)(t.lanes * it.lanes);
+      t.scalable |= it.scalable;
+    }
+    load =
+        tx_expr_new(b->ir, EXPR_LOAD, t, (const tx_expr *const *)idx.items, idx.len, target->span);
     if (load)
       load->u.buffer = buf;
     else
@@ -513,13 +557,13 @@ static const tx_stmt *declare_buffer(builder *b, const tx_ast *target, const tx_
   tx_buffer *buf = NULL;
   if (ctor == CTOR_NONE) {
     buf = bld_buffer_view(b, call, target->u.name.id, target->span);
-  } else if (ctor == CTOR_MATCH || ctor == CTOR_BUFFER) {
-    BLD_ERROR(b, call,
-              ctor == CTOR_MATCH ? "T.match_buffer must come at the start of the function"
-                                 : "T.Buffer is a parameter annotation");
+  } else if (ctor == CTOR_MATCH) {
+    BLD_ERROR(b, call, "T.match_buffer must come at the start of the function");
     return NULL;
   } else {
     buf = bld_buffer(b, ctor, call, target->u.name.id, target->span);
+    /* X = T.Buffer(...) in a body: TVM's print of a buffer used undeclared. */
+    if (buf && ctor == CTOR_BUFFER) buf->form = BUF_FREE;
   }
   if (!buf) return NULL;
   /* Only a buffer with storage of its own opens a dynamic arena; views into
@@ -613,7 +657,22 @@ const tx_stmt *bld_assign_name(builder *b, const tx_ast *target, const tx_ast *v
     if (op) return build_scope_id(b, value_ast, op, &target, 1);
     if (bld_buffer_ctor_of(b, value_ast) != CTOR_NONE || bld_is_buffer_view_call(b, value_ast))
       return declare_buffer(b, target, value_ast);
-    tx_dtype dt;
+    tx_dtype dt, pointee;
+    int has_pointee;
+    const char *scope;
+    if ((value_ast->u.call.args.len || value_ast->u.call.keywords.len) &&
+        bld_pointer_type(b, value_ast, &pointee, &has_pointee, &scope) > 0) {
+      /* p = T.handle("float32", "global"): a free pointer variable, as TVM
+       * declares one that no parameter binds. */
+      if (!check_new_name(b, target, function_mark(b))) return NULL;
+      tx_expr *v = fresh_var(b, target, TX_HANDLE, VAR_SYMBOLIC);
+      if (!v) return NULL;
+      v->u.var.pointee = pointee;
+      v->u.var.has_pointee = has_pointee;
+      v->u.var.scope = scope ? bld_intern(b, scope) : NULL;
+      if (!bind_var(b, target, v, MUT_FIXED) || !vec_push(b, &b->symbolic, v)) return NULL;
+      return NULL;
+    }
     if (value_ast->u.call.args.len == 0 && value_ast->u.call.keywords.len == 0 &&
         bld_dtype_attr(b, value_ast->u.call.func, &dt, 0)) {
       /* n = T.int32() after other statements: a symbolic extent of this function. */
@@ -1122,14 +1181,18 @@ static const tx_stmt *build_while(builder *b, const tx_ast *st) {
 }
 
 /* TVM's printed assert message with an error kind, ("ValueError", ["part",
- * ...]): a tuple of the kind and a list of strings. */
+ * ...]): a tuple of the kind and a list of strings (or of references to
+ * omitted metadata strings, metadata["ir.StringImm"][0]). */
 static int is_kind_message(const tx_expr *m) {
   if (m->kind != EXPR_TUPLE || m->u.is_list || m->nops != 2 || m->ops[0]->kind != EXPR_STRING)
     return 0;
   const tx_expr *parts = m->ops[1];
   if (parts->kind != EXPR_TUPLE || !parts->u.is_list) return 0;
-  for (uint32_t i = 0; i < parts->nops; i++)
-    if (parts->ops[i]->kind != EXPR_STRING) return 0;
+  for (uint32_t i = 0; i < parts->nops; i++) {
+    const tx_expr *p = parts->ops[i];
+    int meta = p->kind == EXPR_CALL && p->u.call.op && strcmp(p->u.call.op, TX_METADATA_OP) == 0;
+    if (p->kind != EXPR_STRING && !meta) return 0;
+  }
   return 1;
 }
 

@@ -579,7 +579,7 @@ static void build_module_assign(builder *b, const tx_ast *st) {
 /* ---- Functions ----------------------------------------------------------------- */
 
 typedef struct func_decorator {
-  int ok, is_private, is_s_tir;
+  int ok, is_private, is_s_tir, is_persistent;
 } func_decorator;
 
 static func_decorator read_decorators(builder *b, const tx_ast *fn) {
@@ -601,6 +601,8 @@ static func_decorator read_decorators(builder *b, const tx_ast *fn) {
           d.is_private = is_true;
         else if (strcmp(arg, "s_tir") == 0 && is_bool)
           d.is_s_tir = is_true;
+        else if (strcmp(arg, "persistent") == 0 && is_bool)
+          d.is_persistent = is_true;
         else if (strcmp(arg, "check_well_formed") == 0 && is_bool)
           ; /* a Python-side switch; the text form is always checked */
         else
@@ -952,6 +954,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->body = stmt;
     f->is_private = dec.is_private;
     f->is_s_tir = dec.is_s_tir;
+    f->is_persistent = dec.is_persistent;
     f->has_ret = build_return_dtype(b, fn->u.funcdef.returns, &f->ret_dtype);
     f->span = fn->span;
   }
@@ -1054,6 +1057,7 @@ static void build_class(builder *b, const tx_ast *cls, tx_module *mod, ptr_vec *
     return;
   }
   mod->name = cls->u.classdef.name;
+  b->module_class = cls;
   for (size_t i = 0; i < cls->u.classdef.body.len && !tx_diag_saturated(b->diags); i++) {
     const tx_ast *st = cls->u.classdef.body.items[i];
     if (st->kind == AST_PASS || is_docstring(st)) continue;
@@ -1148,7 +1152,7 @@ tirx_status tx_build_module(tx_ir *ir, tx_diag_sink *diags, const char *file,
   if (!mod) bld_oom(&b);
   for (size_t i = 0; mod && i < stmts->len && !b.oom && !tx_diag_saturated(diags); i++)
     build_top_level(&b, stmts->items[i], mod, &funcs);
-  if (mod && !b.oom && funcs.len == 0 && tx_diag_errors(diags) == errors_before) {
+  if (mod && !b.oom && funcs.len == 0 && !mod->name && tx_diag_errors(diags) == errors_before) {
     tirx_span start = {.file = file, .line = 1, .col = 1, .end_line = 1, .end_col = 1};
     tx_error(diags, start, "no @T.prim_func function found");
   }

@@ -24,8 +24,10 @@ typedef enum tx_result_rule {
   RES_UINT64,
   RES_FLOAT32,
   RES_HANDLE,
-  RES_KW_DTYPE,       /* from the `return_type=` or `dtype=` keyword (default void) */
+  RES_KW_DTYPE,       /* from the `return_type=`, `dtype=` or `ret_ty=` keyword (default void) */
   RES_ARG0_DTYPE_STR, /* the first argument is a dtype string: T.reinterpret("float32", x) */
+  RES_ARG3_DTYPE,     /* the fourth argument names the dtype, a string or T.handle().ty (else
+                         `dtype=`): T.tvm_struct_get(args, 0, 13, "int32") as TVM prints it */
   RES_DTYPE_STR,      /* `return_type=`/`dtype=`, else the first string argument naming a
                          dtype: TVM's T.ptx.ld* helpers, written (addr, "uint32", "b32") or
                          printed with extra leading operands; T.cuda.ldg(p, "float32") */

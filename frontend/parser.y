@@ -586,6 +586,10 @@ decorator:
 funcdef:
     DEF NAME '(' ')' ret_ann ':' suite        { $$ = tx_p_funcdef(ps, $2, EMPTY, $5, $7, @$); }
   | DEF NAME '(' params ')' ret_ann ':' suite { $$ = tx_p_funcdef(ps, $2, $4, $6, $8, @$); }
+    /* Not Python: TVM prints a PrimFunc without a name (a closure's) as
+       `def (A: ...):`; read as a function named "" so the print round-trips. */
+  | DEF '(' ')' ret_ann ':' suite             { $$ = tx_p_funcdef(ps, "", EMPTY, $4, $6, @$); }
+  | DEF '(' params ')' ret_ann ':' suite      { $$ = tx_p_funcdef(ps, "", $3, $5, $7, @$); }
   ;
 
 ret_ann:

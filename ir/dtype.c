@@ -35,6 +35,9 @@ int tx_dtype_is_float(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
@@ -69,7 +72,9 @@ static int bits_allowed(tx_dtype_code code, int bits) {
   switch (code) {
   case DT_INT:
   case DT_UINT:
-    return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64;
+    /* 128: TVM's T.uint128 (a CLC query response); codegen has no type for it */
+    return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 ||
+           bits == 128;
   case DT_FLOAT:
     return bits == 16 || bits == 32 || bits == 64;
   case DT_BFLOAT:
@@ -78,6 +83,9 @@ static int bits_allowed(tx_dtype_code code, int bits) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:
@@ -107,13 +115,17 @@ int tx_dtype_parse(const char *s, size_t n, tx_dtype *out) {
   if (bits == 0 && best != DT_VOID) {
     if (!parse_small_uint(s, n, &i, &bits)) return 0;
   }
+  int scalable = 0;
   if (i < n && s[i] == 'x') {
     i++;
+    /* "float32xvscalex4": a scalable vector of 4 * vscale lanes (TVM's spelling). */
+    if (n - i > 7 && memcmp(s + i, "vscalex", 7) == 0) i += 7, scalable = 1;
     if (!parse_small_uint(s, n, &i, &lanes) || lanes < 1 || lanes > TX_MAX_LANES) return 0;
   }
   if (i != n || bits > 255 || !bits_allowed((tx_dtype_code)best, bits)) return 0;
   if (best == DT_VOID && lanes != 1) return 0;
   *out = tx_dt((tx_dtype_code)best, bits, lanes);
+  out->scalable = (uint8_t)scalable;
   return 1;
 }
 
@@ -125,7 +137,8 @@ const char *tx_dtype_str(tx_dtype t, char buf[32]) {
     n = snprintf(buf, 32, "%s", name);
   else
     n = snprintf(buf, 32, "%s%d", name, t.bits);
-  if (t.lanes != 1 && n > 0 && n < 32) snprintf(buf + n, 32 - (size_t)n, "x%d", t.lanes);
+  if ((t.lanes != 1 || t.scalable) && n > 0 && n < 32)
+    snprintf(buf + n, 32 - (size_t)n, t.scalable ? "xvscalex%d" : "x%d", t.lanes);
   return buf;
 }
 
@@ -137,7 +150,7 @@ void tx_dtype_print(tx_dtype t, tx_strbuf *out) {
 int tx_dtype_int_fits(tx_dtype t, int64_t v, int negative_u64) {
   if (t.code == DT_BOOL) return v == 0 || v == 1;
   if (t.code == DT_UINT) {
-    if (negative_u64) return t.bits == 64;
+    if (negative_u64) return t.bits >= 64;
     if (v < 0) return 0;
     return t.bits >= 64 || (uint64_t)v <= ((uint64_t)1 << t.bits) - 1;
   }

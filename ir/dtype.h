@@ -21,6 +21,9 @@
   X(DT_E4M3FNUZ, "float8_e4m3fnuz", 8)                                                             \
   X(DT_E5M2, "float8_e5m2", 8)                                                                     \
   X(DT_E5M2FNUZ, "float8_e5m2fnuz", 8)                                                             \
+  X(DT_E4M3, "float8_e4m3", 8)                                                                     \
+  X(DT_E4M3B11FNUZ, "float8_e4m3b11fnuz", 8)                                                       \
+  X(DT_E3M4, "float8_e3m4", 8)                                                                     \
   X(DT_E8M0FNU, "float8_e8m0fnu", 8)                                                               \
   X(DT_E2M3FN, "float6_e2m3fn", 6)                                                                 \
   X(DT_E3M2FN, "float6_e3m2fn", 6)                                                                 \
@@ -38,13 +41,15 @@ typedef enum tx_dtype_code {
 typedef struct tx_dtype {
   uint8_t code; /* tx_dtype_code */
   uint8_t bits;
-  uint16_t lanes; /* 1 for scalars */
+  uint16_t lanes;   /* 1 for scalars */
+  uint8_t scalable; /* a scalable vector of lanes * T.vscale() lanes: "float32xvscalex4"
+                       (lanes 4); parsed and printed, refused by lowering */
 } tx_dtype;
 
 enum { TX_MAX_LANES = 1024 };
 
 static inline tx_dtype tx_dt(tx_dtype_code code, int bits, int lanes) {
-  return (tx_dtype){(uint8_t)code, (uint8_t)bits, (uint16_t)lanes};
+  return (tx_dtype){(uint8_t)code, (uint8_t)bits, (uint16_t)lanes, 0};
 }
 #define TX_INT32 tx_dt(DT_INT, 32, 1)
 #define TX_INT64 tx_dt(DT_INT, 64, 1)
@@ -54,10 +59,17 @@ static inline tx_dtype tx_dt(tx_dtype_code code, int bits, int lanes) {
 #define TX_VOID tx_dt(DT_VOID, 0, 1)
 
 static inline int tx_dtype_eq(tx_dtype a, tx_dtype b) {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes && a.scalable == b.scalable;
 }
 static inline tx_dtype tx_dtype_elem(tx_dtype t) {
   t.lanes = 1;
+  t.scalable = 0;
+  return t;
+}
+/* t with the lane count of `shape` (fixed or scalable). */
+static inline tx_dtype tx_dtype_lanes_of(tx_dtype t, tx_dtype shape) {
+  t.lanes = shape.lanes;
+  t.scalable = shape.scalable;
   return t;
 }
 static inline tx_dtype tx_dtype_with_lanes(tx_dtype t, int lanes) {

@@ -101,7 +101,8 @@ static int eq_layout(eqctx *c, const tx_layout *a, const tx_layout *b) {
   if (!a || !b) return a == b;
   if (a->kind != b->kind || a->nshard != b->nshard || a->nreplica != b->nreplica ||
       a->noffset != b->noffset || a->per_element != b->per_element ||
-      a->swizzle_len != b->swizzle_len || a->atom_len != b->atom_len)
+      a->swizzle_len != b->swizzle_len || a->atom_len != b->atom_len ||
+      a->swizzle_outer != b->swizzle_outer)
     return 0;
   return eq_iters(c, a->shard, b->shard, a->nshard) &&
          eq_iters(c, a->replica, b->replica, a->nreplica) &&
@@ -123,7 +124,8 @@ static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
   return eq_var_def(c, a->data, b->data) && eq_exprs(c, a->shape, b->shape, a->ndim) &&
          eq_exprs(c, a->strides, b->strides, a->nstrides) &&
          eq_expr(c, a->elem_offset, b->elem_offset) &&
-         eq_expr(c, a->allocated_addr, b->allocated_addr) && eq_layout(c, a->layout, b->layout) &&
+         eq_expr(c, a->allocated_addr, b->allocated_addr) &&
+         eq_expr(c, a->annotations, b->annotations) && eq_layout(c, a->layout, b->layout) &&
          eq_expr(c, a->origin, b->origin);
 }
 
@@ -166,6 +168,10 @@ static int eq_payload(eqctx *c, const tx_expr *a, const tx_expr *b) {
     return a->u.is_list == b->u.is_list;
   case EXPR_LAYOUT:
     return eq_layout(c, a->u.layout, b->u.layout);
+  case EXPR_LAMBDA: /* the parameters are definitions */
+    for (uint32_t i = 0; i + 1 < a->nops && i + 1 < b->nops; i++)
+      if (!eq_var_def(c, a->ops[i], b->ops[i])) return 0;
+    return 1;
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
@@ -239,7 +245,8 @@ static int eq_attrs(eqctx *c, uint32_t n, const char *const *ka, const tx_expr *
 static int eq_func(eqctx *c, const tx_func *a, const tx_func *b) {
   if (!a || !b) return a == b;
   if (a->nparams != b->nparams || a->nattrs != b->nattrs || a->nsymbolic != b->nsymbolic ||
-      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir || a->has_ret != b->has_ret ||
+      a->is_private != b->is_private || a->is_s_tir != b->is_s_tir ||
+      a->is_persistent != b->is_persistent || a->has_ret != b->has_ret ||
       (a->has_ret && !tx_dtype_eq(a->ret_dtype, b->ret_dtype)))
     return 0;
   for (uint32_t i = 0; i < a->nparams; i++)
@@ -341,7 +348,8 @@ static uint64_t mix_str(uint64_t h, const char *s) {
 }
 
 static uint64_t mix_dtype(uint64_t h, tx_dtype t) {
-  return mix(h, (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 | t.lanes);
+  return mix(h, (uint64_t)t.scalable << 32 | (uint64_t)t.code << 24 | (uint64_t)t.bits << 16 |
+                    t.lanes);
 }
 
 /* Number a definition on first sight; a re-definition keeps its number. */
@@ -399,6 +407,7 @@ static uint64_t h_layout(hctx *c, uint64_t h, const tx_layout *l) {
   h = mix(mix(mix(h, l->kind), l->nshard), l->nreplica);
   h = mix(h, l->noffset);
   h = mix(mix(mix(h, (uint64_t)l->per_element), (uint64_t)l->swizzle_len), (uint64_t)l->atom_len);
+  h = mix(h, (uint64_t)l->swizzle_outer);
   h = h_iters(c, h_iters(c, h_iters(c, h, l->shard, l->nshard), l->replica, l->nreplica), l->offset,
               l->noffset);
   return h_layout(c, h, l->tile);
@@ -413,6 +422,7 @@ static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   h = mix(h, b->layout_none);
   h = h_exprs(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b->strides, b->nstrides);
   h = h_expr(c, h_expr(c, h, b->elem_offset), b->allocated_addr);
+  h = h_expr(c, h, b->annotations);
   h = h_expr(c, h_layout(c, h, b->layout), b->origin);
   return h_bind(c, h, b);
 }
@@ -447,6 +457,10 @@ static uint64_t h_payload(hctx *c, uint64_t h, const tx_expr *e) {
     return mix(h, (uint64_t)e->u.is_list);
   case EXPR_LAYOUT:
     return h_layout(c, h, e->u.layout);
+  case EXPR_LAMBDA:
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      h = h_var_def(c, h, e->ops[i]);
+    return h;
   case EXPR_ADD:
   case EXPR_SUB:
   case EXPR_MUL:
@@ -509,6 +523,7 @@ static uint64_t h_func(hctx *c, uint64_t h, const tx_func *f) {
   if (!f) return mix(h, H_NULL);
   h = mix(mix(mix(mix(h, f->nparams), f->nattrs), f->nsymbolic), (uint64_t)f->is_private);
   h = mix(h, (uint64_t)f->is_s_tir);
+  h = mix(h, (uint64_t)f->is_persistent);
   for (uint32_t i = 0; i < f->nparams; i++)
     h = h_var_def(c, h, f->params[i]);
   for (uint32_t i = 0; i < f->nsymbolic; i++)

@@ -102,6 +102,7 @@ int tx_fold_int(tx_expr_kind k, tx_dtype t, int64_t x, int64_t y, int64_t *out) 
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return 0;

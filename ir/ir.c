@@ -110,7 +110,7 @@ int tx_expr_is_binary(tx_expr_kind kind) {
 
 tx_dtype tx_binary_result_type(tx_expr_kind kind, tx_dtype a, tx_dtype b) {
   if (tx_expr_is_compare(kind) || kind == EXPR_AND || kind == EXPR_OR)
-    return tx_dt(DT_BOOL, 1, a.lanes > b.lanes ? a.lanes : b.lanes);
+    return tx_dtype_lanes_of(TX_BOOL, a.lanes >= b.lanes ? a : b);
   /* Operands were unified by the builder; prefer the vector side. */
   return a.lanes >= b.lanes ? a : b;
 }

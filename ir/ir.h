@@ -137,6 +137,8 @@ typedef enum tx_buffer_form {
   BUF_LOCAL_SCALAR, /* T.local_scalar */
   BUF_VIEW,         /* X = A.view(...) / A.permute(...) / A.local(...) : see origin */
   BUF_SBLOCK_ALLOC, /* T.sblock_alloc_buffer: a buffer of an S-TIR block (STMT_ALLOC) */
+  BUF_FREE,         /* X = T.Buffer(...) in a body (STMT_DECL): how TVM prints a buffer it
+                       uses without declaring it; no storage, refused by the verifier */
 } tx_buffer_form;
 
 struct tx_buffer {
@@ -158,6 +160,9 @@ struct tx_buffer {
    * equality, so equal.c does too. */
   uint8_t layout_none;
   const tx_expr *allocated_addr;
+  /* T.alloc_buffer(..., annotations={...}): the dict (a TX_DICT_OP call), kept
+   * for the print; lowering does not read it. */
+  const tx_expr *annotations;
   /* Shape dims written as strings, `T.Buffer(("n * 2", 4))` (TVM's printed
    * form of a dim that defines a variable): bit i for dim i < 32. Printed
    * back quoted; a spelling, equal.c ignores it. */
@@ -192,7 +197,10 @@ struct tx_layout {
   int shard_is_tuple;
   int replica_is_tuple;
   int64_t per_element, swizzle_len, atom_len; /* swizzle parameters */
-  const tx_layout *tile;                      /* LAYOUT_COMPOSE: the inner tile layout */
+  /* LAYOUT_COMPOSE written with swizzle_inner=False: kept for the print,
+   * refused by flatten-buffer. */
+  int swizzle_outer;
+  const tx_layout *tile; /* LAYOUT_COMPOSE: the inner tile layout */
 };
 
 /* ---- Statements ------------------------------------------------------------ */
@@ -267,6 +275,9 @@ typedef struct tx_func {
    * body may hold blocks (STMT_BLOCK). Kept so the print round-trips; such a
    * function is parsed and printed but not lowered (docs/conformance.md). */
   int is_s_tir;
+  /* @T.prim_func(persistent=True): TVM's tirx.persistent_kernel marker, kept
+   * for the print (TVM's codegen does not read it either). */
+  int is_persistent;
   /* `def f(...) -> T.int32:`: the written return dtype (has_ret 0: none),
    * kept so the print round-trips as TVM prints a PrimFunc's ret_type. */
   int has_ret;
@@ -349,6 +360,9 @@ int tx_pointer_type_expr(const tx_expr *t, tx_dtype *pointee, int *has_pointee, 
  * keyword names, values the operands), printed `{"k": v}`: the config of
  * T.target({...}) (frontend/build_target.c). */
 #define TX_DICT_OP "{}"
+/* The pseudo-op of TVM's reference to an omitted metadata value,
+ * `metadata["ir.StringImm"][0]`: operands the kind string and the index. */
+#define TX_METADATA_OP "metadata"
 
 /* The keyword operand named `name` (interned) of a call or statement, or NULL. */
 const tx_expr *tx_kwarg(const tx_kwargs *kw, const tx_expr *const *ops, uint32_t nops,

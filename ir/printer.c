@@ -45,6 +45,8 @@ typedef struct printer {
    * .source forms" below). */
   tx_ptrmap owners;
   uint8_t dialect; /* tx_dialect: the spellings of ir/dialect.def (0: TVM 0.27's) */
+  int uses_ir;   /* an `I.` name was printed (I.Op): the header imports ir as I */
+  int uses_meta; /* a metadata["..."][i] reference was printed: TVM's trailer follows */
 } printer;
 
 #define SPELL(p) tx_dialect_spell((tx_dialect)(p)->dialect)
@@ -159,6 +161,7 @@ static int binary_prec(tx_expr_kind k, tx_dtype t) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return PREC_PRIMARY;
@@ -262,6 +265,7 @@ static int tvm_would_fold(tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -297,7 +301,7 @@ static int is_scalar_buffer(const printer *p, const tx_buffer *buf) {
   return d0 && d0->kind == EXPR_INT && d0->u.ival == 1 && buf->nstrides == 0 &&
          (buf->align == 0 || buf->align == 64) &&
          (buf->offset_factor == 0 || buf->offset_factor == 1) && !buf->allocated_addr &&
-         !buf->layout && !buf->layout_none && buf->name;
+         !buf->annotations && !buf->layout && !buf->layout_none && buf->name;
 }
 
 static int is_zero_index(const tx_expr *e) {
@@ -492,6 +496,17 @@ static void print_string(printer *p, const tx_expr *e) {
   put_quoted(p, e->u.str.data ? e->u.str.data : "", e->u.str.len);
 }
 
+/* `lambda x, y: body`: ops are the parameters, then the body. */
+static void print_lambda(printer *p, const tx_expr *e) {
+  puts_(p, "lambda");
+  for (uint32_t i = 0; i + 1 < e->nops; i++) {
+    puts_(p, i ? ", " : " ");
+    print_expr(p, e->ops[i]);
+  }
+  puts_(p, ": ");
+  if (e->nops) print_expr(p, e->ops[e->nops - 1]);
+}
+
 static void print_none(printer *p, const tx_expr *e) {
   (void)e;
   puts_(p, "None");
@@ -565,6 +580,7 @@ static const char *infix_op(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -632,6 +648,7 @@ static const char *binary_ctor(tx_expr_kind k) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -703,10 +720,17 @@ static void print_load(printer *p, const tx_expr *e) {
 }
 
 /* `T.Ramp(base, stride, lanes)` / `T.Broadcast(v, lanes)`: lanes from dtype. */
+/* A lane count: `4`, or `T.vscale() * 4` for a scalable vector. */
+static void put_lanes(printer *p, tx_dtype t) {
+  tx_sb_printf(p->out, t.scalable ? "T.vscale() * %d" : "%d", t.lanes);
+}
+
 static void print_lanes_fn(printer *p, const char *fn, const tx_expr *e) {
   tx_sb_printf(p->out, "%s(", fn);
   print_list(p, e->ops, e->nops);
-  tx_sb_printf(p->out, ", %d)", e->dtype.lanes);
+  puts_(p, ", ");
+  put_lanes(p, e->dtype);
+  tx_sb_putc(p->out, ')');
 }
 
 static void print_ramp(printer *p, const tx_expr *e) {
@@ -760,6 +784,16 @@ static void print_call(printer *p, const tx_expr *e) {
   const char *op = e->u.call.op ? e->u.call.op : "?";
   if (strcmp(op, TX_DICT_OP) == 0) {
     print_dict(p, e->u.call.kw.names, e->ops, e->nops);
+    return;
+  }
+  if (strncmp(op, "I.", 2) == 0) p->uses_ir = 1;
+  if (strcmp(op, TX_METADATA_OP) == 0 && e->nops == 2) {
+    p->uses_meta = 1;
+    puts_(p, "metadata[");
+    print_expr(p, e->ops[0]);
+    puts_(p, "][");
+    print_expr(p, e->ops[1]);
+    tx_sb_putc(p->out, ']');
     return;
   }
   const bit_op *bit = bit_op_of(e);
@@ -956,6 +990,7 @@ static void print_layout(printer *p, const tx_layout *l) {
     tx_sb_printf(p->out, "T.ComposeLayout(%" PRId64 ", %" PRId64 ", %" PRId64 ", ", l->per_element,
                  l->swizzle_len, l->atom_len);
     print_layout(p, l->tile);
+    if (l->swizzle_outer) puts_(p, ", swizzle_inner=False");
     tx_sb_putc(p->out, ')');
     return;
   }
@@ -1043,7 +1078,7 @@ static void print_layout_kwarg(printer *p, const tx_buffer *b) {
 }
 
 /* Keyword arguments in TVM's order: data, strides, elem_offset, scope,
- * align, offset_factor, layout, allocated_addr. */
+ * align, offset_factor, layout, allocated_addr, annotations. */
 static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   if ((which & KW_DATA) && data_is_foreign(b)) {
     puts_(p, ", data=");
@@ -1067,6 +1102,10 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   if (b->allocated_addr) {
     puts_(p, ", allocated_addr=");
     print_expr(p, b->allocated_addr);
+  }
+  if (b->annotations) { /* TVM appends an alloc_buffer's annotations last */
+    puts_(p, ", annotations=");
+    print_expr(p, b->annotations);
   }
 }
 
@@ -1173,6 +1212,10 @@ static void print_buffer_ctor(printer *p, const tx_buffer *b) {
     puts_(p, "T.sblock_alloc_buffer(");
     print_buffer_sig(p, b, KW_SCOPE);
     return;
+  case BUF_FREE: /* unlike a parameter's, its float32 is elided */
+    puts_(p, "T.Buffer(");
+    print_buffer_sig(p, b, KW_SCOPE);
+    return;
   }
 }
 
@@ -1247,7 +1290,7 @@ static uint32_t expr_uses(const tx_expr *e, const tx_expr *v) {
 static uint32_t buffer_def_uses(const tx_buffer *b, const tx_expr *v) {
   if (!b) return 0;
   return exprs_uses(b->shape, b->ndim, v) + exprs_uses(b->strides, b->nstrides, v) +
-         expr_uses(b->elem_offset, v) + expr_uses(b->allocated_addr, v) +
+         expr_uses(b->elem_offset, v) + expr_uses(b->allocated_addr, v) + (b->data == v) +
          layout_uses(b->layout, v) + expr_uses(b->origin, v);
 }
 
@@ -1329,13 +1372,18 @@ static uint32_t func_uses(const tx_func *f, const tx_expr *v) {
   return k;
 }
 
+static void print_var_type(printer *p, const tx_expr *v);
+
+/* `n = T.int32()`, `p = T.handle()`, `p = T.handle("float32", "global")`. */
 static void declare_free_var(printer *p, uint32_t i) {
   const tx_expr *v = p->fv[i];
   p->declared[i] = 1;
   start_line(p);
-  tx_sb_printf(p->out, "%s = T.", v->u.var.name ? v->u.var.name : "_");
-  put_dtype(p, v->dtype);
-  puts_(p, "()\n");
+  tx_sb_printf(p->out, "%s = ", v->u.var.name ? v->u.var.name : "_");
+  print_var_type(p, v);
+  int called =
+      v->dtype.code == DT_HANDLE && (v->u.var.has_pointee || v->u.var.scope || v->u.var.tensormap);
+  puts_(p, called ? "\n" : "()\n");
 }
 
 /* Declare, before statement s of the current frame, the free variables
@@ -1423,14 +1471,18 @@ static int print_slice_index(printer *p, const tx_expr *e) {
   if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival != 1)
     return 0;
   const tx_expr *base = e->ops[0];
-  if (base->kind == EXPR_INT) {
+  if (base->kind == EXPR_INT && !e->dtype.scalable) {
     tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival, base->u.ival + e->dtype.lanes);
     return 1;
   }
   print_expr(p, base);
   tx_sb_putc(p->out, ':');
-  print_expr(p, base);
-  tx_sb_printf(p->out, " + %d", (int)e->dtype.lanes);
+  /* TVM folds 0 + T.vscale() * 4 to the product. */
+  if (!(base->kind == EXPR_INT && base->u.ival == 0)) {
+    print_expr(p, base);
+    puts_(p, " + ");
+  }
+  put_lanes(p, e->dtype);
   return 1;
 }
 
@@ -1978,16 +2030,17 @@ static void print_func_prologue(printer *p, const tx_func *f) {
   print_match_buffers(p, f);
 }
 
-/* TVM writes the keyword arguments in this order: private, then s_tir. */
+/* TVM's order: private, s_tir, persistent; bare without any. */
 static void print_decorator(printer *p, const tx_func *f) {
-  tx_sb_printf(p->out, "@%s", SPELL(p)->func_decorator);
-  if (!f->is_private && !f->is_s_tir) {
-    tx_sb_putc(p->out, '\n');
+  if (!f->is_private && !f->is_s_tir && !f->is_persistent) {
+    tx_sb_printf(p->out, "@%s\n", SPELL(p)->func_decorator);
     return;
   }
-  tx_sb_putc(p->out, '(');
-  if (f->is_private) puts_(p, f->is_s_tir ? "private=True, " : "private=True");
-  if (f->is_s_tir) puts_(p, "s_tir=True");
+  const char *sep = "";
+  tx_sb_printf(p->out, "@%s(", SPELL(p)->func_decorator);
+  if (f->is_private) puts_(p, "private=True"), sep = ", ";
+  if (f->is_s_tir) puts_(p, sep), puts_(p, "s_tir=True"), sep = ", ";
+  if (f->is_persistent) puts_(p, sep), puts_(p, "persistent=True");
   puts_(p, ")\n");
 }
 
@@ -2135,6 +2188,12 @@ static int print_typevars(tx_strbuf *out, const tx_module *m) {
 /* TVM's header: `ir as I` when a module class is printed, `tirx as T` plus
  * the `Axis` import (TVM prints the two together, whether or not a layout
  * names an axis) when any TIRx construct is; an empty module uses only I. */
+/* TVM's trailer when the text refers to metadata it leaves out. */
+static void emit_metadata_note(const printer *p) {
+  if (p->uses_meta)
+    tx_sb_puts(p->out, "\n# Metadata omitted. Use show_meta=True in script() method to show it.\n");
+}
+
 static void emit_with_header(tx_strbuf *out, tx_strbuf *body, tx_dialect d, int with_ir,
                              int with_tirx) {
   const char *header = tx_dialect_spell(d)->header;
@@ -2169,14 +2228,16 @@ void tx_print_module_in(const tx_module *mod, tx_dialect dialect, tx_strbuf *out
       print_func_def(&p, mod->funcs[i]);
     }
   }
-  emit_with_header(out, &body, dialect, mod->name != NULL, mod->nfuncs > 0 || !mod->name);
+  emit_metadata_note(&p);
+  emit_with_header(out, &body, dialect, mod->name != NULL || p.uses_ir, mod->nfuncs > 0 || !mod->name);
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
   tx_strbuf body = {.alloc = out->alloc};
   printer p = {.out = &body};
   print_func_def(&p, func);
-  emit_with_header(out, &body, TX_DIALECT_TVM, 0, 1);
+  emit_metadata_note(&p);
+  emit_with_header(out, &body, TX_DIALECT_TVM, p.uses_ir, 1);
 }
 
 void tx_print_expr(const tx_expr *e, tx_strbuf *out) {

@@ -69,6 +69,9 @@ int tx_tensormap_dtype(const char *name, int *cu_dtype, int *elem_bits) {
     break;
   case DT_E4M3FNUZ:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:

@@ -251,6 +251,7 @@ int tx_cse_impure_node(const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case EXPR_STRING:
     return 1;

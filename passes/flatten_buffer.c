@@ -220,6 +220,14 @@ static const tx_expr *swizzle(fb_state *st, const tx_layout *l, const tx_expr *a
 /* Physical offset of idx in b's own storage (b is not a redirected view). */
 static const tx_expr *physical(fb_state *st, const tx_buffer *b, const tx_expr *const *idx) {
   const tx_expr *a;
+  if (b->layout && b->layout->swizzle_outer) {
+    tx_error(st->pc->diags, b->span,
+             "buffer '%s': T.ComposeLayout(..., swizzle_inner=False) is parsed and printed but "
+             "not lowered",
+             b->name ? b->name : "?");
+    st->error = 1;
+    return NULL;
+  }
   if (b->nstrides) {
     a = tx_lc_int(st->ir, TX_INT32, 0);
     for (uint32_t i = 0; i < b->ndim; i++)

@@ -59,6 +59,9 @@ static int is_fp8(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
     return 1;
   case DT_INT:

@@ -227,6 +227,15 @@ static int dlpack_dtype(tx_dtype t, int *code, int *bits) {
   case DT_E5M2FNUZ:
     *code = TX_DL_FLOAT8_E5M2FNUZ;
     return 1;
+  case DT_E4M3:
+    *code = TX_DL_FLOAT8_E4M3;
+    return 1;
+  case DT_E4M3B11FNUZ:
+    *code = TX_DL_FLOAT8_E4M3B11FNUZ;
+    return 1;
+  case DT_E3M4:
+    *code = TX_DL_FLOAT8_E3M4;
+    return 1;
   case DT_E8M0FNU:
     *code = TX_DL_FLOAT8_E8M0FNU;
     return 1;
@@ -266,6 +275,9 @@ static tx_packed_arg_kind scalar_kind(tx_dtype t) {
   case DT_E4M3FNUZ:
   case DT_E5M2:
   case DT_E5M2FNUZ:
+  case DT_E4M3:
+  case DT_E4M3B11FNUZ:
+  case DT_E3M4:
   case DT_E8M0FNU:
   case DT_E2M3FN:
   case DT_E3M2FN:

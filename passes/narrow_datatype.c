@@ -153,6 +153,7 @@ static const tx_expr *narrow_cb(tx_mutator *m, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     return narrow_fail(st, e);

@@ -138,6 +138,7 @@ static const tx_expr *fold_consts(sp_state *st, const tx_expr *e, int64_t x, int
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -299,6 +300,7 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

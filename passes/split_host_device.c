@@ -86,6 +86,7 @@ typedef struct usage {
   ptrvec data_bufs;  /* ... and the first buffer seen with each */
   ptrvec dyn_allocs; /* shared.dyn allocations, in order */
   ptrvec declared;   /* buffers whose declaration has been walked */
+  ptrvec defined;    /* buffers an ALLOC/DECL inside the device part declares */
 } usage;
 
 /* A buffer's declaration (shape, strides, elem_offset, layout, ...) reads
@@ -120,6 +121,10 @@ static int usage_pre_expr(tx_visitor *v, const tx_expr *e) {
     break;
   case EXPR_LET:
     pv_add(&u->bound, e->u.binder);
+    break;
+  case EXPR_LAMBDA: /* its parameters, all but the last operand */
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      pv_add(&u->bound, e->ops[i]);
     break;
   case EXPR_LOAD:
   case EXPR_BUFFER:
@@ -169,6 +174,7 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
     for (uint32_t i = 0; i < s->nvars; i++)
       pv_add(&u->bound, s->vars[i]);
   if (s->kind == STMT_STORE) use_buffer(v, u, s->buffer);
+  if ((s->kind == STMT_ALLOC || s->kind == STMT_DECL) && s->buffer) pv_add(&u->defined, s->buffer);
   /* An allocation, or a T.decl_buffer without data= (codegen allocates it). */
   if ((s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer))) &&
       s->buffer && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0)
@@ -192,7 +198,7 @@ static int usage_on_buffer(tx_visitor *v, const tx_buffer *b) {
 
 static int usage_failed(const usage *u) {
   return u->used.failed || u->bound.failed || u->data_vars.failed || u->data_bufs.failed ||
-         u->dyn_allocs.failed || u->declared.failed;
+         u->dyn_allocs.failed || u->declared.failed || u->defined.failed;
 }
 
 static void usage_free(usage *u) {
@@ -202,6 +208,7 @@ static void usage_free(usage *u) {
   pv_free(&u->data_bufs);
   pv_free(&u->dyn_allocs);
   pv_free(&u->declared);
+  pv_free(&u->defined);
 }
 
 /* ---- splitting ------------------------------------------------------------ */
@@ -376,11 +383,39 @@ static void set_attr(attrs *a, const char *key, const tx_expr *val) {
   }
 }
 
+/* The device statements, after a declaration of each T.decl_buffer the host
+ * part declares and the device part uses (`A = T.decl_buffer(..., data=A_data)`
+ * before a classic launch): the kernel names those buffers, so it declares
+ * them too and its print reads back. Parameter buffers (bufs) are declared
+ * by the signature. NULL when out of memory. */
+static const tx_stmt *kernel_body(split *sp, const usage *u, const tx_buffer *const *bufs,
+                                  uint32_t nbufs) {
+  tx_ir *ir = sp->pc->ir;
+  uint32_t n = 0;
+  const tx_stmt **items = tx_arena_alloc(ir->arena, (u->declared.len + sp->ndev) * sizeof *items);
+  if (!items) return NULL;
+  for (uint32_t i = 0; i < u->declared.len; i++) {
+    const tx_buffer *b = u->declared.items[i];
+    int is_param = 0;
+    for (uint32_t k = 0; k < nbufs && !is_param; k++)
+      is_param = bufs[k] == b;
+    if (b->form != BUF_DECL || is_param || pv_has(&u->defined, b)) continue;
+    tx_stmt *d = tx_stmt_new(ir, STMT_DECL, NULL, 0, NULL, 0, b->span);
+    if (!d) return NULL;
+    d->buffer = b;
+    items[n++] = d;
+  }
+  if (n == 0 && sp->ndev == 1) return sp->dev[0];
+  for (uint32_t i = 0; i < sp->ndev; i++)
+    items[n++] = sp->dev[i];
+  return tx_stmt_new(ir, STMT_SEQ, NULL, 0, items, n, sp->entry->span);
+}
+
 static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func **dev_out) {
   tx_pass_ctx *pc = sp->pc;
   tx_ir *ir = pc->ir;
   const tx_func *f = sp->f;
-  usage u = {pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir)};
+  usage u = {pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir)};
   tx_visitor v = {0};
   v.user = &u;
   v.pre_expr = usage_pre_expr;
@@ -542,8 +577,7 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   df->attr_keys = (const char *const *)tx_ir_dup_ptrs(ir, (const void *const *)da.keys, da.n);
   df->attr_values = TX_DUP(ir, tx_expr, da.vals, da.n);
   df->span = f->span;
-  df->body =
-      sp->ndev == 1 ? sp->dev[0] : tx_stmt_new(ir, STMT_SEQ, NULL, 0, sp->dev, sp->ndev, e->span);
+  df->body = kernel_body(sp, &u, dbufs, np);
   if (!df->name || (np && (!df->params || !df->param_bufs)) || !df->body) goto done;
 
   /* The host launcher: host statements + T.call_packed(...). */

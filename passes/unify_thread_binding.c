@@ -107,9 +107,14 @@ static int tag_index(ut_state *st, const tx_expr *tag, tirx_span span) {
       if (tag->u.str.len == strlen(TAGS[i]) &&
           memcmp(tag->u.str.data, TAGS[i], tag->u.str.len) == 0)
         return i;
-  tx_error(st->pc->diags, span,
-           "unsupported launch tag: expected blockIdx.x/y/z, threadIdx.x/y/z or "
-           "clusterCtaIdx.x/y/z");
+  if (tag && tag->kind == EXPR_VAR)
+    tx_error(st->pc->diags, span,
+             "T.launch_thread of a T.env_thread variable is parsed and printed but not lowered; "
+             "write `with T.launch_thread(\"threadIdx.x\", n) as tx:`");
+  else
+    tx_error(st->pc->diags, span,
+             "unsupported launch tag: expected blockIdx.x/y/z, threadIdx.x/y/z or "
+             "clusterCtaIdx.x/y/z");
   st->error = 1;
   return -1;
 }

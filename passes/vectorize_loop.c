@@ -100,6 +100,7 @@ static int check_expr(tx_visitor *v, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case EXPR_STRING:
     c->bad = 1;
@@ -276,6 +277,7 @@ static int multiple_of(const tx_expr *e, int64_t c) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;
@@ -426,6 +428,7 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

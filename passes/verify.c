@@ -15,7 +15,11 @@
  *    T.launch_thread bindings) are used only in device code;
  *  - one scope-id kind (or launch_thread tag) is not given two different
  *    constant extents;
- *  - break/continue are inside a loop; T.device_entry() appears once.
+ *  - break/continue are inside a loop; T.device_entry() appears once;
+ *  - no scalable vector (T.vscale() lanes): tirx-c reads and prints them but
+ *    CUDA has none, so lowering stops here with a located error; likewise a
+ *    function without a name (TVM's `def (`), a buffer used undeclared
+ *    (BUF_FREE) and a `Module.f(...)` call between module functions.
  *
  * Scopes follow docs/ir.md: a binding statement scopes over the rest of its
  * enclosing STMT_SEQ; anything else ends its definitions with itself. Device
@@ -149,6 +153,8 @@ typedef struct verifier {
   launch_rec *launch;
   size_t nlaunch, launch_cap;
   int errors, oom;
+  int scalable_seen;       /* a scalable vector was reported (once per module) */
+  const char *module_name; /* the @I.ir_module class: `Module.f(...)` calls name it */
 } verifier;
 
 static verifier *self(tx_visitor *v) {
@@ -409,6 +415,21 @@ static void bind_var(verifier *vf, const tx_expr *e, const tx_stmt *s) {
 
 static int pre_expr(tx_visitor *v, const tx_expr *e) {
   verifier *vf = self(v);
+  size_t ml = vf->module_name ? strlen(vf->module_name) : 0;
+  if (e->kind == EXPR_CALL && ml && e->u.call.op &&
+      strncmp(e->u.call.op, vf->module_name, ml) == 0 && e->u.call.op[ml] == '.')
+    report(vf, e->span,
+           "%s(...) calls another function of the module: parsed and printed, but tirx-c does "
+           "not compile calls between functions",
+           e->u.call.op);
+  if (e->dtype.scalable && !vf->scalable_seen) {
+    char buf[32];
+    vf->scalable_seen = 1;
+    report(vf, e->span,
+           "scalable vector %s (T.vscale()) is parsed and printed but not compiled: CUDA has no "
+           "scalable vectors",
+           tx_dtype_str(e->dtype, buf));
+  }
   if (vf->depth == 0 && !vf->in_buffer) {
     if (vf->nframes == 0) {
       uint32_t idx = vf->header_top++;
@@ -443,6 +464,17 @@ static int pre_expr(tx_visitor *v, const tx_expr *e) {
       define(vf, e->u.binder, "variable", e->u.binder->u.var.name, e->span, 0);
     for (uint32_t i = 1; i < e->nops; i++)
       tx_visit_expr(v, e->ops[i]);
+    pop_to(vf, mark);
+    vf->depth--;
+    return 0;
+  }
+  case EXPR_LAMBDA: {
+    /* lambda x, y: body: the parameters scope over the body (the last operand). */
+    if (!push_span(vf, e->span)) return 0;
+    size_t mark = vf->nstack;
+    for (uint32_t i = 0; i + 1 < e->nops; i++)
+      define(vf, e->ops[i], "variable", e->ops[i]->u.var.name, e->span, 0);
+    if (e->nops > 0) tx_visit_expr(v, e->ops[e->nops - 1]);
     pop_to(vf, mark);
     vf->depth--;
     return 0;
@@ -563,6 +595,13 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_STORE:
     use_buffer(vf, s->buffer, s->span);
     break;
+  case STMT_DECL:
+    if (s->buffer && s->buffer->form == BUF_FREE)
+      report(vf, s->span,
+             "buffer '%s' is used without a declaration (TVM prints it as T.Buffer(...) where it "
+             "is first used): it has no storage, so it is read and printed but not compiled",
+             s->buffer->name ? s->buffer->name : "?");
+    break;
   case STMT_SCOPE_ID:
     if (!vf->device)
       report(vf, s->span, "scope id T.%s is used before T.device_entry()", s->name ? s->name : "?");
@@ -596,7 +635,6 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_IF:
   case STMT_RETURN:
   case STMT_ALLOC:
-  case STMT_DECL:
   case STMT_WITH:
   case STMT_BLOCK:
   case STMT_BLOCK_AXIS:
@@ -645,6 +683,10 @@ static void verify_func(verifier *vf, const tx_func *f) {
   vf->device_entries = 0;
   /* A device function (after split-host-device) is device code throughout. */
   if (func_is_kernel(f)) open_device(vf);
+  if (f->name && !f->name[0])
+    report(vf, f->span,
+           "a function without a name (`def (`, as TVM prints an unnamed PrimFunc) is read and "
+           "printed but not compiled: give it a name");
   tx_visit_func(&vf->v, f);
 }
 
@@ -662,6 +704,7 @@ tirx_status tx_verify_module(tx_pass_ctx *pc, const tx_module *m, const char *af
   vf.v.on_buffer = on_buffer;
   vf.pc = pc;
   vf.after = after;
+  vf.module_name = m->name;
   int internal_before = tx_diag_has_internal(pc->diags);
   for (uint32_t i = 0; i < m->nfuncs && !vf.v.stop; i++)
     verify_func(&vf, m->funcs[i]);

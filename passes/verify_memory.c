@@ -161,6 +161,7 @@ static int vm_pre_expr(tx_visitor *v, const tx_expr *e) {
   case EXPR_TUPLE:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

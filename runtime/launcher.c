@@ -398,6 +398,7 @@ static void compile_binary(lx_builder *b, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     fail(b, "internal: not a binary expression");
@@ -492,6 +493,7 @@ static void compile_expr(lx_builder *b, const tx_expr *e) {
   case EXPR_REGION:
   case EXPR_SLICE:
   case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
   case EXPR_NONE:
   case TX_EXPR_KIND_COUNT:
     break;

@@ -37,9 +37,9 @@ static const dl_row ROWS[] = {
     {DT_E2M1FN, kDLFloat4_e2m1fn, NULL, 0},
     {DT_BOOL, kDLBool, NULL, 0},
     {DT_HANDLE, kDLOpaqueHandle, NULL, 0},
-    {-1, kDLFloat8_e3m4, "float8_e3m4", 0},
-    {-1, kDLFloat8_e4m3, "float8_e4m3", 0},
-    {-1, kDLFloat8_e4m3b11fnuz, "float8_e4m3b11fnuz", 0},
+    {DT_E3M4, kDLFloat8_e3m4, NULL, 0},
+    {DT_E4M3, kDLFloat8_e4m3, NULL, 0},
+    {DT_E4M3B11FNUZ, kDLFloat8_e4m3b11fnuz, NULL, 0},
     {-1, kDLComplex, "complex", 1},
 };
 enum { NROWS = sizeof ROWS / sizeof ROWS[0] };
@@ -91,6 +91,7 @@ uint64_t tx_dl_dtype_bits(DLDataType t) {
 }
 
 int tx_dl_from_tx_dtype(tx_dtype t, DLDataType *out) {
+  if (t.scalable) return 0; /* no fixed lane count */
   for (size_t i = 0; i < NROWS; i++) {
     if (ROWS[i].tx != (int)t.code) continue;
     /* DLPack stores bool in a byte; the IR's bool is 1 bit. */

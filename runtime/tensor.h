@@ -4,8 +4,8 @@
  * and importing tensors other libraries export.
  *
  * Data type names are tirx-c's (ir/dtype.h: "float32", "bfloat16",
- * "float8_e4m3fn", "int8x4", "bool"), plus the DLPack codes TIRx has no type
- * for ("complex64", "float8_e4m3", "float8_e3m4", "float8_e4m3b11fnuz").
+ * "float8_e4m3fn", "float8_e3m4", "int8x4", "bool"), plus the DLPack code
+ * TIRx has no type for ("complex64").
  * DLPack's bool is one byte ({kDLBool, 8}); tirx-c's bool is 1 bit wide in
  * the IR, and the conversions map one onto the other.
  *

@@ -25,7 +25,8 @@ Test(intrinsics, entries_well_formed) {
     const tx_intrinsic *in = tx_intrinsic_at(i);
     cr_assert_not_null(in->name);
     cr_assert_not_null(in->keywords, "%s", in->name);
-    cr_assert(strncmp(in->name, "T.", 2) == 0, "%s lacks the T. prefix", in->name);
+    cr_assert(strncmp(in->name, "T.", 2) == 0 || strncmp(in->name, "I.", 2) == 0,
+              "%s lacks the T. (or I.) prefix", in->name);
     cr_assert_geq(in->min_args, 0, "%s", in->name);
     cr_assert(in->max_args == -1 || in->max_args >= in->min_args, "%s: bad arg range", in->name);
     /* Every entry must be reachable through lookup. */
