@@ -45,8 +45,8 @@ typedef struct printer {
    * .source forms" below). */
   tx_ptrmap owners;
   uint8_t dialect; /* tx_dialect: the spellings of ir/dialect.def (0: TVM 0.27's) */
-  int uses_ir;   /* an `I.` name was printed (I.Op): the header imports ir as I */
-  int uses_meta; /* a metadata["..."][i] reference was printed: TVM's trailer follows */
+  int uses_ir;     /* an `I.` name was printed (I.Op): the header imports ir as I */
+  int uses_meta;   /* a metadata["..."][i] reference was printed: TVM's trailer follows */
 } printer;
 
 #define SPELL(p) tx_dialect_spell((tx_dialect)(p)->dialect)
@@ -2229,7 +2229,8 @@ void tx_print_module_in(const tx_module *mod, tx_dialect dialect, tx_strbuf *out
     }
   }
   emit_metadata_note(&p);
-  emit_with_header(out, &body, dialect, mod->name != NULL || p.uses_ir, mod->nfuncs > 0 || !mod->name);
+  emit_with_header(out, &body, dialect, mod->name != NULL || p.uses_ir,
+                   mod->nfuncs > 0 || !mod->name);
 }
 
 void tx_print_func(const tx_func *func, tx_strbuf *out) {
