@@ -11,7 +11,9 @@
 # code, is marked "sm_100a only"), tirx-c's CUDA for the same arch, and the
 # kernel signature of each (`extern "C" __global__ ... name(params)`: the
 # launch bounds, name, parameter types and order) compared as text after
-# dropping parameter names. It writes OUT/signatures.tsv and copies the
+# dropping parameter names (and spelling TVM's int64_t / uint64_t as tirx-c's
+# long long / unsigned long long: the same 64-bit types to CUDA's ABI). It
+# writes OUT/signatures.tsv and copies the
 # inputs the run needs into OUT.
 # run, per sample whose signatures agree: `tirxc run X.tirx --compare
 # X.tvm.cubin:KERNEL` (the same seeded inputs and the same launch for both
@@ -27,7 +29,8 @@ signature() {
   tr '\n' ' ' <"$1" | grep -o 'extern "C" __global__ void[^{;]*{' | head -1 |
     sed -e 's/extern "C" __global__ void //' -e 's/ *{$//' |
     sed -E -e 's/__restrict__//g' -e 's/ +/ /g' \
-      -e 's/([(,]) */\1/g' -e 's/ ([A-Za-z_][A-Za-z0-9_]*)([,)])/\2/g' -e 's/ \*/*/g'
+      -e 's/([(,]) */\1/g' -e 's/ ([A-Za-z_][A-Za-z0-9_]*)([,)])/\2/g' -e 's/ \*/*/g' \
+      -e 's/([(,])uint64_t([,)*])/\1unsigned long long\2/g' -e 's/([(,])int64_t([,)*])/\1long long\2/g'
 }
 
 # Compact the signature's parameter types the same way for both compilers:
