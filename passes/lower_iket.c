@@ -69,65 +69,49 @@ enum {
 
 /* ---- TVM's device source text (lower_iket.cc's raw strings, in its order) -------- */
 
+/* The native (compat) event: TVM's text, shared by the compat and native
+ * helper sets. */
+#define IK_NATIVE_EVENT_IMPL                                                                       \
+  "template <unsigned int EventId>\n"                                                              \
+  "__forceinline__ __device__ void tvm_builtin_iket_official_event_impl() {\n"                     \
+  "  asm volatile(\n"                                                                              \
+  "      \"{\\n\"\n"                                                                               \
+  "      \".reg .b32 %%r, %%t;\\n\"\n"                                                             \
+  "      \"mov.b32 %%r, %%cluster_ctarank;\\n\"\n"                                                 \
+  "      \"mov.u32 %%t, %%globaltimer_lo;\\n\"\n"                                                  \
+  "      \"or.b32 %%t, %%t, %0;\\n\"\n"                                                            \
+  "      \"mad.lo.u32 %%r, %%r, 0x1000000, 0x20;\\n\"\n"                                           \
+  "      \"st.weak.shared.u32 [%%r], %%t;\\n\"\n"                                                  \
+  "      \"pmevent.mask %0;\\n\"\n"                                                                \
+  "      \"}\\n\"\n"                                                                               \
+  "      :\n"                                                                                      \
+  "      : \"n\"(EventId)\n"                                                                       \
+  "      : \"memory\");\n"                                                                         \
+  "}\n"
+
+/* The end of a dispatch function's switch over event ids. */
+#define IK_SWITCH_END "    default:\n      break;\n  }\n  return event_id;\n}\n"
+
 static const char IK_OPEN[] = "\n"
                               "extern \"C\" {\n";
 
 static const char IK_COMPAT_HEAD[] =
     "\n"
     "}\n"
-    "\n"
-    "template <unsigned int EventId>\n"
-    "__forceinline__ __device__ void tvm_builtin_iket_official_event_impl() {\n"
-    "  asm volatile(\n"
-    "      \"{\\n\"\n"
-    "      \".reg .b32 %%r, %%t;\\n\"\n"
-    "      \"mov.b32 %%r, %%cluster_ctarank;\\n\"\n"
-    "      \"mov.u32 %%t, %%globaltimer_lo;\\n\"\n"
-    "      \"or.b32 %%t, %%t, %0;\\n\"\n"
-    "      \"mad.lo.u32 %%r, %%r, 0x1000000, 0x20;\\n\"\n"
-    "      \"st.weak.shared.u32 [%%r], %%t;\\n\"\n"
-    "      \"pmevent.mask %0;\\n\"\n"
-    "      \"}\\n\"\n"
-    "      :\n"
-    "      : \"n\"(EventId)\n"
-    "      : \"memory\");\n"
-    "}\n"
-    "\n"
+    "\n" IK_NATIVE_EVENT_IMPL "\n"
     "__forceinline__ __device__ unsigned int tvm_builtin_iket_official_event(\n"
     "    unsigned int event_id) {\n"
     "  switch (event_id) {\n";
 
 static const char IK_COMPAT_TAIL[] = "    case 31:\n"
                                      "      tvm_builtin_iket_official_event_impl<31>();\n"
-                                     "      break;\n"
-                                     "    default:\n"
-                                     "      break;\n"
-                                     "  }\n"
-                                     "  return event_id;\n"
-                                     "}\n";
+                                     "      break;\n" IK_SWITCH_END;
 
 static const char IK_CLOSE[] = "\n"
                                "}\n";
 
 static const char IK_NATIVE_IMPLS[] =
-    "\n"
-    "template <unsigned int EventId>\n"
-    "__forceinline__ __device__ void tvm_builtin_iket_official_event_impl() {\n"
-    "  asm volatile(\n"
-    "      \"{\\n\"\n"
-    "      \".reg .b32 %%r, %%t;\\n\"\n"
-    "      \"mov.b32 %%r, %%cluster_ctarank;\\n\"\n"
-    "      \"mov.u32 %%t, %%globaltimer_lo;\\n\"\n"
-    "      \"or.b32 %%t, %%t, %0;\\n\"\n"
-    "      \"mad.lo.u32 %%r, %%r, 0x1000000, 0x20;\\n\"\n"
-    "      \"st.weak.shared.u32 [%%r], %%t;\\n\"\n"
-    "      \"pmevent.mask %0;\\n\"\n"
-    "      \"}\\n\"\n"
-    "      :\n"
-    "      : \"n\"(EventId)\n"
-    "      : \"memory\");\n"
-    "}\n"
-    "\n"
+    "\n" IK_NATIVE_EVENT_IMPL "\n"
     "template <unsigned int EventId>\n"
     "__forceinline__ __device__ void tvm_builtin_iket_official_event_payload32_impl(\n"
     "    unsigned int payload) {\n"
@@ -255,34 +239,18 @@ static const char IK_DISPATCH0_HEAD[] =
 static const char IK_DISPATCH32_HEAD[] =
     "    case 31:\n"
     "      tvm_builtin_iket_official_event_impl<31>();\n"
-    "      break;\n"
-    "    default:\n"
-    "      break;\n"
-    "  }\n"
-    "  return event_id;\n"
-    "}\n"
-    "\n"
+    "      break;\n" IK_SWITCH_END "\n"
     "__forceinline__ __device__ unsigned int tvm_builtin_iket_official_event(\n"
     "    unsigned int event_id, unsigned int payload) {\n"
     "  switch (event_id) {\n";
 
 static const char IK_DISPATCH64_HEAD[] =
-    "    default:\n"
-    "      break;\n"
-    "  }\n"
-    "  return event_id;\n"
-    "}\n"
-    "\n"
-    "__forceinline__ __device__ unsigned int tvm_builtin_iket_official_event(\n"
-    "    unsigned int event_id, unsigned long long payload) {\n"
-    "  switch (event_id) {\n";
+    IK_SWITCH_END "\n"
+                  "__forceinline__ __device__ unsigned int tvm_builtin_iket_official_event(\n"
+                  "    unsigned int event_id, unsigned long long payload) {\n"
+                  "  switch (event_id) {\n";
 
-static const char IK_DISPATCH_TAIL[] =
-    "    default:\n"
-    "      break;\n"
-    "  }\n"
-    "  return event_id;\n"
-    "}\n"
+static const char IK_DISPATCH_TAIL[] = IK_SWITCH_END
     "\n"
     "template <typename Payload>\n"
     "__forceinline__ __device__ unsigned int tvm_builtin_iket_official_event(\n"
