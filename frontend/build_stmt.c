@@ -447,6 +447,25 @@ static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes,
   return 0;
 }
 
+/* TVM prints a packed call without its result type (int32 unless the call
+ * was built with another): bound to an annotated name, the call takes the
+ * annotation's type, `p: T.let[T.handle("float32")] = T.call_packed(...)`,
+ * stored into a buffer the element type. Any other value comes back as it is. */
+static const tx_expr *packed_call_as(builder *b, const tx_expr *value, tx_dtype t) {
+  static const char *const packed[] = {"T.call_packed",         "T.call_cpacked",
+                                       "T.call_packed_lowered", "T.call_cpacked_lowered",
+                                       "T.tvm_call_packed",     "T.tvm_call_cpacked"};
+  if (value->kind != EXPR_CALL || !value->u.call.op || tx_dtype_eq(value->dtype, t)) return value;
+  for (size_t i = 0; i < sizeof packed / sizeof *packed; i++) {
+    if (strcmp(value->u.call.op, packed[i]) != 0) continue;
+    tx_expr *r = tx_expr_new(b->ir, EXPR_CALL, t, value->ops, value->nops, value->span);
+    if (!r) return bld_oom(b), NULL;
+    r->u = value->u;
+    return r;
+  }
+  return value;
+}
+
 /* `A[i * 4:i * 4 + 4] = v`: TVM's printed vector store. Each slice becomes
  * the stride-1 T.Ramp it stands for; the result is the EXPR_LOAD that
  * build_store stores through (NULL after an error). */
@@ -525,6 +544,8 @@ static const tx_stmt *build_store(builder *b, const tx_ast *target, const tx_exp
     BLD_ERROR(b, target, "cannot store to a buffer region");
     return NULL;
   }
+  value = packed_call_as(b, value, load->dtype);
+  if (!value) return NULL;
   if (value->dtype.lanes == 1 && load->dtype.lanes == 1 && tx_dtype_is_int(value->dtype) &&
       value->kind != EXPR_INT &&
       (tx_dtype_is_float(load->dtype) || load->dtype.code == DT_BFLOAT)) {
@@ -833,6 +854,7 @@ static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   }
   const tx_expr *value = value_ast ? bld_expr(b, value_ast) : NULL;
   if (value_ast && !value) return NULL;
+  if (value && type) value = packed_call_as(b, value, t);
   if (value && type)
     value = bld_coerce(b, value, t, st->span, "annotated assignment");
   else if (value)
