@@ -1396,7 +1396,18 @@ static int build_special_call(builder *b, const tx_ast *call, const char *q, int
       const tx_ast *name = where->u.keyword.value->u.dict.keys.items[0];
       const tx_expr *value = build(b, where->u.keyword.value->u.dict.values.items[0], depth + 1);
       if (!value) return 1;
-      tx_expr *var = tx_var(b->ir, name->u.name.id, value->dtype, VAR_PLAIN, name->span);
+      /* TVM's key is a Var object, declared before as `x = T.int16()` (how
+       * TVM prints a Let's binder): the binder has that declaration's type
+       * and the value is converted to it; an undeclared name binds a
+       * variable of the value's type. */
+      const symbol *prev = bld_lookup(b, name->u.name.id);
+      tx_dtype t = prev && prev->kind == SYM_VAR && prev->expr && prev->expr->kind == EXPR_VAR &&
+                           prev->expr->u.var.form == VAR_SYMBOLIC
+                       ? prev->expr->dtype
+                       : value->dtype;
+      value = bld_coerce(b, value, t, where->span, "T.Let binding");
+      if (!value) return 1;
+      tx_expr *var = tx_var(b->ir, name->u.name.id, t, VAR_PLAIN, name->span);
       if (!var) return bld_oom(b), 1;
       uint32_t mark = bld_scope_mark(b);
       bld_push_symbol(b, (symbol){.name = name->u.name.id,
