@@ -4,9 +4,13 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
-# make fuzz: seconds per target; make test runs each for TEST_FUZZ_SECONDS.
+# make fuzz: seconds per target, a fresh random seed each run. make test
+# runs each for TEST_FUZZ_RUNS inputs from seed TEST_FUZZ_SEED (the same
+# inputs on every machine), TEST_FUZZ_SECONDS at most.
 FUZZ_SECONDS      ?= 300
-TEST_FUZZ_SECONDS ?= 30
+TEST_FUZZ_SECONDS ?= 180
+TEST_FUZZ_RUNS    ?= 20000
+TEST_FUZZ_SEED    ?= 1
 FUZZ_TARGETS      ?= parse compile exe cache
 CLANG      ?= clang
 PREFIX     ?= /usr/local
@@ -29,7 +33,7 @@ build: $(BUILD)/CMakeCache.txt
 
 # The whole suite, then the whole suite again under ASan+UBSan, then (where
 # clang and its sanitizer runtimes are installed) the threaded tests under
-# TSan and every fuzz target for TEST_FUZZ_SECONDS (docs/fuzzing.md).
+# TSan and every fuzz target for TEST_FUZZ_RUNS inputs (docs/fuzzing.md).
 test: deps
 	$(MAKE) test-fast
 	$(MAKE) test-asan
@@ -68,7 +72,8 @@ fuzz: fuzz-build
 	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 test-fuzz: fuzz-build
-	sh tests/fuzz/run.sh $(FUZZ_BUILD) $(TEST_FUZZ_SECONDS) $(FUZZ_TARGETS)
+	FUZZ_RUNS=$(TEST_FUZZ_RUNS) FUZZ_SEED=$(TEST_FUZZ_SEED) \
+	  sh tests/fuzz/run.sh $(FUZZ_BUILD) $(TEST_FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 test-fuzz-if-clang:
 	@if sh tools/clang-sanitizers.sh $(CLANG) fuzzer; then $(MAKE) test-fuzz; \

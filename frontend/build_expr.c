@@ -576,6 +576,37 @@ const tx_expr *bld_scalar_value(builder *b, const tx_expr *e) {
   return l;
 }
 
+/* x OP y for an operator TIRx spells as a call (`call`, such as
+ * T.shift_left for `<<`): the operands' types matched as for + and, with
+ * `integer`, integers (or booleans) required. TVM's T.shift_left(x, 3)
+ * means x << 3 and comes here too. */
+static const tx_expr *operator_call(builder *b, const char *call, const char *sym, int integer,
+                                    const tx_expr *x, const tx_expr *y, tirx_span span) {
+  if (!check_operand(b, x, span, sym) || !check_operand(b, y, span, sym) ||
+      !unify(b, &x, &y, span, sym))
+    return NULL;
+  if (integer && !tx_dtype_is_int(x->dtype) && !tx_dtype_is_bool(x->dtype)) {
+    tx_error(b->diags, span, "operator '%s' needs integer operands", sym);
+    return NULL;
+  }
+  const tx_expr *e = call_of(b, call, x->dtype, x, y, span);
+  /* x << 64 on int64: TVM rejects a literal shift amount out of range. */
+  if (e && tx_fold_check_operands(b->diags, e, span)) return NULL;
+  return e;
+}
+
+/* The operator a call names (T.bitwise_and: "&"), or NULL. */
+static const char *operator_of_call(const char *q) {
+  static const char *const calls[][2] = {{"T.shift_left", "<<"},
+                                         {"T.shift_right", ">>"},
+                                         {"T.bitwise_and", "&"},
+                                         {"T.bitwise_or", "|"},
+                                         {"T.bitwise_xor", "^"}};
+  for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+    if (strcmp(q, calls[i][0]) == 0) return calls[i][1];
+  return NULL;
+}
+
 static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
   const tx_expr *x = bld_scalar_value(b, build(b, a->u.binop.left, depth + 1));
   const tx_expr *y = bld_scalar_value(b, build(b, a->u.binop.right, depth + 1));
@@ -604,17 +635,7 @@ static const tx_expr *build_binop(builder *b, const tx_ast *a, int depth) {
     return NULL;
   }
   if (ops[op].kind != EXPR_CALL) return make_binary(b, ops[op].kind, x, y, a->span, ops[op].sym);
-  if (!check_operand(b, x, a->span, ops[op].sym) || !check_operand(b, y, a->span, ops[op].sym) ||
-      !unify(b, &x, &y, a->span, ops[op].sym))
-    return NULL;
-  if (op != BINOP_POW && !tx_dtype_is_int(x->dtype) && !tx_dtype_is_bool(x->dtype)) {
-    BLD_ERROR(b, a, "operator '%s' needs integer operands", ops[op].sym);
-    return NULL;
-  }
-  const tx_expr *e = call_of(b, ops[op].call, x->dtype, x, y, a->span);
-  /* x << 64 on int64: TVM rejects a literal shift amount out of range. */
-  if (e && tx_fold_check_operands(b->diags, e, a->span)) return NULL;
-  return e;
+  return operator_call(b, ops[op].call, ops[op].sym, op != BINOP_POW, x, y, a->span);
 }
 
 static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
@@ -1192,6 +1213,13 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
   if ((!self || vec_push(b, &ops, self)) && bld_call_operands(b, call, 0, &ops, &kw, &npos) &&
       check_intrinsic(b, call, in, npos, &kw)) {
     uint32_t nops = ops.len, nkw = kw.len;
+    const char *sym = self || npos != 2 || nkw ? NULL : operator_of_call(q);
+    if (sym) {
+      result = operator_call(b, q, sym, 1, ops.items[0], ops.items[1], call->span);
+      vec_free(&ops);
+      vec_free(&kw);
+      return result;
+    }
     tx_dtype t = result_type(b, in, (const tx_expr *const *)ops.items, npos, nops,
                              (const char *const *)kw.items);
     tx_expr *e =

@@ -12,6 +12,7 @@
 #include "frontend/build_internal.h"
 #include "frontend/ptx_dialect.h"
 #include "ir/mem.h"
+#include "ir/visit.h"
 
 /* ---- Small helpers -------------------------------------------------------- */
 
@@ -899,6 +900,63 @@ static int build_return_dtype(builder *b, const tx_ast *returns, tx_dtype *out) 
   return out->code != DT_HANDLE;
 }
 
+/* ---- Symbolic variables a function uses ----------------------------------- */
+
+/* `n = T.int32()` declares a variable; TVM prints one so for a free variable
+ * and for a T.Let binder alike. Only the ones the function refers to are its
+ * symbolic variables: a declaration a T.Let took as its binder's, or one
+ * nothing reads, is not (TVM's IR has no such variable, and it must not make
+ * two prints of one program differ). */
+typedef struct {
+  const tx_expr *const *vars;
+  uint8_t *used;
+  uint32_t n, left;
+} symbolic_uses;
+
+static void mark_symbolic_use(tx_visitor *v, const tx_expr *e) {
+  symbolic_uses *u = v->user;
+  for (uint32_t i = 0; i < u->n; i++)
+    if (u->vars[i] == e && !u->used[i]) {
+      u->used[i] = 1;
+      if (--u->left == 0) v->stop = 1;
+    }
+}
+
+static int symbolic_use_expr(tx_visitor *v, const tx_expr *e) {
+  if (e->kind == EXPR_VAR) mark_symbolic_use(v, e);
+  if (e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER || e->kind == EXPR_REGION)
+    tx_visit_buffer_fields(v, e->u.buffer);
+  return 1;
+}
+
+static int symbolic_use_stmt(tx_visitor *v, const tx_stmt *s) {
+  if (s->buffer) tx_visit_buffer_fields(v, s->buffer);
+  return 1;
+}
+
+/* Keep, in declaration order, the symbolic variables f (symbolic list not
+ * yet set) refers to. */
+static void keep_used_symbolic(builder *b, const tx_func *f) {
+  uint32_t n = b->symbolic.len;
+  if (n == 0) return;
+  uint8_t *used = tx_mem_calloc(bld_alloc(b), n, 1);
+  if (!used) {
+    bld_oom(b);
+    return;
+  }
+  symbolic_uses u = {(const tx_expr *const *)b->symbolic.items, used, n, n};
+  tx_visitor v = {.user = &u,
+                  .pre_expr = symbolic_use_expr,
+                  .pre_stmt = symbolic_use_stmt,
+                  .visit_buffer_defs = 1};
+  tx_visit_func(&v, f);
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (used[i]) b->symbolic.items[kept++] = b->symbolic.items[i];
+  b->symbolic.len = kept;
+  tx_mem_free(bld_alloc(b), used);
+}
+
 static const tx_func *build_func(builder *b, const tx_ast *fn) {
   func_decorator dec = read_decorators(b, fn);
   if (dec.ok < 0) return NULL;
@@ -949,9 +1007,10 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
     f->nattrs = b->attr_keys.len;
     f->attr_keys = (const char *const *)vec_finish(b, &b->attr_keys);
     f->attr_values = (const tx_expr *const *)vec_finish(b, &b->attr_values);
+    f->body = stmt;
+    keep_used_symbolic(b, f);
     f->nsymbolic = b->symbolic.len;
     f->symbolic = (const tx_expr *const *)vec_finish(b, &b->symbolic);
-    f->body = stmt;
     f->is_private = dec.is_private;
     f->is_s_tir = dec.is_s_tir;
     f->is_persistent = dec.is_persistent;

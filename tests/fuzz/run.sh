@@ -5,7 +5,11 @@
 #
 # TARGET is parse, compile, exe or cache (default: all four). Each runs for
 # SECONDS (after its seed corpus), FUZZ_JOBS at a time (default: the number
-# of CPUs, at most 4). Seeds: the tree's golden .tirx files and, when it is
+# of CPUs, at most 4). FUZZ_RUNS=N ends each target after N inputs (its
+# seeds included) and FUZZ_SEED=S fixes libFuzzer's random seed: with both,
+# a run tries the same inputs on every machine (what `make test` does, so
+# that the check CI runs is the one a developer ran); SECONDS then only caps
+# a slow machine. Without them (make fuzz) each run explores anew. Seeds: the tree's golden .tirx files and, when it is
 # there, the TVM corpus at ../shared/tvm-corpus (parse, compile); executables
 # and cache entries compiled from the tree's kernels by fuzz_make_seeds (exe,
 # cache). Everything goes under BUILD_DIR/fuzz: corpus/<target> (inputs the
@@ -21,6 +25,8 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 out=$build/fuzz
 bin=$build/bin
 jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+runs=${FUZZ_RUNS:-0}
+seed=${FUZZ_SEED:-0}
 [ "$jobs" -gt 4 ] && jobs=4
 mkdir -p "$out/logs" "$out/seeds"
 
@@ -53,11 +59,14 @@ run_target() {
   *) echo "fuzz: unknown target '$t' (parse, compile, exe, cache)" >&2; return 2 ;;
   esac
   rm -rf "$out/crashes/$t"
-  mkdir -p "$out/corpus/$t" "$out/crashes/$t"
+  # A repeatable run starts from the seeds alone, not from what earlier runs found.
+  corpus=$out/corpus/$t
+  if [ "$runs" != 0 ]; then corpus=$out/corpus-repeatable/$t; rm -rf "$corpus"; fi
+  mkdir -p "$corpus" "$out/crashes/$t"
   # shellcheck disable=SC2086
-  "$bin/fuzz_$t" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 \
+  "$bin/fuzz_$t" -max_total_time="$seconds" -runs="$runs" -seed="$seed" -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -dict="$dict" -artifact_prefix="$out/crashes/$t/" \
-    "$out/corpus/$t" $seeds >"$out/logs/$t.log" 2>&1
+    "$corpus" $seeds >"$out/logs/$t.log" 2>&1
 }
 
 report() {
@@ -65,7 +74,9 @@ report() {
   rc=$2
   stats=$(grep -E '^stat::number_of_executed_units' "$out/logs/$t.log" | awk '{print $2}')
   if [ "$rc" = 0 ]; then
-    echo "fuzz: $t: ok (${stats:-?} runs in ${seconds} s; log $out/logs/$t.log)"
+    limit="${seconds} s"
+    [ "$runs" != 0 ] && limit="$limit, $runs runs, seed $seed"
+    echo "fuzz: $t: ok (${stats:-?} runs; limit $limit; log $out/logs/$t.log)"
     return 0
   fi
   echo "fuzz: $t: FAILED (exit $rc); from $out/logs/$t.log:"
