@@ -71,7 +71,24 @@ static const tx_expr *build_string_dim(builder *b, const tx_ast *s) {
   return e;
 }
 
-static int build_dims(builder *b, const tx_ast *a, ptr_vec *out, const char *what) {
+/* A stride written as a string, `strides=("s",)`: a new variable of that
+ * name and type `t`, defined by the buffer (TVM's parser makes
+ * Var("s", "int32")); no name in scope refers to it. */
+static const tx_expr *string_stride(builder *b, const tx_ast *s, tx_dtype t) {
+  if (s->u.str.len == 0 || memchr(s->u.str.data, '"', s->u.str.len) ||
+      memchr(s->u.str.data, '\\', s->u.str.len)) {
+    BLD_ERROR(b, s, "a quoted stride names a new variable: write it as \"name\"");
+    return NULL;
+  }
+  tx_expr *v = tx_var(b->ir, bld_intern(b, s->u.str.data), t, VAR_PLAIN, s->span);
+  if (!v) bld_oom(b);
+  return v;
+}
+
+/* Builds a shape ("buffer dimensions") or strides ("strides") into out;
+ * index_type: the type of a quoted stride's variable. */
+static int build_dims(builder *b, const tx_ast *a, ptr_vec *out, const char *what,
+                      tx_dtype index_type) {
   const tx_ast *const *items = &a;
   size_t n = 1;
   if (a->kind == AST_TUPLE || a->kind == AST_LIST) {
@@ -79,12 +96,15 @@ static int build_dims(builder *b, const tx_ast *a, ptr_vec *out, const char *wha
     n = a->u.seq.elts.len;
   }
   int shape = strcmp(what, "buffer dimensions") == 0;
-  if (shape) b->quoted_dims = 0;
+  uint32_t *quoted_bits = shape ? &b->quoted_dims : &b->quoted_strides;
+  *quoted_bits = 0;
   for (size_t i = 0; i < n; i++) {
-    int quoted = shape && items[i]->kind == AST_STR;
-    const tx_expr *e = quoted ? build_string_dim(b, items[i]) : bld_expr(b, items[i]);
+    int quoted = items[i]->kind == AST_STR;
+    const tx_expr *e = !quoted ? bld_expr(b, items[i])
+                       : shape ? build_string_dim(b, items[i])
+                               : string_stride(b, items[i], index_type);
     if (!e) return 0;
-    if (quoted && i < 32) b->quoted_dims |= 1u << i;
+    if (quoted && i < 32) *quoted_bits |= 1u << i;
     if (!tx_dtype_is_int(e->dtype)) {
       BLD_ERROR(b, items[i], "%s must be integers", what);
       return 0;
@@ -153,9 +173,14 @@ static int is_none(const tx_ast *a) {
 static int buffer_field(builder *b, tx_buffer *buf, buffer_ctor ctor, const char *name,
                         const tx_ast *v, ptr_vec *shape, ptr_vec *strides) {
   if (strcmp(name, "param") == 0) return 1; /* handled by the caller */
-  if (strcmp(name, "shape") == 0) return build_dims(b, v, shape, "buffer dimensions");
+  if (strcmp(name, "shape") == 0) return build_dims(b, v, shape, "buffer dimensions", TX_INT32);
   if (strcmp(name, "dtype") == 0) return bld_dtype(b, v, &buf->dtype);
-  if (strcmp(name, "strides") == 0) return is_none(v) || build_dims(b, v, strides, "strides");
+  if (strcmp(name, "strides") == 0) {
+    /* TVM: a quoted stride of match_buffer takes shape[0]'s type. */
+    tx_dtype index_type =
+        ctor == CTOR_MATCH && shape->len ? ((const tx_expr *)shape->items[0])->dtype : TX_INT32;
+    return is_none(v) || build_dims(b, v, strides, "strides", index_type);
+  }
   if (strcmp(name, "scope") == 0) {
     if (ctor == CTOR_ALLOC_SHARED || ctor == CTOR_ALLOC_LOCAL) {
       BLD_ERROR(b, v, "this constructor fixes the scope; use T.alloc_buffer(..., scope=...)");
@@ -287,7 +312,7 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
   size_t npos_names;
   const char *const *pos = positional_names(ctor, &npos_names);
   ptr_vec shape = {0}, strides = {0};
-  b->quoted_dims = 0;
+  b->quoted_dims = b->quoted_strides = 0;
   int ok = 1, have_shape = ctor == CTOR_DECL_SCALAR, have_dtype = 0;
   const tx_ast_list *args = &call->u.call.args;
   if (args->len > npos_names) {
@@ -363,7 +388,8 @@ tx_buffer *bld_buffer(builder *b, buffer_ctor ctor, const tx_ast *call, const ch
   }
   buf->ndim = shape.len;
   buf->quoted_dims = b->quoted_dims;
-  b->quoted_dims = 0;
+  buf->quoted_strides = b->quoted_strides;
+  b->quoted_dims = b->quoted_strides = 0;
   buf->shape = (const tx_expr *const *)vec_finish(b, &shape);
   buf->nstrides = strides.len;
   buf->strides = (const tx_expr *const *)vec_finish(b, &strides);

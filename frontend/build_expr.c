@@ -882,18 +882,21 @@ static const tx_expr *build_index(builder *b, const tx_ast *a, int depth) {
   return e;
 }
 
+/* lower:upper, or (in a store target only: b->slice_steps) lower:upper:step,
+ * an EXPR_SLICE of two or three operands. */
 static const tx_expr *build_slice(builder *b, const tx_ast *s, int depth) {
-  if (s->u.slice.step) {
+  if (s->u.slice.step && !b->slice_steps) {
     BLD_ERROR(b, s->u.slice.step, "strided buffer regions are not supported");
     return NULL;
   }
-  const tx_expr *ops[2];
-  const tx_ast *ends[2] = {s->u.slice.lower, s->u.slice.upper};
-  for (int i = 0; i < 2; i++) {
+  const tx_expr *ops[3];
+  const tx_ast *ends[3] = {s->u.slice.lower, s->u.slice.upper, s->u.slice.step};
+  uint32_t n = s->u.slice.step ? 3 : 2;
+  for (uint32_t i = 0; i < n; i++) {
     ops[i] = ends[i] ? build_index(b, ends[i], depth) : tx_none(b->ir, s->span);
     if (!ops[i]) return NULL;
   }
-  tx_expr *e = tx_expr_new(b->ir, EXPR_SLICE, TX_INT32, ops, 2, s->span);
+  tx_expr *e = tx_expr_new(b->ir, EXPR_SLICE, TX_INT32, ops, n, s->span);
   if (!e) bld_oom(b);
   return e;
 }

@@ -76,6 +76,8 @@ typedef struct builder {
   tx_strbuf qualified;        /* scratch for bld_qualified_name, reused across calls */
   tx_ptrmap dtype_of;         /* interned "T.float32" -> its dtype + 1 (bld_dtype_attr's memo) */
   uint32_t quoted_dims;       /* the shape being built: dims written as strings (bit i: dim i) */
+  uint32_t quoted_strides;    /* the same for its strides (each a new variable) */
+  int slice_steps;            /* building a store target: A[a:b:2] may have a step */
   tx_ptrmap func_of;          /* interned function name -> its first tx_func (redefinitions) */
   int funcs_full;             /* TX_MAX_FUNCS was reported; later functions are dropped */
   const tx_ast *module_class; /* the @I.ir_module class being built: `Module.f(...)` calls */

@@ -447,6 +447,22 @@ static int slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t *lanes,
   return 0;
 }
 
+/* The lanes of begin:end:step (step a positive constant): TVM prints the
+ * end of a ramp of n lanes as begin + n * step, n * step folded when n is
+ * constant and written `T.vscale() * 4 * 2` when n is scalable. */
+static int strided_slice_lanes(const tx_expr *begin, const tx_expr *end, int64_t step,
+                               int64_t *lanes, int *scalable) {
+  const tx_expr *span = end->kind == EXPR_ADD && tx_expr_equal(end->ops[0], begin) ? end->ops[1]
+                        : begin->kind == EXPR_INT && begin->u.ival == 0            ? end
+                                                                                   : NULL;
+  if (span && span->kind == EXPR_MUL && span->ops[1]->kind == EXPR_INT &&
+      span->ops[1]->u.ival == step && vscale_lanes(span->ops[0], lanes))
+    return *scalable = 1;
+  if (!slice_lanes(begin, end, lanes, scalable) || *scalable || *lanes % step) return 0;
+  *lanes /= step;
+  return 1;
+}
+
 /* TVM prints a packed call without its result type (int32 unless the call
  * was built with another): bound to an annotated name, the call takes the
  * annotation's type, `p: T.let[T.handle("float32")] = T.call_packed(...)`,
@@ -470,7 +486,9 @@ static const tx_expr *packed_call_as(builder *b, const tx_expr *value, tx_dtype 
  * the stride-1 T.Ramp it stands for; the result is the EXPR_LOAD that
  * build_store stores through (NULL after an error). */
 static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
+  b->slice_steps = 1;
   const tx_expr *region = bld_arg(b, target);
+  b->slice_steps = 0;
   if (!region || region->kind != EXPR_REGION) return region;
   ptr_vec idx = {0};
   int ok = 1;
@@ -480,15 +498,25 @@ static const tx_expr *slice_store_target(builder *b, const tx_ast *target) {
       int64_t lanes = 0;
       int scalable = 0;
       const tx_expr *begin = e->ops[0], *end = e->ops[1];
-      if (begin->kind == EXPR_NONE || end->kind == EXPR_NONE ||
-          !slice_lanes(begin, end, &lanes, &scalable) || lanes < 1 || lanes > TX_MAX_LANES) {
+      int64_t step = 1;
+      if (e->nops == 3 && (e->ops[2]->kind != EXPR_INT || e->ops[2]->u.ival < 1)) {
+        BLD_ERROR(b, target, "a stored slice's step must be a positive constant: A[i:i + 8:2]");
+        ok = 0;
+        break;
+      }
+      if (e->nops == 3) step = e->ops[2]->u.ival;
+      int sized = begin->kind != EXPR_NONE && end->kind != EXPR_NONE &&
+                  (step == 1 ? slice_lanes(begin, end, &lanes, &scalable)
+                             : strided_slice_lanes(begin, end, step, &lanes, &scalable));
+      if (!sized || lanes < 1 || lanes > TX_MAX_LANES) {
         BLD_ERROR(b, target,
-                  "a stored slice needs a constant length from 1 to %d: A[i:i + 4] = value",
+                  "a stored slice needs a constant length from 1 to %d lanes: A[i:i + 4] = value, "
+                  "A[i:i + 8:2] = value",
                   TX_MAX_LANES);
         ok = 0;
         break;
       }
-      const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, 1, e->span)};
+      const tx_expr *ops[2] = {begin, tx_int(b->ir, begin->dtype, step, e->span)};
       tx_dtype t = tx_dtype_with_lanes(begin->dtype, (int)lanes);
       t.scalable = (uint8_t)scalable;
       e = ops[1] ? tx_expr_new(b->ir, EXPR_RAMP, t, ops, 2, e->span) : NULL;

@@ -115,6 +115,18 @@ static int form_class(tx_buffer_form f) {
   return f == BUF_ALLOC_SHARED || f == BUF_ALLOC_LOCAL ? BUF_ALLOC : (int)f;
 }
 
+/* Strides; the quoted ones define their variables. */
+static int eq_strides(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
+  if (a->quoted_strides != b->quoted_strides) return 0;
+  for (uint32_t i = 0; i < a->nstrides; i++) {
+    int def = i < 32 && (a->quoted_strides >> i & 1u);
+    if (!(def ? eq_var_def(c, a->strides[i], b->strides[i])
+              : eq_expr(c, a->strides[i], b->strides[i])))
+      return 0;
+  }
+  return 1;
+}
+
 static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
   if (!tx_dtype_eq(a->dtype, b->dtype) || a->ndim != b->ndim || a->nstrides != b->nstrides ||
       form_class(a->form) != form_class(b->form) || a->align != b->align ||
@@ -122,8 +134,7 @@ static int eq_buffer_fields(eqctx *c, const tx_buffer *a, const tx_buffer *b) {
       !str_eq(a->scope, b->scope))
     return 0;
   return eq_var_def(c, a->data, b->data) && eq_exprs(c, a->shape, b->shape, a->ndim) &&
-         eq_exprs(c, a->strides, b->strides, a->nstrides) &&
-         eq_expr(c, a->elem_offset, b->elem_offset) &&
+         eq_strides(c, a, b) && eq_expr(c, a->elem_offset, b->elem_offset) &&
          eq_expr(c, a->allocated_addr, b->allocated_addr) &&
          eq_expr(c, a->annotations, b->annotations) && eq_layout(c, a->layout, b->layout) &&
          eq_expr(c, a->origin, b->origin);
@@ -413,6 +424,14 @@ static uint64_t h_layout(hctx *c, uint64_t h, const tx_layout *l) {
   return h_layout(c, h, l->tile);
 }
 
+static uint64_t h_strides(hctx *c, uint64_t h, const tx_buffer *b) {
+  h = mix(h, b->quoted_strides);
+  for (uint32_t i = 0; i < b->nstrides; i++)
+    h = i < 32 && (b->quoted_strides >> i & 1u) ? h_var_def(c, h, b->strides[i])
+                                                : h_expr(c, h, b->strides[i]);
+  return h;
+}
+
 static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   if (!b) return mix(h, H_NULL);
   uintptr_t idx = c->coarse ? 0 : (uintptr_t)tx_ptrmap_get(&c->index, b);
@@ -420,7 +439,7 @@ static uint64_t h_buffer_def(hctx *c, uint64_t h, const tx_buffer *b) {
   h = mix(mix(mix(mix_dtype(h, b->dtype), b->ndim), b->nstrides), (uint64_t)form_class(b->form));
   h = mix_str(mix(mix(h, (uint64_t)b->align), (uint64_t)b->offset_factor), b->scope);
   h = mix(h, b->layout_none);
-  h = h_exprs(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b->strides, b->nstrides);
+  h = h_strides(c, h_exprs(c, h_var_def(c, h, b->data), b->shape, b->ndim), b);
   h = h_expr(c, h_expr(c, h, b->elem_offset), b->allocated_addr);
   h = h_expr(c, h, b->annotations);
   h = h_expr(c, h_layout(c, h, b->layout), b->origin);

@@ -167,6 +167,11 @@ struct tx_buffer {
    * form of a dim that defines a variable): bit i for dim i < 32. Printed
    * back quoted; a spelling, equal.c ignores it. */
   uint32_t quoted_dims;
+  /* Strides written as strings, `strides=("s",)`: each a new int32 variable
+   * of that name (match_buffer: of shape[0]'s type), defined here, as
+   * TVM's parser makes one; bit i for stride i < 32. Printed quoted;
+   * equal.c compares them as definitions. */
+  uint32_t quoted_strides;
   tx_buffer_form form;
   const tx_expr *origin; /* BUF_VIEW: the call that made it (EXPR_CALL on EXPR_BUFFER);
                             BUF_MATCH: the handle variable */

@@ -1077,6 +1077,28 @@ static void print_layout_kwarg(printer *p, const tx_buffer *b) {
   }
 }
 
+/* The strides tuple; a stride that defines its variable (quoted_strides)
+ * prints as its name quoted, as TVM prints one. */
+static void print_strides(printer *p, const tx_buffer *b) {
+  if (!b->quoted_strides) {
+    print_tuple_of(p, b->strides, b->nstrides);
+    return;
+  }
+  tx_sb_putc(p->out, '(');
+  for (uint32_t i = 0; i < b->nstrides; i++) {
+    if (i) puts_(p, ", ");
+    if (i < 32 && (b->quoted_strides >> i & 1u) && b->strides[i]->kind == EXPR_VAR) {
+      tx_sb_putc(p->out, '"');
+      puts_(p, b->strides[i]->u.var.name);
+      tx_sb_putc(p->out, '"');
+    } else {
+      print_expr(p, b->strides[i]);
+    }
+  }
+  if (b->nstrides == 1) tx_sb_putc(p->out, ',');
+  tx_sb_putc(p->out, ')');
+}
+
 /* Keyword arguments in TVM's order: data, strides, elem_offset, scope,
  * align, offset_factor, layout, allocated_addr, annotations. */
 static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
@@ -1086,7 +1108,7 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   }
   if (b->nstrides) {
     puts_(p, ", strides=");
-    print_tuple_of(p, b->strides, b->nstrides);
+    print_strides(p, b);
   }
   if (b->elem_offset) {
     puts_(p, ", elem_offset=");
@@ -1466,23 +1488,33 @@ static const tx_expr *expr_at(const tx_stmt *s, uint32_t i) {
   return i < s->nexprs ? s->exprs[i] : NULL;
 }
 
-/* A stride-1 ramp index of a slice-form store: `base:base + lanes`. */
+/* A ramp index of a slice-form store, constant stride s: `base:base + lanes`,
+ * `base:base + lanes * s:s` (TVM's base + lanes * stride, folded where
+ * constant). */
 static int print_slice_index(printer *p, const tx_expr *e) {
-  if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival != 1)
+  if (e->kind != EXPR_RAMP || e->nops != 2 || e->ops[1]->kind != EXPR_INT || e->ops[1]->u.ival < 1)
     return 0;
   const tx_expr *base = e->ops[0];
+  int64_t step = e->ops[1]->u.ival;
   if (base->kind == EXPR_INT && !e->dtype.scalable) {
-    tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival, base->u.ival + e->dtype.lanes);
-    return 1;
-  }
-  print_expr(p, base);
-  tx_sb_putc(p->out, ':');
-  /* TVM folds 0 + T.vscale() * 4 to the product. */
-  if (!(base->kind == EXPR_INT && base->u.ival == 0)) {
+    tx_sb_printf(p->out, "%" PRId64 ":%" PRId64, base->u.ival,
+                 base->u.ival + e->dtype.lanes * step);
+  } else {
     print_expr(p, base);
-    puts_(p, " + ");
+    tx_sb_putc(p->out, ':');
+    /* TVM folds 0 + T.vscale() * 4 to the product. */
+    if (!(base->kind == EXPR_INT && base->u.ival == 0)) {
+      print_expr(p, base);
+      puts_(p, " + ");
+    }
+    if (e->dtype.scalable) {
+      put_lanes(p, e->dtype);
+      if (step != 1) tx_sb_printf(p->out, " * %" PRId64, step);
+    } else {
+      tx_sb_printf(p->out, "%" PRId64, e->dtype.lanes * step);
+    }
   }
-  put_lanes(p, e->dtype);
+  if (step != 1) tx_sb_printf(p->out, ":%" PRId64, step);
   return 1;
 }
 
