@@ -725,6 +725,7 @@ static const char *raw_constraint(cuda_cg *g, tx_dtype t, const char **conv) {
   switch ((tx_dtype_code)t.code) {
   case DT_INT:
   case DT_UINT:
+    if (t.bits == 128) return "q"; /* a .b128 register (PTX ISA 8.3) */
     if (t.bits == 64) return "l";
     if (t.bits == 32) return "r";
     if (t.bits == 16) {

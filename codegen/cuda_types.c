@@ -12,17 +12,19 @@
 static const char *scalar_type(tx_dtype t) {
   switch ((tx_dtype_code)t.code) {
   case DT_INT:
-    return t.bits == 8    ? "signed char"
-           : t.bits == 16 ? "short"
-           : t.bits == 32 ? "int"
-           : t.bits == 64 ? "long long"
-                          : NULL;
+    return t.bits == 8     ? "signed char"
+           : t.bits == 16  ? "short"
+           : t.bits == 32  ? "int"
+           : t.bits == 64  ? "long long"
+           : t.bits == 128 ? "__int128_t" /* TVM's spelling; NVRTC -device-int128 */
+                           : NULL;
   case DT_UINT:
-    return t.bits == 8    ? "unsigned char"
-           : t.bits == 16 ? "unsigned short"
-           : t.bits == 32 ? "unsigned int"
-           : t.bits == 64 ? "unsigned long long"
-                          : NULL;
+    return t.bits == 8     ? "unsigned char"
+           : t.bits == 16  ? "unsigned short"
+           : t.bits == 32  ? "unsigned int"
+           : t.bits == 64  ? "unsigned long long"
+           : t.bits == 128 ? "__uint128_t"
+                           : NULL;
   case DT_FLOAT:
     return t.bits == 16 ? "half" : t.bits == 32 ? "float" : t.bits == 64 ? "double" : NULL;
   case DT_BFLOAT:

@@ -338,6 +338,9 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
    *  - -std=c++17: the dialect codegen/cuda.c writes;
    *  - -I<root>/include, when it exists, for cuda_fp16.h / cuda_bf16.h and
    *    friends (recent NVRTCs carry them built in; older ones do not);
+   *  - -device-int128 (NVRTC 11.5 and later): __int128_t / __uint128_t in
+   *    device code, the spelling of int128 / uint128 (TVM's too); it only
+   *    admits the type;
    *  - the optimization options of target->opt_level (opt_options). */
   const char *argv[12];
   int argc = 0;
@@ -350,6 +353,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
     tx_sb_printf(&inc, "-I%s/include", root);
     argv[argc++] = tx_sb_cstr(&inc);
   }
+  if (major * 100 + minor >= 1105) argv[argc++] = "-device-int128";
   argc += opt_options(opts, major * 100 + minor, argv + argc);
   /* NVRTC wants NUL-terminated source; the caller's need not be. */
   tx_sb_putn(&src, cuda_src, len);

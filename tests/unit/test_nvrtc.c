@@ -177,7 +177,8 @@ static void opt_tokens(const char *log, char *out, size_t cap) {
   out[0] = 0;
   for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     if (strncmp(tok, "--gpu-architecture=", 19) == 0 || strcmp(tok, "-default-device") == 0 ||
-        strcmp(tok, "-std=c++17") == 0 || strncmp(tok, "-I", 2) == 0)
+        strcmp(tok, "-std=c++17") == 0 || strncmp(tok, "-I", 2) == 0 ||
+        strcmp(tok, "-device-int128") == 0)
       continue;
     if (out[0]) strncat(out, " ", cap - strlen(out) - 1);
     strncat(out, tok, cap - strlen(out) - 1);
@@ -203,6 +204,9 @@ Test(nvrtc, opt_level_options) {
       const char *v = strstr(log, "(NVRTC ");
       cr_assert(v && sscanf(v, "(NVRTC %d.%d)", &major, &minor) == 2, "%s", log);
       int version = major * 100 + minor;
+      /* int128 / uint128 are spelled __int128_t / __uint128_t (NVRTC 11.5+). */
+      cr_expect((strstr(log, " -device-int128") != NULL) == (version >= 1105),
+                "-device-int128 with NVRTC %d.%d: %s", major, minor, log);
       char want[256] = "";
       if (level == 0 && version >= 1208) strcat(want, "--Ofast-compile=max");
       if (level == 1 && version >= 1208) strcat(want, "--Ofast-compile=mid");
