@@ -10,7 +10,7 @@
 #include "ir/diag.h"
 #include "ir/ir.h"
 #include "ir/strbuf.h"
-#include "passes/pass.h"
+#include "target/target.h"
 
 /* For each line of generated CUDA, the TIRx span it came from (line 0 when
  * none), so NVRTC errors point back at the kernel source. */

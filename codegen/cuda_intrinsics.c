@@ -22,8 +22,8 @@
 
 #include "codegen/cuda_call.h"
 #include "codegen/cuda_internal.h"
-#include "frontend/intrinsics.h"
-#include "frontend/ptx_dialect.h"
+#include "ir/intrinsics.h"
+#include "ir/ptx_dialect.h"
 
 /* ---- math ---------------------------------------------------------------- */
 
@@ -588,7 +588,7 @@ static int emit_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
 /* Is `op` a raw PTX call? The frontend names T.ptx["a.b"] as T.ptx.a.b when
  * every segment is an identifier and T.ptx["a.b::c"] otherwise, and lets
  * such names through only in that subscript form. Registered T.ptx.* names
- * (frontend/intrinsics.def) are TVM helpers with their own operand
+ * (ir/intrinsics.def) are TVM helpers with their own operand
  * conventions (destination pointers, dtype strings, qualifier keywords), so
  * they never take this path: emitting them as `name operands;` would be a
  * guess. */
@@ -1125,7 +1125,7 @@ static void printed_layout(const tx_expr *e, const tx_ptx_form *form, uint32_t n
 }
 
 /* TVM's printed table form T.ptx.<family>(operands, [pred,] tokens..., marker)
- * (frontend/ptx_dialect.h): the opcode is the mnemonic and the tokens in
+ * (ir/ptx_dialect.h): the opcode is the mnemonic and the tokens in
  * slot order; the rest is the raw-PTX path. Returns 0 when e is not that form. */
 static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const char *op = e->u.call.op;

@@ -16,6 +16,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/dynlib.h"
+#include "ir/mem.h"
 
 /* The subset of nvrtc.h that we use; the ABI has been stable since CUDA 11. */
 typedef int nvrtcResult;

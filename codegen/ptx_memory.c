@@ -46,18 +46,25 @@ static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt
   cuda_error(g, within(at, e) ? at->span : e->span, "%s: %s", e->u.call.op, msg);
 }
 
-/* Is the target older than sm_<sm>? Then a located error naming `what`. */
-static int need_sm(cuda_cg *g, const tx_expr *e, int sm, const char *what) {
-  if (!g->target || g->target->sm <= 0 || g->target->sm >= sm) return 1;
+/* Does the target lack what sm_<sm> brought? Then a located error naming
+ * `what`. `feature`: the target feature that says so (0: sm alone says). */
+static int need_sm_feature(cuda_cg *g, const tx_expr *e, int sm, tx_feature feature,
+                           const char *what) {
+  if (!g->target || g->target->sm <= 0) return 1;
+  if (feature ? tx_target_has(g->target, feature) : g->target->sm >= sm) return 1;
   bad(g, e, NULL, "%s needs sm_%d or newer, but the target is %s", what, sm,
       g->target->arch ? g->target->arch : "older");
   return 0;
 }
 
+static int need_sm(cuda_cg *g, const tx_expr *e, int sm, const char *what) {
+  return need_sm_feature(g, e, sm, 0, what);
+}
+
 /* The cluster scope and the shared::cluster state space need sm_90. */
 static int cluster_ok(cuda_cg *g, const tx_expr *e, const char *scope, const char *space) {
   if (strcmp(scope, "cluster") != 0 && strcmp(space, "shared::cluster") != 0) return 1;
-  return need_sm(g, e, 90, "the cluster scope/state space");
+  return need_sm_feature(g, e, 90, TX_FEAT_CLUSTERS, "the cluster scope/state space");
 }
 
 /* ---- attributes: positional (the printed form) or keyword ------------------------ */
@@ -792,7 +799,7 @@ static void emit_store(cuda_cg *g, const tx_expr *e, tx_strbuf *sb, st_kind kind
       bad(g, e, NULL, "a 256-bit store needs the global state space, not .%s", space);
       return;
     }
-    if (!need_sm(g, e, 100, "a 256-bit store")) return;
+    if (!need_sm_feature(g, e, 100, TX_FEAT_LDST256, "a 256-bit store")) return;
   }
   if (!cluster_ok(g, e, scope, space)) return;
   tx_strbuf text = cuda_sb(g), ins = cuda_sb(g);
@@ -989,7 +996,7 @@ static void emit_arith(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     bad(g, e, NULL, "%.3s.f32x2 takes no .sat", name);
     return;
   }
-  if (x2 && !need_sm(g, e, 100, "the packed .f32x2 form")) return;
+  if (x2 && !need_sm_feature(g, e, 100, TX_FEAT_F32X2, "the packed .f32x2 form")) return;
   const tx_expr *d = e->ops[0];
   if (d->dtype.code != DT_HANDLE) {
     bad(g, e, d, "the first argument is the destination pointer (T.address_of(x[i]))");

@@ -45,10 +45,7 @@ static const char *target_arch(const cuda_cg *g) {
  * sm_100a, sm_101a (sm_110a), sm_103a and the sm_100f/sm_110f families (PTX
  * ISA, tcgen05 target notes), not on sm_90a nor on sm_120 parts. */
 static int tcgen05_arch_ok(cuda_cg *g, const tx_expr *e) {
-  const tx_target *t = g->target;
-  size_t n = t && t->arch ? strlen(t->arch) : 0;
-  char suffix = n ? t->arch[n - 1] : 0;
-  if (t && t->sm >= 100 && t->sm < 120 && (suffix == 'a' || suffix == 'f')) return 1;
+  if (tx_target_has(g->target, TX_FEAT_TCGEN05)) return 1;
   tc_error(g, e,
            "tcgen05 instructions need an sm_100a, sm_101a or sm_103a target (or an sm_100f "
            "family target); the target is %s",
@@ -60,10 +57,7 @@ static int tcgen05_arch_ok(cuda_cg *g, const tx_expr *e) {
  * .multicast::cluster::all form of try_cancel that TVM emits also an
  * arch-specific or family target (ptxas rejects it for plain sm_100). */
 static int clc_arch_ok(cuda_cg *g, const tx_expr *e, int specific) {
-  const tx_target *t = g->target;
-  size_t n = t && t->arch ? strlen(t->arch) : 0;
-  char suffix = n ? t->arch[n - 1] : 0;
-  if (t && t->sm >= 100 && (!specific || suffix == 'a' || suffix == 'f')) return 1;
+  if (tx_target_has(g->target, specific ? TX_FEAT_CLC_MULTICAST : TX_FEAT_CLC)) return 1;
   tc_error(g, e, "cluster launch control needs an sm_100%s or later target; the target is %s",
            specific ? "a" : "", target_arch(g));
   return 0;
@@ -776,7 +770,7 @@ static int idesc_value(cuda_cg *g, const tx_expr *e, const idesc_args *x, int sc
              (long long)x->k);
     return 0;
   }
-  if (k96 && !(g->target && (g->target->sm == 103 || g->target->sm == 107))) {
+  if (k96 && !tx_target_has(g->target, TX_FEAT_MMA_K96)) {
     tc_error(g, e, "K=96 is supported on sm_103a only; the target is %s", target_arch(g));
     return 0;
   }

@@ -1181,7 +1181,7 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
    * that it prints as a call that parses back to the same opcode. */
   static const tx_intrinsic raw_ptx = {"T.ptx", 0, -1, RES_KW_DTYPE, "*", INTRIN_EXPR};
   /* TVM's printed table form, kept as written; it wins over an older helper
-   * of the same name (frontend/ptx_dialect.h says how they are told apart). */
+   * of the same name (ir/ptx_dialect.h says how they are told apart). */
   static const tx_intrinsic printed_ptx = {"T.ptx", 0, -1, RES_VOID, "", INTRIN_EXPR};
   if (call->u.call.func->kind == AST_ATTR && strncmp(q, "T.ptx.", 6) == 0) {
     int printed = bld_ptx_printed_form(b, call, q);

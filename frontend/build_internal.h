@@ -9,7 +9,7 @@
 
 #include "frontend/ast.h"
 #include "frontend/builder.h"
-#include "frontend/intrinsics.h"
+#include "ir/intrinsics.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
 #include "ir/strbuf.h"
@@ -123,7 +123,7 @@ const char *bld_raw_ptx_name(builder *b, const char *q);
 
 /* Is `call` (qualified name q, written as an attribute chain) TVM's printed
  * table form of the PTX dialect, T.ptx.fence("proxy", "async", "shared::cta", "")
- * (frontend/ptx_dialect.h has the rule)? 1 yes, 0 no (an older helper of the
+ * (ir/ptx_dialect.h has the rule)? 1 yes, 0 no (an older helper of the
  * same name, or not a T.ptx family), -1 after a located error: the form's
  * shape with tokens no entry of the family takes. */
 int bld_ptx_printed_form(builder *b, const tx_ast *call, const char *q);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "frontend/build_internal.h"
-#include "frontend/ptx_dialect.h"
+#include "ir/ptx_dialect.h"
 #include "ir/mem.h"
 #include "ir/visit.h"
 

@@ -26,16 +26,6 @@ typedef enum tx_emit_kind {
 int tx_emit_lookup(const char *name);
 const char *tx_emit_name(tx_emit_kind kind);
 
-/* Fill *out for a supported architecture name ("sm_90a": sm 90). Returns 0
- * for an unknown one. The supported names, space-separated, come from
- * tx_target_arch_list(). out->opt_level is left as it is. */
-int tx_target_from_arch(const char *arch, tx_target *out);
-const char *tx_target_arch_list(void);
-/* The architecture to use for a device of compute capability major.minor
- * ("sm_90a" for 9.0, whose arch-specific features the kernels use), or
- * NULL when tirx-c does not support it. */
-const char *tx_target_arch_for_cc(int major, int minor);
-
 typedef struct tx_compile_request {
   tx_emit_kind emit;
   tx_target target;

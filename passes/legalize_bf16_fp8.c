@@ -254,7 +254,7 @@ static int check_buffer(tx_visitor *v, const tx_buffer *b) {
 
 tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
-  if (pc->target && pc->target->sm < 89) {
+  if (pc->target && !tx_target_has(pc->target, TX_FEAT_FP8)) {
     fp8_check c = {.pc = pc};
     c.v.user = &c;
     c.v.pre_expr = check_expr;

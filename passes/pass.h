@@ -17,29 +17,7 @@
 #include "ir/mem.h"
 #include "ir/ptrmap.h"
 #include "ir/strbuf.h"
-
-/* What the pipeline is compiling for. */
-typedef struct tx_target {
-  const char *arch; /* "sm_90a", "sm_100a", ...; interned or static */
-  int sm;           /* 90 for sm_90a */
-  int opt_level;    /* 0..3 */
-} tx_target;
-
-/* What a target allows a kernel's on-chip buffers, in bytes. The numbers
- * live in one table, the rows of the architecture names (passes/compile.c):
- * a new architecture adds a row there, and passes ask tx_target_limits_of
- * instead of spelling a number. */
-typedef struct tx_target_limits {
-  const char *arch;            /* the row ("sm_90a"); NULL for the fallback */
-  int64_t static_shared_bytes; /* all static __shared__ arrays of one block */
-  int64_t dyn_shared_bytes;    /* static + dynamic shared memory of one block, with the opt-in */
-  int64_t local_bytes;         /* local memory of one thread */
-} tx_target_limits;
-
-/* The limits of t's architecture: the row of t->arch, else the portable row
- * of t->sm ("sm_100f" gets sm_100's), else (also for no target) a fallback
- * that holds on every supported architecture. Never NULL. */
-const tx_target_limits *tx_target_limits_of(const tx_target *t);
+#include "target/target.h"
 
 /* What a pipeline run remembers between passes (tx_lc_census). Only
  * tx_run_pipeline turns it on: outside a run a module's address may be

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "runtime/rt_internal.h"
+#include "target/target.h"
 
 tirx_status tx_rt_fail(tx_rt_error *err, tirx_status code, const char *fmt, ...) {
   if (err) {
@@ -87,11 +88,17 @@ static tirx_status read_facts(tx_runtime *rt, tx_rt_error *err) {
                             &minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, rt->dev),
                         "cuDeviceGetAttribute", err)))
     return st;
-  /* The "a" targets (sm_90a, sm_100a) unlock wgmma/tcgen05, which TIRx
-   * kernels are written for; before Hopper there is none. */
+  /* The architecture to compile for: the table's (target/arches.def; the
+   * "a" targets from Hopper on, which wgmma/tcgen05 kernels need). A device
+   * tirx-c has no row for is named in the same pattern, so that compiling
+   * for it is refused with that name. */
   int major = rt->cc;
   rt->cc = major * 10 + minor;
-  snprintf(rt->arch, sizeof rt->arch, "sm_%d%d%s", major, minor, major >= 9 ? "a" : "");
+  const char *arch = tx_target_arch_for_cc(major, minor);
+  if (arch)
+    snprintf(rt->arch, sizeof rt->arch, "%s", arch);
+  else
+    snprintf(rt->arch, sizeof rt->arch, "sm_%d%d%s", major, minor, major >= 9 ? "a" : "");
   if ((st = tx_rt_check(rt, rt->cu.DeviceGetName(rt->name, (int)sizeof rt->name, rt->dev),
                         "cuDeviceGetName", err)))
     return st;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerate frontend/ptx_dialect.def from TVM's PTX instruction table.
+"""Regenerate ir/ptx_dialect.def from TVM's PTX instruction table.
 
-usage: gen_ptx_dialect.py TVM_TABLE_PY > frontend/ptx_dialect.def
+usage: gen_ptx_dialect.py TVM_TABLE_PY > ir/ptx_dialect.def
 
 TVM_TABLE_PY is python/tvm/backend/cuda/ptx/table.py of an apache/tvm checkout
 (e.g. `git -C TVM show HEAD:python/tvm/backend/cuda/ptx/table.py > table.py`).

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "frontend/intrinsics.h"
+#include "ir/intrinsics.h"
 
 /* Binary search is only correct on a strictly increasing table; a duplicate
  * or misplaced row in intrinsics.def must fail here, not as a silent miss. */

@@ -1,5 +1,5 @@
 /*
- * test_ptx_dialect.c - the printed T.ptx form matcher (frontend/ptx_dialect.h):
+ * test_ptx_dialect.c - the printed T.ptx form matcher (ir/ptx_dialect.h):
  * which tails are TVM's printed form, how tokens fill slots, the marker
  * flags, entry choice by operand count, and the operand layout.
  */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "frontend/ptx_dialect.h"
+#include "ir/ptx_dialect.h"
 
 /* Arguments as written: a string literal is "\"text\"", anything else an
  * expression. */

@@ -13,7 +13,6 @@
  * (passes/compile.h); this file only parses options, probes the GPU for a
  * default --arch, and prints.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include "ir/context.h"
 #include "ir/file.h"
 #include "passes/compile.h"
+#include "runtime/cuda_driver.h"
 #include "tirx/tirx.h"
 /* Defined in golden.c (there is no header: the two files are one program). */
 int tirxc_golden_main(int argc, char **argv);
@@ -311,26 +311,14 @@ static int list_passes(void) {
  * GPU (no driver, no device, an unsupported one): then the default applies.
  * The library stays loaded: unloading the driver after cuInit is unsafe. */
 static const char *detect_gpu_arch(int *major, int *minor) {
-  typedef int (*cu_init_fn)(unsigned);
-  typedef int (*cu_device_get_fn)(int *, int);
-  typedef int (*cu_attribute_fn)(int *, int, int);
-  enum { CC_MAJOR = 75, CC_MINOR = 76 }; /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_* */
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) return NULL;
-  cu_init_fn init;
-  cu_device_get_fn device_get;
-  cu_attribute_fn attribute;
-  void *p;
-  /* Copied, not cast: ISO C has no conversion from void * to a function pointer. */
-  p = dlsym(lib, "cuInit");
-  memcpy(&init, &p, sizeof p);
-  p = dlsym(lib, "cuDeviceGet");
-  memcpy(&device_get, &p, sizeof p);
-  p = dlsym(lib, "cuDeviceGetAttribute");
-  memcpy(&attribute, &p, sizeof p);
-  int dev = 0;
-  if (!init || !device_get || !attribute || init(0) != 0 || device_get(&dev, 0) != 0 ||
-      attribute(major, CC_MAJOR, dev) != 0 || attribute(minor, CC_MINOR, dev) != 0)
+  /* Static: reachable until exit, as the loaded driver must stay. */
+  static tx_cuda_driver cu;
+  char msg[256];
+  if (!cu.lib && tx_cu_load(&cu, NULL, NULL, msg, sizeof msg) != TIRX_OK) return NULL;
+  tx_cu_device dev = 0;
+  if (cu.Init(0) != 0 || cu.DeviceGet(&dev, 0) != 0 ||
+      cu.DeviceGetAttribute(major, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != 0 ||
+      cu.DeviceGetAttribute(minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != 0)
     return NULL;
   return tx_target_arch_for_cc(*major, *minor);
 }

@@ -8,14 +8,14 @@
  * mutable state at all: every function is safe to call from any thread
  * without initialisation.
  */
-#include "intrinsics.h"
+#include "ir/intrinsics.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const tx_intrinsic k_table[] = {
 #define X(NAME, MIN, MAX, RES, KW, KIND) {NAME, MIN, MAX, RES, KW, KIND},
-#include "intrinsics.def"
+#include "ir/intrinsics.def"
 #undef X
 };
 

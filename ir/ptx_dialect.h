@@ -15,8 +15,8 @@
  * call exactly as written, and the CUDA codegen, which reads it back as PTX
  * text. Pure functions over a read-only table (ptx_dialect.def): no state.
  */
-#ifndef TIRX_FRONTEND_PTX_DIALECT_H
-#define TIRX_FRONTEND_PTX_DIALECT_H
+#ifndef TIRX_IR_PTX_DIALECT_H
+#define TIRX_IR_PTX_DIALECT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * Only the tail of a call is read (its trailing string literals); operands
  * are left to the caller. Nothing here allocates or keeps state.
  */
-#include "ptx_dialect.h"
+#include "ir/ptx_dialect.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@ typedef struct ptx_entry {
 
 static const ptx_entry k_entries[] = {
 #define X(FAMILY, MNEMONIC, NSLOTS, SLOTS, OPERANDS) {FAMILY, MNEMONIC, NSLOTS, SLOTS, OPERANDS},
-#include "ptx_dialect.def"
+#include "ir/ptx_dialect.def"
 #undef X
 };
 

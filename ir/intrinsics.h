@@ -1,5 +1,6 @@
 /*
- * intrinsics.h - the registry of named TIRx operations the frontend knows.
+ * intrinsics.h - the registry of named TIRx operations: the frontend checks
+ * calls against it, codegen reads the same facts (so it lives with the IR).
  *
  * One table (intrinsics.def) lists every callable `T.*` name that is not
  * handled by dedicated syntax in the builder: math, PTX, CUDA helpers, TVM
@@ -7,8 +8,8 @@
  * they take and how their result type is found. The builder checks calls
  * against it and suggests the nearest name for a misspelling.
  */
-#ifndef TIRX_FRONTEND_INTRINSICS_H
-#define TIRX_FRONTEND_INTRINSICS_H
+#ifndef TIRX_IR_INTRINSICS_H
+#define TIRX_IR_INTRINSICS_H
 
 #include <stddef.h>
 
