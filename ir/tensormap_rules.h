@@ -5,7 +5,7 @@
  *
  * The one copy of these rules. ir/tensormap.c includes this header for the
  * compiler (make-packed-api checks constant encode calls) and the runtime
- * launcher; codegen/c_launcher.c embeds this very text in every generated C
+ * launcher; target/cuda/c_launcher.c embeds this very text in every generated C
  * launcher that encodes a tensor map (the build turns it into a string,
  * cmake/embed_text.cmake), so the three cannot disagree.
  *

@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "codegen/c_launcher.h"
-#include "codegen/codegen.h"
+#include "target/cuda/c_launcher.h"
+#include "target/cuda/codegen.h"
 #include "ir/context.h"
 #include "ir/printer.h"
 

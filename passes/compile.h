@@ -17,7 +17,7 @@ typedef enum tx_emit_kind {
   TX_EMIT_CUDA,    /* CUDA C of the device functions */
   TX_EMIT_PTX,     /* PTX text through NVRTC */
   TX_EMIT_CUBIN,   /* cubin bytes through NVRTC */
-  /* A self-contained C launcher (codegen/c_launcher.h): the source goes to
+  /* A self-contained C launcher (target/cuda/c_launcher.h): the source goes to
    * `out`, the header to req->header_out; the PTX (or cubin) is embedded. */
   TX_EMIT_C_LAUNCHER,
 } tx_emit_kind;
@@ -34,7 +34,7 @@ typedef struct tx_compile_request {
   tx_pipeline_options pipeline;
   const char *cuda_path; /* for NVRTC; NULL: $CUDA_HOME, then /usr/local/cuda */
   int verbose;           /* ask NVRTC to record its options into stats->log */
-  /* TX_EMIT_C_LAUNCHER only (see codegen/c_launcher.h). */
+  /* TX_EMIT_C_LAUNCHER only (see target/cuda/c_launcher.h). */
   tx_strbuf *header_out;     /* receives the header */
   const char *launcher_name; /* C identifier for <name>_init/_shutdown */
   const char *header_name;   /* what the source #includes */

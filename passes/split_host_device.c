@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "ir/visit.h"
 #include "passes/pass.h"
 

@@ -23,7 +23,7 @@
  *    least one access is contiguous: lane-by-lane accesses alone are the
  *    scalar loop's accesses over again, so such a loop stays serial;
  *  - CUDA codegen can emit every vector node (codegen_ok below mirrors
- *    codegen/cuda_vector.c).
+ *    target/cuda/cuda_vector.c).
  * C is the widest of min(L, 8), 4, 2 for which the rewrite meets these
  * rules (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved).
  * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
@@ -504,7 +504,7 @@ static int cast_source_ok(tx_dtype t) {
   return is_w32(t) || is_w16(t) || t.code == DT_BOOL;
 }
 
-/* Mirrors what CUDA codegen emits (codegen/cuda_vector.c): every vector
+/* Mirrors what CUDA codegen emits (target/cuda/cuda_vector.c): every vector
  * node is checked; values of 32-bit lanes need a CUDA type (2-4 lanes),
  * 16-bit floats go in pairs (2, 4, 8 lanes), bools are tx_bool2/4/8. */
 static int emit_ok(tx_visitor *v, const tx_expr *e) {

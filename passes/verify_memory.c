@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "ir/mem.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"

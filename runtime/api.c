@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/context.h"
 #include "ir/file.h"
 #include "ir/mem.h"

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "child_runner.h"
 #include "gpu_harness.h"
 #include "ir/context.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "child_runner.h"
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/arena.h"
 #include "ir/diag.h"
 #include "runtime/runtime.h"

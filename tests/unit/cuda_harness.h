@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/context.h"
 
 /* One text through the pipeline: the status of each stage (a later stage

@@ -53,7 +53,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
 #include "passes/compile.h"

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
-#include "codegen/cuda_call.h"
-#include "codegen/cuda_internal.h"
+#include "target/cuda/codegen.h"
+#include "target/cuda/cuda_call.h"
+#include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
 #include "ir/context.h"
 #include "ir/printer.h"
@@ -295,7 +295,7 @@ static void expect_error(const char *body, const char *needle) {
 
 Test(errors, unsupported_ptx_op_is_named) {
   /* A legacy helper no family table emits (fetch_register, the example
-   * here before, is codegen/ptx_memory.c's now). */
+   * here before, is target/cuda/ptx_memory.c's now). */
   expect_error("    T.ptx_wait_barrier(0)\n", "T.ptx_wait_barrier");
 }
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/arena.h"
 #include "ir/diag.h"
 

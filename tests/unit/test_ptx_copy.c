@@ -1,5 +1,5 @@
 /*
- * test_ptx_copy.c - the CUDA emitters of codegen/ptx_copy.c (TVM's async
+ * test_ptx_copy.c - the CUDA emitters of target/cuda/ptx_copy.c (TVM's async
  * copy helpers: cp.async, bulk and TMA copies, tensormap prefetch, mbarrier
  * forms, mapa): the inline asm each operand form becomes, the target-gated
  * forms (cta_group, tile::gather4 need sm_100a), and the located errors for

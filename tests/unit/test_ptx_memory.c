@@ -1,5 +1,5 @@
 /*
- * test_ptx_memory.c - the CUDA text codegen/ptx_memory.c emits for TVM's
+ * test_ptx_memory.c - the CUDA text target/cuda/ptx_memory.c emits for TVM's
  * scalar T.ptx helpers (ld/st with memory orders, atom/red, the f32/f64
  * arithmetic and math wrappers), in the form TVMScript source writes them
  * and in the all-positional form TVM's printer writes; the result dtypes

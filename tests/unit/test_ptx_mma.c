@@ -1,5 +1,5 @@
 /*
- * test_ptx_mma.c - the CUDA emitters of codegen/ptx_mma.c (wgmma, mma,
+ * test_ptx_mma.c - the CUDA emitters of target/cuda/ptx_mma.c (wgmma, mma,
  * mma.sp, ldmatrix, stmatrix): the inline asm each TVM operand form
  * becomes, that the forms TVM treats alike give the same instruction, the
  * wgmma descriptor bit layout (the helper's own text, run on the host), and
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
 
 static const tx_target SM90 = {"sm_90a", 90, 2};

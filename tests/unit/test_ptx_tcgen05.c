@@ -1,6 +1,6 @@
 /*
  * test_ptx_tcgen05.c - the T.ptx tcgen05 and cluster launch control helpers
- * of codegen/ptx_tcgen05.c: the CUDA each form becomes, the descriptor
+ * of target/cuda/ptx_tcgen05.c: the CUDA each form becomes, the descriptor
  * encodings, and the located errors for bad forms and targets.
  *
  * Expected descriptor values are derived by hand from the PTX ISA tables
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
 
 static const tx_target SM100A = {"sm_100a", 100, 2};

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/context.h"
 #include "ir/tensormap.h"
 #include "passes/pass.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/c_launcher.h"
+#include "target/cuda/c_launcher.h"
 #include "ir/context.h"
 #include "ir/file.h"
 #include "passes/compile.h"

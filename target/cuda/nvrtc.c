@@ -1,7 +1,7 @@
 /*
  * nvrtc.c - CUDA C to PTX or a cubin through NVRTC, loaded at run time.
  *
- * NVRTC is dlopen'ed for each call (codegen/dynlib.h) and closed before
+ * NVRTC is dlopen'ed for each call (target/cuda/dynlib.h) and closed before
  * returning: tirx-c has no link-time CUDA dependency and keeps no global
  * state, and one dlopen is cheap next to an NVRTC compile. The NVRTC API is
  * declared here by hand (from nvrtc.h) so that building tirx-c needs no
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "codegen/codegen.h"
-#include "codegen/dynlib.h"
+#include "target/cuda/codegen.h"
+#include "target/cuda/dynlib.h"
 #include "ir/mem.h"
 
 /* The subset of nvrtc.h that we use; the ABI has been stable since CUDA 11. */
@@ -336,7 +336,7 @@ tirx_status tx_nvrtc_compile(tx_diag_sink *diags, const char *cuda_src, size_t l
   /* Options, and why each is there:
    *  - the architecture (compute_XX for PTX, sm_XX for a cubin);
    *  - -default-device: helpers without __device__ are device code;
-   *  - -std=c++17: the dialect codegen/cuda.c writes;
+   *  - -std=c++17: the dialect target/cuda/cuda.c writes;
    *  - -I<root>/include, when it exists, for cuda_fp16.h / cuda_bf16.h and
    *    friends (recent NVRTCs carry them built in; older ones do not);
    *  - -device-int128 (NVRTC 11.5 and later): __int128_t / __uint128_t in

@@ -18,7 +18,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "codegen/cuda_call.h"
+#include "target/cuda/cuda_call.h"
 
 /* ---- an inline-asm statement under construction ---------------------------- */
 

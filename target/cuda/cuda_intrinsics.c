@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_call.h"
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_call.h"
+#include "target/cuda/cuda_internal.h"
 #include "ir/intrinsics.h"
 #include "ir/ptx_dialect.h"
 

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cuda_call.h"
+#include "target/cuda/cuda_call.h"
 
 enum { NOPOS = UINT32_MAX };
 

@@ -8,12 +8,12 @@
  * computes the launch's byte count and codegen the offsets: one rule, one
  * place, so the two cannot disagree.
  */
-#ifndef TIRX_CODEGEN_CUDA_INTERNAL_H
-#define TIRX_CODEGEN_CUDA_INTERNAL_H
+#ifndef TIRX_TARGET_CUDA_CUDA_INTERNAL_H
+#define TIRX_TARGET_CUDA_CUDA_INTERNAL_H
 
 #include <stdint.h>
 
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/diag.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"

@@ -3,7 +3,7 @@
  * the files that emit T.* calls, and the lookup over the family tables
  * (cuda_call.h). Nothing here knows a particular op.
  */
-#include "codegen/cuda_call.h"
+#include "target/cuda/cuda_call.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -21,7 +21,7 @@
  * than a guess: a launcher that compiles but checks less than the runtime
  * would be worse than none. Nothing here prints or exits.
  */
-#include "codegen/c_launcher.h"
+#include "target/cuda/c_launcher.h"
 
 #include <inttypes.h>
 #include <math.h>

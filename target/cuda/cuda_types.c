@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 
 static const char *scalar_type(tx_dtype t) {
   switch ((tx_dtype_code)t.code) {

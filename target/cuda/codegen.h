@@ -2,8 +2,8 @@
  * codegen.h - from lowered IR to CUDA C, and from CUDA C to PTX or a cubin
  * through NVRTC (loaded at run time; no link-time CUDA dependency).
  */
-#ifndef TIRX_CODEGEN_CODEGEN_H
-#define TIRX_CODEGEN_CODEGEN_H
+#ifndef TIRX_TARGET_CUDA_CODEGEN_H
+#define TIRX_TARGET_CUDA_CODEGEN_H
 
 #include <stddef.h>
 

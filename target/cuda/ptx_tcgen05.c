@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cuda_call.h"
+#include "target/cuda/cuda_call.h"
 
 /* ---- diagnostics and arguments ------------------------------------------------- */
 

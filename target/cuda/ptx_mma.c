@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen/cuda_call.h"
+#include "target/cuda/cuda_call.h"
 
 /* ---- PTX matrix element types ---------------------------------------------------- */
 

@@ -12,13 +12,13 @@
  * Emitters report unsupported operand forms as located errors through
  * cuda_unsupported/cuda_error, never by guessing an operand order.
  */
-#ifndef TIRX_CODEGEN_CUDA_CALL_H
-#define TIRX_CODEGEN_CUDA_CALL_H
+#ifndef TIRX_TARGET_CUDA_CUDA_CALL_H
+#define TIRX_TARGET_CUDA_CUDA_CALL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 
 /* ---- arguments ------------------------------------------------------------ */
 

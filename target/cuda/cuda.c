@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "ir/fold.h"
 #include "ir/visit.h"
 #include "passes/packed_api.h"

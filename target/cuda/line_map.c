@@ -2,7 +2,7 @@
  * line_map.c - the generated-line -> TIRx-span table that lets NVRTC errors
  * point back at kernel source (codegen.h).
  */
-#include "codegen/codegen.h"
+#include "target/cuda/codegen.h"
 #include "ir/mem.h"
 
 void tx_line_map_free(tx_line_map *map) {

@@ -29,7 +29,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "codegen/cuda_internal.h"
+#include "target/cuda/cuda_internal.h"
 #include "ir/visit.h"
 
 static const char COMP[] = "xyzw";

@@ -1,7 +1,7 @@
 /*
  * dynlib.c - dlopen/dlsym behind the small interface of dynlib.h.
  */
-#include "codegen/dynlib.h"
+#include "target/cuda/dynlib.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -9,8 +9,8 @@
  * make-packed-api asserts and binds) as straight-line C over DLTensor
  * arguments before launching the kernel with cuLaunchKernelEx.
  */
-#ifndef TIRX_CODEGEN_C_LAUNCHER_H
-#define TIRX_CODEGEN_C_LAUNCHER_H
+#ifndef TIRX_TARGET_CUDA_C_LAUNCHER_H
+#define TIRX_TARGET_CUDA_C_LAUNCHER_H
 
 #include <stddef.h>
 
