@@ -525,9 +525,14 @@ static int unify(builder *b, const tx_expr **x, const tx_expr **y, tirx_span spa
  * is reported, and 0 returned. Without this check -(1, 2) became
  * 0 - (1, 2) with a void 0, which prints as T.void(0) and does not parse
  * back. */
+/* An operand of an arithmetic, bitwise or comparison operator: a value, not
+ * a tuple, a call without a value or a string (`-""` prints as
+ * `T.handle(0) - ""`, which does not parse). */
 static int check_operand(builder *b, const tx_expr *e, tirx_span span, const char *what) {
-  if (e->dtype.code != DT_VOID) return 1;
-  const char *it = e->kind == EXPR_TUPLE ? "a tuple" : "an expression without a value";
+  if (e->dtype.code != DT_VOID && e->kind != EXPR_STRING) return 1;
+  const char *it = e->kind == EXPR_TUPLE    ? "a tuple"
+                   : e->kind == EXPR_STRING ? "a string"
+                                            : "an expression without a value";
   tx_error(b->diags, e->span.line ? e->span : span, "operator '%s' cannot be applied to %s", what,
            it);
   return 0;
