@@ -30,7 +30,7 @@
 #include <time.h>
 
 #include "ir/context.h" /* tirx_module.mod and the frontend's stage split: internal */
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "ir/strbuf.h"
 #include "tirx/tirx.h"
 

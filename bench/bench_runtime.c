@@ -23,7 +23,7 @@
 
 #include "ir/context.h"
 #include "ir/strbuf.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/rt_internal.h"
 #include "tirx/tirx.h"
 

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/cuda/cuda_internal.h"
 #include "ir/visit.h"
 #include "passes/pass.h"
 
@@ -80,13 +79,14 @@ static void pv_free(ptrvec *v) {
 /* ---- what the device part uses and defines ------------------------------ */
 
 typedef struct usage {
-  ptrvec used;       /* variables read, in first-use order */
-  ptrvec bound;      /* variables defined inside the device part */
-  ptrvec data_vars;  /* data variables of used buffers ... */
-  ptrvec data_bufs;  /* ... and the first buffer seen with each */
-  ptrvec dyn_allocs; /* shared.dyn allocations, in order */
-  ptrvec declared;   /* buffers whose declaration has been walked */
-  ptrvec defined;    /* buffers an ALLOC/DECL inside the device part declares */
+  ptrvec used;               /* variables read, in first-use order */
+  ptrvec bound;              /* variables defined inside the device part */
+  ptrvec data_vars;          /* data variables of used buffers ... */
+  ptrvec data_bufs;          /* ... and the first buffer seen with each */
+  ptrvec dyn_allocs;         /* shared.dyn allocations, in order */
+  ptrvec declared;           /* buffers whose declaration has been walked */
+  ptrvec defined;            /* buffers an ALLOC/DECL inside the device part declares */
+  const tx_backend *backend; /* which buffers own storage */
 } usage;
 
 /* A buffer's declaration (shape, strides, elem_offset, layout, ...) reads
@@ -176,7 +176,8 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   if (s->kind == STMT_STORE) use_buffer(v, u, s->buffer);
   if ((s->kind == STMT_ALLOC || s->kind == STMT_DECL) && s->buffer) pv_add(&u->defined, s->buffer);
   /* An allocation, or a T.decl_buffer without data= (codegen allocates it). */
-  if ((s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer))) &&
+  if ((s->kind == STMT_ALLOC ||
+       (s->kind == STMT_DECL && u->backend->buffer_owns_storage(s->buffer))) &&
       s->buffer && s->buffer->scope && strcmp(s->buffer->scope, "shared.dyn") == 0)
     pv_add(&u->dyn_allocs, s->buffer);
   return 1;
@@ -186,7 +187,7 @@ static int usage_pre_stmt(tx_visitor *v, const tx_stmt *s) {
  * variable; a view's data variable is a use of the storage it views. */
 static int usage_on_buffer(tx_visitor *v, const tx_buffer *b) {
   usage *u = v->user;
-  if (tx_cuda_buffer_owns_storage(b)) {
+  if (u->backend->buffer_owns_storage(b)) {
     pv_add(&u->bound, b->data);
     /* The walk (visit_buffer_defs) covers the declaration. */
     pv_add(&u->declared, b);
@@ -286,19 +287,19 @@ static const tx_expr *launch_tuple(tx_ir *ir, const tx_expr *v) {
 }
 
 /* Bytes of dynamic shared memory: the shared.dyn allocations laid out one
- * after the other with codegen's alignment rule (tx_cuda_dyn_smem_offsets). */
+ * after the other with the backend's alignment rule (tx_backend.dyn_smem_layout). */
 static const tx_expr *dyn_smem_bytes(split *sp, const usage *u) {
   tx_ir *ir = sp->pc->ir;
   const tx_buffer *const *bufs = (const tx_buffer *const *)u->dyn_allocs.items;
   int64_t total = 0;
   const tx_expr *sym = NULL;
   tirx_status st =
-      tx_cuda_dyn_smem_layout(sp->pc->diags, bufs, u->dyn_allocs.len, NULL, &total, &sym);
+      u->backend->dyn_smem_layout(sp->pc->diags, bufs, u->dyn_allocs.len, NULL, &total, &sym);
   if (st != TIRX_OK) return NULL;
   if (sym) {
     /* One symbolic allocation: elements * bytes per element. */
     const tx_buffer *b = bufs[0];
-    int64_t eb = tx_cuda_elem_bytes(b->dtype);
+    int64_t eb = u->backend->elem_bytes(b->dtype);
     const tx_expr *n = sym;
     if (n->dtype.bits != 32 || n->dtype.code != DT_INT) {
       tx_expr *c = tx_expr_new(ir, EXPR_CAST, TX_INT32, &n, 1, n->span);
@@ -415,7 +416,8 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   tx_pass_ctx *pc = sp->pc;
   tx_ir *ir = pc->ir;
   const tx_func *f = sp->f;
-  usage u = {pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir)};
+  usage u = {pv_new(ir), pv_new(ir), pv_new(ir), pv_new(ir),
+             pv_new(ir), pv_new(ir), pv_new(ir), tx_target_backend(sp->pc->target)};
   tx_visitor v = {0};
   v.user = &u;
   v.pre_expr = usage_pre_expr;

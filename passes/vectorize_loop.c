@@ -22,8 +22,8 @@
  *    index loaded from memory; codegen gathers and scatters it), and at
  *    least one access is contiguous: lane-by-lane accesses alone are the
  *    scalar loop's accesses over again, so such a loop stays serial;
- *  - CUDA codegen can emit every vector node (codegen_ok below mirrors
- *    target/cuda/cuda_vector.c).
+ *  - the target's backend can emit every vector node (codegen_ok asks
+ *    tx_backend.vector_node_ok; CUDA's rules are in target/cuda/cuda_vector.c).
  * C is the widest of min(L, 8), 4, 2 for which the rewrite meets these
  * rules (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved).
  * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
@@ -65,18 +65,8 @@ typedef struct check {
   int bad;
   int oom; /* bad because the store list could not grow: not a verdict */
   const tirx_allocator *alloc;
+  const tx_backend *backend;
 } check;
-
-/* The most lanes CUDA codegen holds in one vector of element type `t`
- * (docs/codegen.md): float4/int4/uint4, eight 16-bit floats in a uint4,
- * tx_bool8; 0 for element types it has no vector arithmetic for. */
-static int max_lanes(tx_dtype t) {
-  if (t.lanes != 1) return 0;
-  if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 4;
-  if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 8;
-  if (t.code == DT_BOOL) return 8;
-  return 0;
-}
 
 static int is_ite(const tx_expr *e) {
   return e->kind == EXPR_CALL && e->nops == 3 && e->u.call.op &&
@@ -143,7 +133,7 @@ static int check_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_SEQ:
     return 1;
   case STMT_STORE: {
-    if (s->nexprs != 2 || !max_lanes(s->buffer->dtype)) c->bad = 1;
+    if (s->nexprs != 2 || !c->backend->vector_lanes(s->buffer->dtype)) c->bad = 1;
     if (c->nstores == c->cap) {
       uint32_t cap = c->cap ? c->cap * 2 : 8;
       const tx_stmt **p = tx_mem_realloc(c->alloc, (void *)c->stores, cap * sizeof *p);
@@ -203,7 +193,7 @@ static int check_dep(tx_visitor *v, const tx_expr *e) {
 
 /* 0 also when out of memory, which sets st->oom. */
 static int body_ok(vec_state *st, const tx_stmt *body) {
-  check c = {.alloc = tx_ir_alloc(st->ir)};
+  check c = {.alloc = tx_ir_alloc(st->ir), .backend = tx_target_backend(st->pc->target)};
   c.v.user = &c;
   c.v.pre_expr = check_expr;
   c.v.pre_stmt = check_stmt;
@@ -488,51 +478,18 @@ static const tx_stmt *vec_stmt(tx_mutator *m, const tx_stmt *s) {
 
 typedef struct emit_check {
   tx_visitor v;
+  const tx_backend *backend;
   int bad;
 } emit_check;
 
-static int is_w32(tx_dtype t) {
-  return max_lanes(tx_dtype_elem(t)) == 4;
-}
-
-static int is_w16(tx_dtype t) {
-  return max_lanes(tx_dtype_elem(t)) == 8 && t.code != DT_BOOL;
-}
-
-/* Element types a vector cast converts from lane by lane. */
-static int cast_source_ok(tx_dtype t) {
-  return is_w32(t) || is_w16(t) || t.code == DT_BOOL;
-}
-
-/* Mirrors what CUDA codegen emits (target/cuda/cuda_vector.c): every vector
- * node is checked; values of 32-bit lanes need a CUDA type (2-4 lanes),
- * 16-bit floats go in pairs (2, 4, 8 lanes), bools are tx_bool2/4/8. */
+/* Every vector node is one the target's backend can emit. */
 static int emit_ok(tx_visitor *v, const tx_expr *e) {
   emit_check *c = v->user;
   if (e->dtype.lanes == 1) return 1;
-  tx_expr_kind k = (tx_expr_kind)e->kind;
-  int lanes = e->dtype.lanes;
-  int common = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_SELECT ||
-               is_ite(e) || (k == EXPR_CAST && cast_source_ok(e->ops[0]->dtype));
-  int arith = k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
-              k == EXPR_MAX;
-  int ok;
-  if (is_w16(e->dtype))
-    ok = (common || arith) && (lanes == 2 || lanes == 4 || lanes == 8);
-  else if (is_w32(e->dtype))
-    ok = (common || arith || k == EXPR_RAMP || (k == EXPR_MOD && tx_dtype_is_int(e->dtype))) &&
-         lanes <= 4;
-  else if (e->dtype.code == DT_BOOL)
-    /* conditions: compares of 32-bit, 16-bit or bool lanes, && || ! */
-    ok = (common || k == EXPR_AND || k == EXPR_OR || k == EXPR_NOT ||
-          (tx_expr_is_compare(k) && cast_source_ok(e->ops[0]->dtype))) &&
-         (lanes == 2 || lanes == 4 || lanes == 8);
-  else
-    ok = 0;
-  if (!ok) c->bad = v->stop = 1;
+  if (!c->backend->vector_node_ok(e)) c->bad = v->stop = 1;
   /* a load's Ramp index is an address (emitted lane by lane or as the base
    * of one access), not a vector value; a computed index vector is one */
-  return k != EXPR_LOAD || e->ops[0]->kind != EXPR_RAMP;
+  return e->kind != EXPR_LOAD || e->ops[0]->kind != EXPR_RAMP;
 }
 
 static int emit_ok_stmt(tx_visitor *v, const tx_stmt *s) {
@@ -544,8 +501,8 @@ static int emit_ok_stmt(tx_visitor *v, const tx_stmt *s) {
   return 1;
 }
 
-static int codegen_ok(const tx_stmt *body) {
-  emit_check c = {0};
+static int codegen_ok(const tx_backend *backend, const tx_stmt *body) {
+  emit_check c = {.backend = backend};
   c.v.user = &c;
   c.v.pre_expr = emit_ok;
   c.v.pre_stmt = emit_ok_stmt;
@@ -584,7 +541,7 @@ static const tx_stmt *rewrite(vec_state *st, const tx_stmt *s, int64_t len) {
   tx_mutator m = {.ir = st->ir, .user = st, .expr = vec_expr, .stmt = vec_stmt};
   const tx_stmt *body = tx_mutate_stmt(&m, s->stmts[0]);
   if (m.failed) st->oom = 1;
-  if (st->oom || st->fail || !codegen_ok(body)) return NULL;
+  if (st->oom || st->fail || !codegen_ok(tx_target_backend(st->pc->target), body)) return NULL;
   return body;
 }
 

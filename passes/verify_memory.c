@@ -22,7 +22,7 @@
  *  - every static `shared` buffer, and all of them together, within the
  *    static shared memory of a block;
  *  - the static buffers plus the `shared.dyn` arena (laid out by
- *    tx_cuda_dyn_smem_layout, the rule split-host-device and codegen use)
+ *    tx_backend.dyn_smem_layout, the rule split-host-device and codegen use)
  *    within the shared memory a block may opt in to;
  *  - every `local` buffer within the local memory of a thread.
  * Buffers with symbolic extents are sized at run time and not checked.
@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/cuda/cuda_internal.h"
 #include "ir/mem.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"
@@ -276,9 +275,9 @@ static int64_t sat_add(int64_t a, int64_t b) {
 
 /* The bytes of b in *bytes: 1, 0 when symbolic; an overflow is reported. */
 static int buffer_bytes(size_state *z, const tx_buffer *b, tirx_span span, int64_t *bytes) {
-  int r = tx_cuda_buffer_bytes(b, bytes);
+  int r = tx_target_backend(z->pc->target)->buffer_bytes(b, bytes);
   if (r < 0) {
-    tx_cuda_report_bad_size(z->pc->diags, span, b, r);
+    tx_target_backend(z->pc->target)->report_bad_size(z->pc->diags, span, b, r);
     z->errors++;
   }
   return r > 0;
@@ -347,7 +346,8 @@ static void note_dyn(size_state *z, const tx_buffer *b, tirx_span span) {
 static int size_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   size_state *z = v->user;
   int owns =
-      s->kind == STMT_ALLOC || (s->kind == STMT_DECL && tx_cuda_buffer_owns_storage(s->buffer));
+      s->kind == STMT_ALLOC ||
+      (s->kind == STMT_DECL && tx_target_backend(z->pc->target)->buffer_owns_storage(s->buffer));
   const char *scope = owns && s->buffer ? s->buffer->scope : NULL;
   tirx_span span = s->span.line || !s->buffer ? s->span : s->buffer->span;
   if (scope && strcmp(scope, "shared") == 0) check_static_shared(z, s->buffer, span);
@@ -368,12 +368,13 @@ static void check_dyn_shared(size_state *z) {
     z->oom = 1;
     return;
   }
-  if (tx_cuda_dyn_smem_layout(z->pc->diags, z->dyn, z->ndyn, offs, &total, &sym) != TIRX_OK) {
+  if (tx_target_backend(z->pc->target)
+          ->dyn_smem_layout(z->pc->diags, z->dyn, z->ndyn, offs, &total, &sym) != TIRX_OK) {
     z->errors++;
   } else if (!sym && sat_add(z->static_bytes, total) > limit) {
     uint32_t i = 0;
     for (int64_t bytes = 0; i + 1 < z->ndyn; i++)
-      if (tx_cuda_buffer_bytes(z->dyn[i], &bytes) > 0 &&
+      if (tx_target_backend(z->pc->target)->buffer_bytes(z->dyn[i], &bytes) > 0 &&
           sat_add(sat_add(z->static_bytes, offs[i]), bytes) > limit)
         break;
     char lim[64], with[96] = "";

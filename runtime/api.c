@@ -20,7 +20,7 @@
 #include "ir/file.h"
 #include "ir/mem.h"
 #include "ir/printer.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/api_internal.h"
 #include "runtime/cache.h"
 #include "runtime/launcher.h"

@@ -2,8 +2,11 @@
  * arch.c - the architecture table (arches.def) and its lookups (target.h).
  *
  * Must not know what a feature is used for: passes and backends ask.
+ * Depends on target/cuda/ for its backend only.
  */
 #include "target/target.h"
+
+#include "target/cuda/backend.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -47,6 +50,7 @@ int tx_target_from_arch(const char *arch, tx_target *out) {
   if (!r) return 0;
   out->arch = r->name;
   out->sm = r->sm;
+  out->backend = &tx_backend_cuda; /* every row is a CUDA GPU */
   return 1;
 }
 
@@ -63,6 +67,10 @@ const char *tx_target_arch_for_cc(int major, int minor) {
   for (size_t i = 0; i < NARCHES; i++)
     if (ARCHES[i].sm == major * 10 + minor && ARCHES[i].default_for_cc) return ARCHES[i].name;
   return NULL;
+}
+
+const tx_backend *tx_target_backend(const tx_target *t) {
+  return t && t->backend ? t->backend : &tx_backend_cuda;
 }
 
 int tx_target_has(const tx_target *t, tx_feature f) {

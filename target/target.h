@@ -5,19 +5,31 @@
  * Passes and code generators ask this interface ("does the target have
  * tcgen05?", "how much static shared memory may a block have?") instead of
  * spelling architecture names or numbers: a new architecture is a new row
- * of arches.def. Pure functions over read-only tables: no state, safe from
- * any thread. Must not depend on the frontend, the passes or a backend.
+ * of arches.def. What depends on the code generator (how big an element is
+ * in memory, how the dynamic shared arena is laid out, which vector nodes
+ * it can emit) is the target's backend, a struct of functions (tx_backend;
+ * CUDA's in target/cuda/backend.c), as QBE's Target. Pure functions over
+ * read-only tables: no state, safe from any thread. Must not depend on the
+ * frontend or the passes.
  */
 #ifndef TIRX_TARGET_TARGET_H
 #define TIRX_TARGET_TARGET_H
 
 #include <stdint.h>
 
+#include "ir/diag.h"
+#include "ir/ir.h"
+#include "ir/strbuf.h"
+
+struct tx_backend;
+
 /* What the pipeline is compiling for. */
 typedef struct tx_target {
   const char *arch; /* "sm_90a", "sm_100a", ...; interned or static */
   int sm;           /* 90 for sm_90a */
   int opt_level;    /* 0..3 */
+  /* The code generator (tx_target_from_arch sets it; NULL: CUDA's). */
+  const struct tx_backend *backend;
 } tx_target;
 
 /* Architecture features (bits), the rows of arches.def say which has which. */
@@ -50,6 +62,35 @@ const char *tx_target_arch_for_cc(int major, int minor);
  * TX_FEAT_ARCH_SPECIFIC for 'f'; any other has its sm's portable row's.
  * 0 for no target. */
 int tx_target_has(const tx_target *t, tx_feature f);
+
+struct tx_line_map;
+
+/* A code generator, as the passes see it. Every member is set. */
+typedef struct tx_backend {
+  const char *name; /* "cuda" */
+  /* Bytes one element of t takes in memory. */
+  int64_t (*elem_bytes)(tx_dtype t);
+  /* The bytes of b's storage: 1 with *bytes set, 0 when an extent is not a
+   * literal, < 0 when it overflows or is negative (report_bad_size says so). */
+  int (*buffer_bytes)(const tx_buffer *b, int64_t *bytes);
+  void (*report_bad_size)(tx_diag_sink *diags, tirx_span span, const tx_buffer *b, int why);
+  /* Does b own its storage rather than view another buffer's? */
+  int (*buffer_owns_storage)(const tx_buffer *b);
+  /* Lay the dynamic shared allocations out in one arena: offsets
+   * (optional), the total bytes, or *sym for a lone symbolic one. */
+  tirx_status (*dyn_smem_layout)(tx_diag_sink *diags, const tx_buffer *const *bufs, uint32_t n,
+                                 int64_t *offsets, int64_t *total, const tx_expr **sym);
+  /* The most lanes one vector of scalar element type t holds (0: none). */
+  int (*vector_lanes)(tx_dtype t);
+  /* Can it emit the vector node e (e->dtype.lanes > 1) as it is? */
+  int (*vector_node_ok)(const tx_expr *e);
+  /* The lowered module as source text (CUDA C), with a line map. */
+  tirx_status (*emit)(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
+                      tx_strbuf *out, struct tx_line_map *map);
+} tx_backend;
+
+/* t's backend; CUDA's for no target or one without a backend. */
+const tx_backend *tx_target_backend(const tx_target *t);
 
 /* What a target allows a kernel's on-chip buffers, in bytes. */
 typedef struct tx_target_limits {

@@ -40,6 +40,18 @@ unsigned tx_cuda_type_features(tx_dtype t);
  * does, so packing is the frontend's business). */
 int64_t tx_cuda_elem_bytes(tx_dtype t);
 
+/* ---- vectors (cuda_vector.c) ---------------------------------------------- */
+
+/* The most lanes one vector of scalar element type t holds in the emitted
+ * code (docs/codegen.md): float4/int4/uint4, eight 16-bit floats in a uint4,
+ * tx_bool8; 0 for element types it has no vector arithmetic for. */
+int tx_cuda_vector_lanes(tx_dtype t);
+/* Can the emitter write the vector node e (lanes > 1) as it is: values of
+ * 32-bit lanes need a CUDA type (2-4 lanes), 16-bit floats go in pairs (2,
+ * 4, 8 lanes), bools are tx_bool2/4/8. What vectorize-loop asks before it
+ * rewrites a loop (through tx_backend.vector_node_ok). */
+int tx_cuda_vector_node_ok(const tx_expr *e);
+
 /* ---- storage -------------------------------------------------------------- */
 
 /* The element count of b, the product of its extents, computed in 64 bits:

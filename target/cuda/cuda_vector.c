@@ -642,3 +642,49 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   g->indent--;
   cuda_line(g, s->span, "}");
 }
+
+/* ---- what the emitter can write (tx_backend.vector_node_ok) ------------------------- */
+
+int tx_cuda_vector_lanes(tx_dtype t) {
+  if (t.lanes != 1) return 0;
+  if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 4;
+  if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 8;
+  if (t.code == DT_BOOL) return 8;
+  return 0;
+}
+
+static int lanes_w32(tx_dtype t) {
+  return tx_cuda_vector_lanes(tx_dtype_elem(t)) == 4;
+}
+
+static int lanes_w16(tx_dtype t) {
+  return tx_cuda_vector_lanes(tx_dtype_elem(t)) == 8 && t.code != DT_BOOL;
+}
+
+/* Element types a vector cast converts from lane by lane. */
+static int cast_source_ok(tx_dtype t) {
+  return lanes_w32(t) || lanes_w16(t) || t.code == DT_BOOL;
+}
+
+static int is_if_then_else(const tx_expr *e) {
+  return e->kind == EXPR_CALL && e->nops == 3 && e->u.call.op &&
+         strcmp(e->u.call.op, "T.if_then_else") == 0;
+}
+
+int tx_cuda_vector_node_ok(const tx_expr *e) {
+  tx_expr_kind k = (tx_expr_kind)e->kind;
+  int lanes = e->dtype.lanes;
+  int common = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_SELECT ||
+               is_if_then_else(e) || (k == EXPR_CAST && cast_source_ok(e->ops[0]->dtype));
+  int arith = k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
+              k == EXPR_MAX;
+  if (lanes_w16(e->dtype)) return (common || arith) && (lanes == 2 || lanes == 4 || lanes == 8);
+  if (lanes_w32(e->dtype))
+    return (common || arith || k == EXPR_RAMP || (k == EXPR_MOD && tx_dtype_is_int(e->dtype))) &&
+           lanes <= 4;
+  if (e->dtype.code == DT_BOOL) /* conditions: compares of 32-bit, 16-bit or bool lanes, && || ! */
+    return (common || k == EXPR_AND || k == EXPR_OR || k == EXPR_NOT ||
+            (tx_expr_is_compare(k) && cast_source_ok(e->ops[0]->dtype))) &&
+           (lanes == 2 || lanes == 4 || lanes == 8);
+  return 0;
+}

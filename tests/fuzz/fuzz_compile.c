@@ -1,7 +1,7 @@
 /*
  * fuzz_compile.c - libFuzzer target: the lowering pipeline and the CUDA
  * code generator, as `tirxc --emit=cuda --verify-each` drives them
- * (passes/compile.h), in process and without NVRTC.
+ * (driver/compile.h), in process and without NVRTC.
  *
  * The input is TVMScript text; what does not parse is dropped (fuzz_parse
  * covers the frontend). A module that parses must compile to CUDA or fail
@@ -16,7 +16,7 @@
 
 #include "fuzz_common.h"
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
   (void)argc, (void)argv;

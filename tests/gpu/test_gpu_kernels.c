@@ -37,7 +37,7 @@
 #include "child_runner.h"
 #include "gpu_harness.h"
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "ir/arena.h"
 #include "ir/diag.h"
 
@@ -501,7 +501,7 @@ static int compile(const char *src, size_t len, const char *arch, int sm, tx_nvr
     snprintf(msg, cap, "out of memory");
     return GPU_FAIL;
   }
-  tx_target target = {arch, sm, 3};
+  tx_target target = {arch, sm, 3, NULL};
   tx_nvrtc_options opts = {NULL, &target, output, 0};
   tirx_status st = tx_nvrtc_compile(diags, src, len, NULL, &opts, image, NULL);
   int r = GPU_OK;

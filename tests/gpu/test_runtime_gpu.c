@@ -99,7 +99,7 @@ static int compile_kernels(const char *arch, int sm, tx_strbuf *image, char *msg
     snprintf(msg, cap, "out of memory");
     return CHILD_FAIL;
   }
-  tx_target target = {arch, sm, 3};
+  tx_target target = {arch, sm, 3, NULL};
   tx_nvrtc_options opts = {NULL, &target, NVRTC_CUBIN, 0};
   tirx_status st =
       tx_nvrtc_compile(diags, KERNELS_CU, strlen(KERNELS_CU), NULL, &opts, image, NULL);

@@ -29,7 +29,7 @@
 #include "child_runner.h"
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/cache.h"
 #include "runtime/runtime.h"
 #include "tirx/tirx.h"

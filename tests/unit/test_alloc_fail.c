@@ -56,7 +56,7 @@
 #include "target/cuda/codegen.h"
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/cache.h"
 #include "tirx/tirx.h"
 

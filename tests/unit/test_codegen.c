@@ -23,7 +23,7 @@
 #include "cuda_harness.h"
 #include "ir/context.h"
 #include "ir/printer.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 
 #define GOLDEN_DIR TIRX_SOURCE_DIR "/tests/golden/cuda"
 
@@ -52,7 +52,7 @@ static void spit(const char *path, const char *text, size_t len) {
   fclose(f);
 }
 
-static const tx_target SM90 = {"sm_90a", 90, 2};
+static const tx_target SM90 = {"sm_90a", 90, 2, NULL};
 
 static void compile_text(cuda_compiled *c, const char *name, const char *text, size_t len) {
   cuda_compile_text(c, &SM90, name, text, len);

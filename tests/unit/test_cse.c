@@ -23,7 +23,7 @@
 #include "ir/context.h"
 #include "ir/printer.h"
 #include "ir/strbuf.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "passes/cse.h"
 #include "passes/pass.h"
 #include "tirx/tirx.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 
 enum { MAX_KERNELS = 64, ROUNDS = 10 };
 

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/runtime.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -54,7 +54,7 @@ static char *rendered(fixture *f) {
 /* Compile; skip the test when NVRTC is not installed (unless required). */
 static tirx_status compile(fixture *f, const char *src, size_t len, const tx_line_map *map,
                            const char *arch, int sm, tx_nvrtc_output output, int opt_level) {
-  tx_target target = {arch, sm, opt_level};
+  tx_target target = {arch, sm, opt_level, NULL};
   tx_nvrtc_options opts = {NULL, &target, output, 1};
   tirx_status st = tx_nvrtc_compile(f->diags, src, len, map, &opts, &f->out, &f->log);
   if (st == TIRX_ERR_IO && tx_diag_count(f->diags) > 0 &&
@@ -312,7 +312,7 @@ Test(nvrtc, missing_toolkit_is_clear) {
   unsetenv("CUDA_HOME"); /* Criterion runs each test in its own process */
   fixture f;
   fx_init(&f);
-  tx_target target = {"sm_90a", 90, 3};
+  tx_target target = {"sm_90a", 90, 3, NULL};
   tx_nvrtc_options opts = {"/nonexistent", &target, NVRTC_PTX, 0};
   tirx_status st = tx_nvrtc_compile(f.diags, SCALE_CU, strlen(SCALE_CU), NULL, &opts, &f.out, NULL);
   char *msg = rendered(&f);
@@ -330,7 +330,7 @@ Test(nvrtc, cuda_home_is_used) {
   setenv("CUDA_HOME", "/nonexistent-cuda-home", 1);
   fixture f;
   fx_init(&f);
-  tx_target target = {"sm_90a", 90, 3};
+  tx_target target = {"sm_90a", 90, 3, NULL};
   tx_nvrtc_options opts = {NULL, &target, NVRTC_PTX, 0};
   tirx_status st = tx_nvrtc_compile(f.diags, SCALE_CU, strlen(SCALE_CU), NULL, &opts, &f.out, NULL);
   cr_assert_eq(st, TIRX_ERR_IO);
@@ -341,7 +341,7 @@ Test(nvrtc, cuda_home_is_used) {
 Test(nvrtc, invalid_arch_is_usage_error) {
   fixture f;
   fx_init(&f);
-  tx_target target = {"gfx90a", 0, 3};
+  tx_target target = {"gfx90a", 0, 3, NULL};
   tx_nvrtc_options opts = {NULL, &target, NVRTC_PTX, 0};
   tirx_status st = tx_nvrtc_compile(f.diags, SCALE_CU, strlen(SCALE_CU), NULL, &opts, &f.out, NULL);
   cr_assert_eq(st, TIRX_ERR_USAGE);

@@ -1,6 +1,6 @@
 /*
  * test_passes.c - the pass manager (passes/pipeline.c), the well-formedness
- * verifier (passes/verify.c) and the compile driver (passes/compile.c).
+ * verifier (passes/verify.c) and the compile driver (driver/compile.c).
  *
  * Malformed IR that the frontend refuses to build (use before definition, an
  * undeclared buffer, a scope id before T.device_entry(), a variable bound
@@ -18,7 +18,7 @@
 
 #include "ir/context.h"
 #include "ir/visit.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "passes/pass.h"
 #include "tirx/tirx.h"
 
@@ -746,11 +746,11 @@ Test(passes, every_arch_has_its_own_limits_row) {
   tx_target_from_arch("sm_120a", &t);
   cr_assert_eq(tx_target_limits_of(&t)->static_shared_bytes, 101376);
   /* Another spelling of a known sm gets that sm's portable row. */
-  const tx_target fam = {"sm_100f", 100, 2};
+  const tx_target fam = {"sm_100f", 100, 2, NULL};
   cr_assert_str_eq(tx_target_limits_of(&fam)->arch, "sm_100");
   cr_assert_eq(tx_target_limits_of(&fam)->static_shared_bytes, 49152);
   /* No target, or an unknown one: limits that hold on every row. */
-  const tx_target odd = {"sm_75", 75, 2};
+  const tx_target odd = {"sm_75", 75, 2, NULL};
   cr_assert_null(tx_target_limits_of(NULL)->arch);
   cr_assert_eq(tx_target_limits_of(&odd), tx_target_limits_of(NULL));
   cr_assert_eq(tx_target_limits_of(NULL)->static_shared_bytes, 49152);

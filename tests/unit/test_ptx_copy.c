@@ -13,8 +13,8 @@
 
 #include "cuda_harness.h"
 
-static const tx_target SM90 = {"sm_90a", 90, 2};
-static const tx_target SM100 = {"sm_100a", 100, 2};
+static const tx_target SM90 = {"sm_90a", 90, 2, NULL};
+static const tx_target SM100 = {"sm_100a", 100, 2, NULL};
 
 /* A kernel with the buffers the tests use: global A, shared S and bar, a
  * tensor-map handle M and scalars n, p. */

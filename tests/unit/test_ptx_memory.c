@@ -14,8 +14,8 @@
 
 #include "cuda_harness.h"
 
-static const tx_target SM90 = {"sm_90a", 90, 2};
-static const tx_target SM100 = {"sm_100a", 100, 2};
+static const tx_target SM90 = {"sm_90a", 90, 2, NULL};
+static const tx_target SM100 = {"sm_100a", 100, 2, NULL};
 
 /* The body lines go into a kernel with these buffers in scope:
  * A uint32, F float32, D float64, L uint64, S int32, H bfloat16 (global);

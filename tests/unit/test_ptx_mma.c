@@ -19,7 +19,7 @@
 #include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
 
-static const tx_target SM90 = {"sm_90a", 90, 2};
+static const tx_target SM90 = {"sm_90a", 90, 2, NULL};
 
 /* A kernel of one warpgroup with the buffers the bodies below use. */
 static const cuda_kernel K = {

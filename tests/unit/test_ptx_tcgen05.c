@@ -17,10 +17,10 @@
 #include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
 
-static const tx_target SM100A = {"sm_100a", 100, 2};
-static const tx_target SM103A = {"sm_103a", 103, 2};
-static const tx_target SM100 = {"sm_100", 100, 2};
-static const tx_target SM90A = {"sm_90a", 90, 2};
+static const tx_target SM100A = {"sm_100a", 100, 2, NULL};
+static const tx_target SM103A = {"sm_103a", 103, 2, NULL};
+static const tx_target SM100 = {"sm_100", 100, 2, NULL};
+static const tx_target SM90A = {"sm_90a", 90, 2, NULL};
 
 /* A kernel with the usual operands of these helpers, then the body. */
 static const cuda_kernel K = {
@@ -611,6 +611,6 @@ Test(tcgen05_target, below_sm100a_is_a_located_error) {
   /* the family targets and sm_103a are accepted */
   const char *const ok[] = {"tcgen05.alloc.cta_group::1", NULL};
   expect_cuda_for(&SM103A, "    T.ptx.tcgen05.alloc(tm.data, 64)\n", ok);
-  static const tx_target SM100F = {"sm_100f", 100, 2};
+  static const tx_target SM100F = {"sm_100f", 100, 2, NULL};
   expect_cuda_for(&SM100F, "    T.ptx.tcgen05.alloc(tm.data, 64)\n", ok);
 }

@@ -31,7 +31,7 @@
 
 #include "ir/context.h"
 #include "ir/strbuf.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "tirx/tirx.h"
 
 /* Mutants per mutation kind per file; 7 kinds. Keeps the test within ~10 s. */

@@ -21,7 +21,7 @@
 
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/cache.h"
 #include "tirx/tirx.h"
 

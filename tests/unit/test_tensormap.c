@@ -230,7 +230,7 @@ Test(tensormap_ir, encode_call_operands) {
 
 /* ---- CUDA ------------------------------------------------------------------------------- */
 
-static const tx_target SM90 = {"sm_90a", 90, 2};
+static const tx_target SM90 = {"sm_90a", 90, 2, NULL};
 
 typedef struct cuda {
   parsed p;

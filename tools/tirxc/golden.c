@@ -40,7 +40,7 @@
 #include "ir/context.h"
 #include "ir/file.h"
 #include "ir/printer.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "tirx/tirx.h"
 
 int tirxc_golden_main(int argc, char **argv);

@@ -10,7 +10,7 @@
  * to a regular file goes through a temporary and a rename, so a failed run
  * never leaves a half-written OUT behind; devices and FIFOs (-o /dev/null)
  * are written through, never replaced (ir/file.h). The compiling itself is tx_compile_module
- * (passes/compile.h); this file only parses options, probes the GPU for a
+ * (driver/compile.h); this file only parses options, probes the GPU for a
  * default --arch, and prints.
  */
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "target/cuda/c_launcher.h"
 #include "ir/context.h"
 #include "ir/file.h"
-#include "passes/compile.h"
+#include "driver/compile.h"
 #include "runtime/cuda_driver.h"
 #include "tirx/tirx.h"
 /* Defined in golden.c (there is no header: the two files are one program). */

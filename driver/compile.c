@@ -1,13 +1,14 @@
 /*
  * compile.c - tx_compile_module: parsed module -> pipeline -> CUDA codegen
- * -> NVRTC, stopping at the requested emit kind; plus the tables of emit
- * kinds and supported GPU architectures.
+ * -> NVRTC, stopping at the requested emit kind; plus the table of emit
+ * kinds. The compile driver: the one place that strings the layers together
+ * (the architectures are target/'s).
  *
  * Must not print or exit: results and logs go to the caller's strbufs and
  * problems to the context's diagnostics. No GPU probing here (the CLI does
  * that): the library compiles for whatever target it is given.
  */
-#include "passes/compile.h"
+#include "driver/compile.h"
 
 #include <string.h>
 

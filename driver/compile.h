@@ -4,8 +4,8 @@
  * CLI, the golden runner and the tests so that they all drive the pipeline
  * and the code generators the same way.
  */
-#ifndef TIRX_PASSES_COMPILE_H
-#define TIRX_PASSES_COMPILE_H
+#ifndef TIRX_DRIVER_COMPILE_H
+#define TIRX_DRIVER_COMPILE_H
 
 #include "ir/strbuf.h"
 #include "passes/pass.h"
