@@ -1,7 +1,7 @@
 # cmake -DIN=FILE -DOUT=HEADER -DNAME=SYMBOL -P embed_text.cmake
 # Writes HEADER declaring `static const char SYMBOL[]`: the bytes of FILE,
 # NUL-terminated, as a byte list (no string-literal length limits). Used to
-# put ir/tensormap_rules.h into generated C launchers (target/cuda/c_launcher.c).
+# put abi/tensormap_rules.h into generated C launchers (target/cuda/c_launcher.c).
 file(READ "${IN}" hex HEX)
 string(REGEX REPLACE "(..)" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "(([^,]*,){16})" "\\1\n  " bytes "${bytes}")

@@ -207,3 +207,9 @@ int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32
   }
   return 1;
 }
+
+int tx_expr_int_literal(const tx_expr *e, int64_t *out) {
+  if (!e || e->kind != EXPR_INT || e->dtype.lanes != 1) return 0;
+  *out = e->u.ival;
+  return 1;
+}

@@ -345,6 +345,8 @@ int tx_expr_is_binary(tx_expr_kind kind);
  * a buffer that names it has the default layout (layout NULL). */
 int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32_t ndim);
 int tx_expr_is_compare(tx_expr_kind kind);
+/* Is e a scalar integer (or bool) literal? Then 1, its value in *out. */
+int tx_expr_int_literal(const tx_expr *e, int64_t *out);
 
 /* Does expression kind `k` bind a variable over part of its operands? */
 static inline int tx_expr_binds(tx_expr_kind k) {

@@ -13,7 +13,7 @@
  * launcher generator cannot disagree. Nothing here allocates or reports:
  * callers get a reason string and decide.
  *
- * The constants and the rules: ir/tensormap_rules.h.
+ * The constants and the rules: abi/tensormap_rules.h.
  */
 #ifndef TIRX_IR_TENSORMAP_H
 #define TIRX_IR_TENSORMAP_H
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
-#include "ir/tensormap_rules.h"
+#include "abi/tensormap_rules.h"
 
 /* A CUtensorMap: 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) at an address
  * aligned to 64 bytes (cuTensorMapEncodeTiled's requirement, and the device

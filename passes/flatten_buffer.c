@@ -92,7 +92,7 @@ static const tx_expr *row_major(fb_state *st, const tx_expr *const *shape,
 
 static int same_extent(const fb_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
-  if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
+  if (tx_expr_int_literal(a, &x) && tx_expr_int_literal(b, &y)) return x == y;
   return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
@@ -107,11 +107,11 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
   int ok = 1;
   while (ok && (ie >= 0 || ke >= 0)) {
     int64_t se, ee;
-    if (ke >= 0 && tx_lc_const(l->shard[ke].extent, &ee) && ee == 1) {
+    if (ke >= 0 && tx_expr_int_literal(l->shard[ke].extent, &ee) && ee == 1) {
       coord[ke--] = tx_lc_int(st->ir, TX_INT32, 0);
       continue;
     }
-    if (ie >= 0 && tx_lc_const(shape[ie], &se) && se == 1) {
+    if (ie >= 0 && tx_expr_int_literal(shape[ie], &se) && se == 1) {
       ie--;
       continue;
     }
@@ -125,15 +125,15 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
     }
     /* Only positive extents split or merge (a 0 or negative one, an input
      * error reported elsewhere, would divide by zero here). */
-    if (!tx_lc_const(shape[ie], &se) || !tx_lc_const(l->shard[ke].extent, &ee) || se <= 0 ||
-        ee <= 0) {
+    if (!tx_expr_int_literal(shape[ie], &se) || !tx_expr_int_literal(l->shard[ke].extent, &ee) ||
+        se <= 0 || ee <= 0) {
       ok = 0;
       break;
     }
     int64_t next;
     if (se > ee) { /* split dimension ie over iterators ke, ke-1, ... */
       int64_t prod = 1, k = ke;
-      while (k >= 0 && prod < se && tx_lc_const(l->shard[k].extent, &ee) && ee > 0 &&
+      while (k >= 0 && prod < se && tx_expr_int_literal(l->shard[k].extent, &ee) && ee > 0 &&
              !__builtin_mul_overflow(prod, ee, &next) && se % next == 0)
         prod = next, k--;
       if (prod != se) {
@@ -142,7 +142,7 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
       }
       int64_t inner = 1;
       for (int64_t j = ke; j > k; j--) {
-        tx_lc_const(l->shard[j].extent, &ee);
+        tx_expr_int_literal(l->shard[j].extent, &ee);
         const tx_expr *c = tx_lc_divi(st->ir, idx[ie], inner);
         coord[j] = j == k + 1 ? c : tx_lc_modi(st->ir, c, ee);
         inner *= ee;
@@ -151,7 +151,7 @@ static int shard_coords(fb_state *st, const tx_layout *l, const tx_expr *const *
       ie--;
     } else { /* merge dimensions ie, ie-1, ... into iterator ke */
       int64_t prod = 1, i = ie;
-      while (i >= 0 && prod < ee && tx_lc_const(shape[i], &se) && se > 0 &&
+      while (i >= 0 && prod < ee && tx_expr_int_literal(shape[i], &se) && se > 0 &&
              !__builtin_mul_overflow(prod, se, &next) && ee % next == 0)
         prod = next, i--;
       if (prod != ee) {
@@ -188,7 +188,7 @@ static const tx_expr *tile_address(fb_state *st, const tx_layout *l, const tx_ex
       int64_t bs = 0, s;
       for (uint32_t j = 0; j < l->nshard; j++) {
         if (l->shard[j].axis || !coord[j]) continue;
-        int64_t sj = tx_lc_const(l->shard[j].stride, &s) ? s : INT64_MAX;
+        int64_t sj = tx_expr_int_literal(l->shard[j].stride, &s) ? s : INT64_MAX;
         if (best == l->nshard || sj > bs) best = j, bs = sj;
       }
       if (best == l->nshard) break;
@@ -270,7 +270,9 @@ static int iter_span(const tx_layout_iter *it, uint32_t n, int offsets, int64_t 
   for (uint32_t k = 0; k < n; k++) {
     if (it[k].axis) continue;
     int64_t e = 1, s, term;
-    if ((!offsets && !tx_lc_const(it[k].extent, &e)) || !tx_lc_const(it[k].stride, &s)) return 0;
+    if ((!offsets && !tx_expr_int_literal(it[k].extent, &e)) ||
+        !tx_expr_int_literal(it[k].stride, &s))
+      return 0;
     if (offsets) { /* an offset iterator's stride is the offset itself */
       term = s;
     } else if (__builtin_mul_overflow(e - 1, s, &term)) {
@@ -297,7 +299,8 @@ static int const_physical_extent(const tx_buffer *b, int64_t *n) {
   int64_t e = 1, x, s, term;
   if (b->nstrides) {
     for (uint32_t i = 0; i < b->ndim; i++) {
-      if (!tx_lc_const(b->shape[i], &x) || !tx_lc_const(b->strides[i], &s)) return 0;
+      if (!tx_expr_int_literal(b->shape[i], &x) || !tx_expr_int_literal(b->strides[i], &s))
+        return 0;
       if (__builtin_mul_overflow(x - 1, s, &term) || __builtin_add_overflow(e, term, &e)) return -1;
     }
     *n = e;
@@ -307,7 +310,7 @@ static int const_physical_extent(const tx_buffer *b, int64_t *n) {
   if (b->layout && b->layout->kind == LAYOUT_COMPOSE && b->layout->tile)
     return const_layout_extent(b->layout->tile, n);
   for (uint32_t i = 0; i < b->ndim; i++) {
-    if (!tx_lc_const(b->shape[i], &x)) return 0;
+    if (!tx_expr_int_literal(b->shape[i], &x)) return 0;
     if (__builtin_mul_overflow(e, x, &e)) return -1;
   }
   *n = e;
@@ -400,7 +403,7 @@ static const tx_expr *address(fb_state *st, const tx_buffer *b, const tx_expr *c
       const tx_expr *o = b->origin;
       for (uint32_t i = 0; i + 1 < o->u.call.kw.npos && i < n; i++) {
         int64_t ax;
-        if (tx_lc_const(o->ops[i + 1], &ax) && ax >= 0 && ax < (int64_t)src->ndim)
+        if (tx_expr_int_literal(o->ops[i + 1], &ax) && ax >= 0 && ax < (int64_t)src->ndim)
           sidx[ax] = idx[i];
       }
     } else { /* .view: same linear index, re-split over the source shape */
@@ -465,7 +468,7 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
   const tx_expr *d = tx_lc_bin(st->ir, EXPR_SUB, a1, a0);
   int64_t dv;
   if (!d) return st->oom = 1, NULL;
-  if (!tx_lc_const(d, &dv)) {
+  if (!tx_expr_int_literal(d, &dv)) {
     if (tx_expr_equal_with(tx_ir_alloc(st->ir), a1, tx_lc_add(st->ir, a0, last->ops[1])))
       d = last->ops[1];
     else {

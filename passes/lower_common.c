@@ -17,12 +17,6 @@
 
 static const tirx_span NOSPAN = {0};
 
-int tx_lc_const(const tx_expr *e, int64_t *out) {
-  if (!e || e->kind != EXPR_INT || e->dtype.lanes != 1) return 0;
-  *out = e->u.ival;
-  return 1;
-}
-
 int64_t tx_lc_wrap(tx_dtype t, int64_t v) {
   return tx_fold_wrap(t, v);
 }
@@ -34,7 +28,7 @@ const tx_expr *tx_lc_int(tx_ir *ir, tx_dtype t, int64_t v) {
 const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_expr *b) {
   if (!a || !b) return NULL;
   int64_t x = 0, y = 0;
-  int ca = tx_lc_const(a, &x), cb = tx_lc_const(b, &y);
+  int ca = tx_expr_int_literal(a, &x), cb = tx_expr_int_literal(b, &y);
   tx_dtype t = a->dtype;
   int is_int = tx_dtype_is_int(t) && tx_dtype_is_int(b->dtype);
   int64_t folded;
@@ -56,7 +50,8 @@ const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_e
     if (cb && k == EXPR_FLOORMOD && y == 1) return tx_lc_int(ir, t, 0);
     /* (x + c1) + c2 -> x + (c1 + c2); (x * c1) * c2 -> x * (c1 * c2) */
     int64_t z;
-    if (cb && (k == EXPR_ADD || k == EXPR_MUL) && a->kind == k && tx_lc_const(a->ops[1], &z))
+    if (cb && (k == EXPR_ADD || k == EXPR_MUL) && a->kind == k &&
+        tx_expr_int_literal(a->ops[1], &z))
       return tx_lc_bin(ir, k, a->ops[0], tx_lc_bin(ir, k, a->ops[1], b));
     if (ca && !cb && (k == EXPR_ADD || k == EXPR_MUL)) return tx_lc_bin(ir, k, b, a);
   }
@@ -86,7 +81,7 @@ const tx_expr *tx_lc_modi(tx_ir *ir, const tx_expr *a, int64_t v) {
 const tx_expr *tx_lc_cast(tx_ir *ir, tx_dtype t, const tx_expr *e) {
   if (!e || tx_dtype_eq(e->dtype, t)) return e;
   int64_t v;
-  if (tx_lc_const(e, &v) && tx_dtype_is_int(t)) return tx_lc_int(ir, t, v);
+  if (tx_expr_int_literal(e, &v) && tx_dtype_is_int(t)) return tx_lc_int(ir, t, v);
   return tx_expr_new(ir, EXPR_CAST, t, &e, 1, NOSPAN);
 }
 

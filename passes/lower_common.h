@@ -16,8 +16,6 @@
 #include "ir/visit.h"
 #include "passes/pass.h"
 
-/* Is e an integer (or bool) literal? Stores its value. */
-int tx_lc_const(const tx_expr *e, int64_t *out);
 /* Wrap v to the width of integer type t (two's complement), as TIRx does. */
 int64_t tx_lc_wrap(tx_dtype t, int64_t v);
 

@@ -221,7 +221,7 @@ static const tx_expr *product(lt_state *st, const scope_def *d) {
 
 static void print_extent(const tx_expr *e, char *buf, size_t cap) {
   int64_t v;
-  if (tx_lc_const(e, &v))
+  if (tx_expr_int_literal(e, &v))
     snprintf(buf, cap, "%lld", (long long)v);
   else
     snprintf(buf, cap, "a symbolic count");
@@ -231,7 +231,7 @@ static void print_extent(const tx_expr *e, char *buf, size_t cap) {
  * structurally: extents are not rewritten before this pass. */
 static int same_count(const lt_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
-  if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
+  if (tx_expr_int_literal(a, &x) && tx_expr_int_literal(b, &y)) return x == y;
   return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
@@ -256,8 +256,8 @@ static const tx_expr *block_threads(lt_state *st) {
    * of 32 threads is warpgroup_id([1]), warp_id_in_wg([1]) (checked below). */
   int64_t wg_threads = 128, c;
   const scope_def *wiw = st->first[ID_WARP_IN_WG], *tiw = st->first[ID_THREAD_IN_WG];
-  if (wiw && wiw->n && tx_lc_const(wiw->ext[0], &c) && c > 0 && c < 4) wg_threads = c * 32;
-  if (tiw && tiw->n && tx_lc_const(tiw->ext[0], &c) && c > 0 && c < 128) wg_threads = c;
+  if (wiw && wiw->n && tx_expr_int_literal(wiw->ext[0], &c) && c > 0 && c < 4) wg_threads = c * 32;
+  if (tiw && tiw->n && tx_expr_int_literal(tiw->ext[0], &c) && c > 0 && c < 128) wg_threads = c;
   if (g && g->n) claims[nclaims++] = (claim){g, tx_lc_muli(st->ir, g->ext[0], wg_threads)};
   if (!nclaims && l && l->n) claims[nclaims++] = (claim){l, l->ext[0]};
   if (!nclaims && st->first[ID_THREAD_IN_WG] && st->first[ID_THREAD_IN_WG]->n)
@@ -293,10 +293,10 @@ static const tx_expr *block_threads(lt_state *st) {
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed && total; i++) {
     const scope_def *d = fixed[i].d;
     int64_t v, tv;
-    if (!d || !d->n || !tx_lc_const(d->ext[0], &v) || v == fixed[i].size) continue;
+    if (!d || !d->n || !tx_expr_int_literal(d->ext[0], &v) || v == fixed[i].size) continue;
     /* A smaller extent is fine when it is the whole CTA (one partial warp). */
     const tx_expr *mine = fixed[i].size == 4 ? tx_lc_muli(st->ir, d->ext[0], 32) : d->ext[0];
-    if (tx_lc_const(total, &tv) && mine && same_count(st, mine, total)) continue;
+    if (tx_expr_int_literal(total, &tv) && mine && same_count(st, mine, total)) continue;
     tx_error(st->pc->diags, d->s->span,
              "inconsistent launch extents: T.%s([%lld]) but there are %lld %s", id_names[d->kind],
              (long long)v, (long long)fixed[i].size, fixed[i].what);
@@ -350,8 +350,8 @@ static void merge_dims(lt_state *st, const char *kw, const tx_expr *dims[3], con
   for (int i = 0; i < 3; i++) {
     int64_t u, d;
     out[i] = dims[i] ? dims[i] : user[i];
-    if (!dims[i] || !user[i] || !tx_lc_const(user[i], &u) || u == 1 || !tx_lc_const(dims[i], &d) ||
-        u == d)
+    if (!dims[i] || !user[i] || !tx_expr_int_literal(user[i], &u) || u == 1 ||
+        !tx_expr_int_literal(dims[i], &d) || u == d)
       continue;
     tx_error(st->pc->diags, at ? at->s->span : st->entry->span,
              "inconsistent launch extents: T.device_entry(%s=...) launches %lld along %c but "

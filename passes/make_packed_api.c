@@ -36,7 +36,7 @@
 #include "ir/tensormap.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"
-#include "passes/packed_api.h"
+#include "abi/packed_api.h"
 #include "passes/pass.h"
 
 #define STAGE "make-packed-api"
@@ -164,7 +164,7 @@ static void match(packer *pk, const char *arg, const tx_expr *value, const tx_ex
     pk->oom = 1;
     return;
   }
-  if (tx_lc_const(want, &c)) {
+  if (tx_expr_int_literal(want, &c)) {
     snprintf(what, sizeof what, "argument '%s': expected %s == %lld", arg, field,
              (long long)(c * scale));
     emit_eq(pk, value, lit(pk, TX_INT64, c * scale), what, span, 0);
@@ -313,8 +313,8 @@ static int layout_strides_match(const tx_buffer *b) {
   if (l->kind != LAYOUT_TILE || l->nreplica || l->noffset || l->nshard != b->ndim) return 0;
   for (uint32_t d = 0; d < b->ndim; d++) {
     int64_t a, c;
-    if (l->shard[d].axis || !tx_lc_const(l->shard[d].extent, &a) || !tx_lc_const(b->shape[d], &c) ||
-        a != c)
+    if (l->shard[d].axis || !tx_expr_int_literal(l->shard[d].extent, &a) ||
+        !tx_expr_int_literal(b->shape[d], &c) || a != c)
       return 0;
   }
   return 1;
@@ -460,7 +460,7 @@ static int is_kernel(const tx_func *f) {
   for (uint32_t i = 0; i < f->nattrs; i++)
     if (strcmp(f->attr_keys[i], "tirx.kernel") == 0) {
       int64_t v;
-      return !tx_lc_const(f->attr_values[i], &v) || v != 0;
+      return !tx_expr_int_literal(f->attr_values[i], &v) || v != 0;
     }
   return 0;
 }

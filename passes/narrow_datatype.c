@@ -100,7 +100,7 @@ static const tx_expr *narrow_cb(tx_mutator *m, const tx_expr *e) {
   int64_t v;
   switch ((tx_expr_kind)e->kind) {
   case EXPR_INT:
-    if (!tx_lc_const(e, &v) || v < INT32_MIN || v > INT32_MAX) return narrow_fail(st, e);
+    if (!tx_expr_int_literal(e, &v) || v < INT32_MIN || v > INT32_MAX) return narrow_fail(st, e);
     r = tx_int(m->ir, TX_INT32, v, e->span);
     break;
   case EXPR_VAR:
@@ -277,7 +277,7 @@ static const tx_stmt *nd_for(tx_mutator *m, const tx_stmt *s) {
     if (!(nb[i] = narrow(st, s->exprs[i]))) return NULL;
   tx_range rb = tx_range_of(&st->ranges, nb[0]), re = tx_range_of(&st->ranges, nb[1]);
   int64_t step = 1;
-  if (npos == 3 && (!tx_lc_const(nb[2], &step) || step <= 0)) return NULL;
+  if (npos == 3 && (!tx_expr_int_literal(nb[2], &step) || step <= 0)) return NULL;
   /* The loop counter reaches end + step - 1 before the exit test fails. */
   if (!rb.known || !re.known || re.hi + step - 1 > INT32_MAX) return NULL;
   const tx_expr *nv = narrow_var(m, v);

@@ -81,7 +81,7 @@ void tx_range_set(tx_range_map *m, const tx_expr *v, tx_range r) {
 static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
   tx_range a = tx_range_of(m, e->ops[0]), b = tx_range_of(m, e->ops[1]);
   int64_t c;
-  int cb = tx_lc_const(e->ops[1], &c);
+  int cb = tx_expr_int_literal(e->ops[1], &c);
   switch ((tx_expr_kind)e->kind) {
   /* Known ranges are within 2^40, so sums and differences cannot overflow. */
   case EXPR_ADD:
@@ -146,7 +146,7 @@ static tx_range range_bin(const tx_range_map *m, const tx_expr *e) {
 tx_range tx_range_of(const tx_range_map *m, const tx_expr *e) {
   int64_t v;
   if (!e || !tx_dtype_is_int(e->dtype) || e->dtype.lanes != 1) return UNKNOWN;
-  if (tx_lc_const(e, &v)) return rconst(v);
+  if (tx_expr_int_literal(e, &v)) return rconst(v);
   if (e->kind == EXPR_VAR) {
     for (uint32_t i = 0; i < m->n; i++)
       if (m->vars[i] == e) return m->ranges[i];
@@ -168,7 +168,7 @@ tx_range tx_range_of(const tx_range_map *m, const tx_expr *e) {
 static int64_t launch_extent(const tx_expr *val) {
   int64_t ext;
   if (val->kind == EXPR_CALL && val->u.call.op && strcmp(val->u.call.op, "T.launch_thread") == 0 &&
-      val->nops == 2 && tx_lc_const(val->ops[1], &ext) && ext > 0)
+      val->nops == 2 && tx_expr_int_literal(val->ops[1], &ext) && ext > 0)
     return ext;
   return 0;
 }
@@ -188,8 +188,8 @@ void tx_range_record_bind(tx_range_map *m, const tx_stmt *s) {
 void tx_range_record_loop(tx_range_map *m, const tx_expr *var, const tx_expr *begin,
                           const tx_expr *end, const tx_expr *step) {
   int64_t lo, hi, st = 1;
-  if (step && !tx_lc_const(step, &st)) return;
-  if (var && tx_lc_const(begin, &lo) && tx_lc_const(end, &hi) && hi > lo && st > 0)
+  if (step && !tx_expr_int_literal(step, &st)) return;
+  if (var && tx_expr_int_literal(begin, &lo) && tx_expr_int_literal(end, &hi) && hi > lo && st > 0)
     tx_range_set(m, var, in_type(var->dtype, checked((tx_range){1, lo, hi - 1})));
 }
 

@@ -79,7 +79,7 @@ static int is_commutative(tx_expr_kind k) {
 /* x == k * q for a literal multiplier q of x: returns the other factor. */
 static const tx_expr *multiple_of(const tx_expr *x, int64_t c, int64_t *q) {
   int64_t m;
-  if (x->kind == EXPR_MUL && tx_lc_const(x->ops[1], &m) && m % c == 0) {
+  if (x->kind == EXPR_MUL && tx_expr_int_literal(x->ops[1], &m) && m % c == 0) {
     *q = m / c;
     return x->ops[0];
   }
@@ -162,7 +162,7 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   const tx_expr *a = e->ops[0], *b = e->ops[1];
   int64_t x = 0, y = 0;
-  int ca = tx_lc_const(a, &x), cb = tx_lc_const(b, &y);
+  int ca = tx_expr_int_literal(a, &x), cb = tx_expr_int_literal(b, &y);
   int ints = tx_dtype_is_int(a->dtype) && tx_dtype_is_int(b->dtype);
   int bools = tx_dtype_is_bool(a->dtype) && tx_dtype_is_bool(b->dtype);
   if ((ints || bools) && ca && cb) return fold_consts(st, e, x, y);
@@ -212,9 +212,9 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
      * operations they replace do: never C signed overflow. */
     uint64_t add = k == EXPR_ADD ? (uint64_t)y : UINT64_C(0) - (uint64_t)y;
     /* (x + c1) + c2 -> x + (c1 + c2) */
-    if (a->kind == EXPR_ADD && tx_lc_const(a->ops[1], &z))
+    if (a->kind == EXPR_ADD && tx_expr_int_literal(a->ops[1], &z))
       return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, (int64_t)((uint64_t)z + add)));
-    if (a->kind == EXPR_SUB && tx_lc_const(a->ops[1], &z))
+    if (a->kind == EXPR_SUB && tx_expr_int_literal(a->ops[1], &z))
       return mk_bin(st, EXPR_ADD, a->ops[0], mk_int(st, e->dtype, (int64_t)(add - (uint64_t)z)));
     if (k == EXPR_SUB && y < 0 && y != INT64_MIN)
       return mk_bin(st, EXPR_ADD, a, mk_int(st, e->dtype, -y));
@@ -225,7 +225,7 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
   case EXPR_MUL:
     if (y == 1) return a;
     if (y == 0) return mk_int(st, e->dtype, 0);
-    if (a->kind == EXPR_MUL && tx_lc_const(a->ops[1], &z))
+    if (a->kind == EXPR_MUL && tx_expr_int_literal(a->ops[1], &z))
       return mk_bin(st, EXPR_MUL, a->ops[0],
                     mk_int(st, e->dtype, (int64_t)((uint64_t)z * (uint64_t)y)));
     return e;
@@ -253,8 +253,8 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
                       mk_bin(st, EXPR_FLOORDIV, a->ops[0], b));
     }
     /* (x // c1) // c2 -> x // (c1 * c2) */
-    if (a->kind == EXPR_FLOORDIV && tx_lc_const(a->ops[1], &z) && z > 0 && z < (INT64_C(1) << 31) &&
-        y < (INT64_C(1) << 31))
+    if (a->kind == EXPR_FLOORDIV && tx_expr_int_literal(a->ops[1], &z) && z > 0 &&
+        z < (INT64_C(1) << 31) && y < (INT64_C(1) << 31))
       return mk_bin(st, EXPR_FLOORDIV, a->ops[0], mk_int(st, e->dtype, z * y));
     return e;
   }
@@ -269,7 +269,7 @@ static const tx_expr *simp_binary(sp_state *st, const tx_expr *e) {
       if (multiple_of(a->ops[1], y, &q)) return mk_bin(st, EXPR_FLOORMOD, a->ops[0], b);
     }
     /* (x % c1) % c2 -> x % c2 when c2 divides c1 */
-    if (a->kind == EXPR_FLOORMOD && tx_lc_const(a->ops[1], &z) && z > 0 && z % y == 0)
+    if (a->kind == EXPR_FLOORMOD && tx_expr_int_literal(a->ops[1], &z) && z > 0 && z % y == 0)
       return mk_bin(st, EXPR_FLOORMOD, a->ops[0], b);
     return e;
   }
@@ -325,12 +325,12 @@ static const tx_expr *simp(sp_state *st, const tx_expr *e) {
     return r ? r : e;
   }
   if (e->kind == EXPR_NOT && e->nops == 1) {
-    if (tx_lc_const(e->ops[0], &x)) return mk_bool(st, e, !x);
+    if (tx_expr_int_literal(e->ops[0], &x)) return mk_bool(st, e, !x);
     if (e->ops[0]->kind == EXPR_NOT) return e->ops[0]->ops[0];
   }
-  if (e->kind == EXPR_SELECT && e->nops == 3 && tx_lc_const(e->ops[0], &x))
+  if (e->kind == EXPR_SELECT && e->nops == 3 && tx_expr_int_literal(e->ops[0], &x))
     return x ? e->ops[1] : e->ops[2];
-  if (e->kind == EXPR_CAST && e->nops == 1 && tx_lc_const(e->ops[0], &x) &&
+  if (e->kind == EXPR_CAST && e->nops == 1 && tx_expr_int_literal(e->ops[0], &x) &&
       tx_dtype_is_int(e->dtype) && e->dtype.lanes == 1 && tx_dtype_is_int(e->ops[0]->dtype))
     return mk_int(st, e->dtype, x);
   return e;
@@ -367,7 +367,7 @@ static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_IF: {
     const tx_stmt *r = tx_mutate_stmt_children(m, s);
     int64_t c;
-    if (m->failed || !tx_lc_const(r->exprs[0], &c)) return r;
+    if (m->failed || !tx_expr_int_literal(r->exprs[0], &c)) return r;
     if (c) return r->stmts[0];
     return r->nstmts > 1 ? r->stmts[1] : tx_lc_empty(st->ir);
   }

@@ -209,7 +209,7 @@ static int collect_pre(tx_visitor *v, const tx_stmt *s) {
     const tx_expr *b = tx_lc_cast(st->ir, TX_INT32, s->exprs[0]);
     const tx_expr *e = tx_lc_cast(st->ir, TX_INT32, s->exprs[1]);
     int64_t bv;
-    int zero = tx_lc_const(b, &bv) && bv == 0;
+    int zero = tx_expr_int_literal(b, &bv) && bv == 0;
     if (t >= 0)
       add_site(st, (site){.s = s,
                           .kind = SITE_FOR,
@@ -233,18 +233,18 @@ static void collect_post(tx_visitor *v, const tx_stmt *s) {
 
 static int same_extent(const ut_state *st, const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
-  if (tx_lc_const(a, &x) && tx_lc_const(b, &y)) return x == y;
+  if (tx_expr_int_literal(a, &x) && tx_expr_int_literal(b, &y)) return x == y;
   return tx_expr_equal_with(tx_ir_alloc(st->ir), a, b);
 }
 
 static int both_const_differ(const tx_expr *a, const tx_expr *b) {
   int64_t x, y;
-  return tx_lc_const(a, &x) && tx_lc_const(b, &y) && x != y;
+  return tx_expr_int_literal(a, &x) && tx_expr_int_literal(b, &y) && x != y;
 }
 
 static int is_lit(const tx_expr *e, int64_t v) {
   int64_t x;
-  return tx_lc_const(e, &x) && x == v;
+  return tx_expr_int_literal(e, &x) && x == v;
 }
 
 /* Read the entry's grid=/block=/cluster= (missing dimensions are 1); is
@@ -278,8 +278,8 @@ static const site *first_site(const ut_state *st, int t) {
  * extent must be a positive constant. */
 static int cluster_extent_ok(ut_state *st, const site *s) {
   int64_t v;
-  if (tx_lc_const(s->extent, &v) && v > 0) return 1;
-  if (tx_lc_const(s->extent, &v))
+  if (tx_expr_int_literal(s->extent, &v) && v > 0) return 1;
+  if (tx_expr_int_literal(s->extent, &v))
     tx_error(st->pc->diags, s->s->span, "%s must have a positive extent, not %lld", TAGS[s->tag],
              (long long)v);
   else
@@ -295,7 +295,8 @@ static int cluster_extent_ok(ut_state *st, const site *s) {
 static void check_grid_cluster(ut_state *st) {
   for (int d = 0; d < 3; d++) {
     int64_t g, c;
-    if (!tx_lc_const(st->grid[d], &g) || !tx_lc_const(st->cluster[d], &c) || c <= 0 || g % c == 0)
+    if (!tx_expr_int_literal(st->grid[d], &g) || !tx_expr_int_literal(st->cluster[d], &c) ||
+        c <= 0 || g % c == 0)
       continue;
     const site *at = first_site(st, CLUSTER_TAG0 + d);
     if (!at) at = first_site(st, d);
@@ -329,8 +330,8 @@ static void plan(ut_state *st) {
       }
       if (both_const_differ(first->extent, s->extent)) {
         int64_t a = 0, b = 0;
-        tx_lc_const(s->extent, &a);
-        tx_lc_const(first->extent, &b);
+        tx_expr_int_literal(s->extent, &a);
+        tx_expr_int_literal(first->extent, &b);
         tx_error(st->pc->diags, s->s->span,
                  "inconsistent launch extents: %s has extent %lld here but %lld before", TAGS[t],
                  (long long)a, (long long)b);
@@ -346,8 +347,8 @@ static void plan(ut_state *st) {
       *dim = first->extent;
     } else if (both_const_differ(*dim, first->extent)) {
       int64_t a = 0, b = 0;
-      tx_lc_const(first->extent, &a);
-      tx_lc_const(*dim, &b);
+      tx_expr_int_literal(first->extent, &a);
+      tx_expr_int_literal(*dim, &b);
       tx_error(st->pc->diags, first->s->span,
                "inconsistent launch extents: %s has extent %lld here but the device entry "
                "launches %lld",

@@ -175,7 +175,7 @@ static const tx_expr *copy_expr(tx_mutator *m, const tx_expr *e) {
   }
   /* A literal converted to a scalar type is that type's literal. */
   int64_t x;
-  if (r != e && r->kind == EXPR_CAST && r->dtype.lanes == 1 && tx_lc_const(r->ops[0], &x)) {
+  if (r != e && r->kind == EXPR_CAST && r->dtype.lanes == 1 && tx_expr_int_literal(r->ops[0], &x)) {
     const tx_expr *f = tx_dtype_is_int(r->dtype) ? tx_lc_int(m->ir, r->dtype, x)
                        : r->dtype.code == DT_FLOAT && r->dtype.bits >= 32
                            ? tx_float(m->ir, r->dtype, (double)x, r->span)
@@ -315,8 +315,8 @@ static int literal_loop(const tx_stmt *s, int64_t *begin, int64_t *step, int64_t
   uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
   if (s->nvars != 1 || s->nstmts != 1 || npos < 2 || npos > 3) return 0;
   int64_t b, e, st = 1;
-  if (!tx_lc_const(s->exprs[0], &b) || !tx_lc_const(s->exprs[1], &e)) return 0;
-  if (npos == 3 && (!tx_lc_const(s->exprs[2], &st) || st <= 0)) return 0;
+  if (!tx_expr_int_literal(s->exprs[0], &b) || !tx_expr_int_literal(s->exprs[1], &e)) return 0;
+  if (npos == 3 && (!tx_expr_int_literal(s->exprs[2], &st) || st <= 0)) return 0;
   *begin = b;
   *step = st;
   /* In uint64: e - b is exact there (e > b), and no signed overflow. */

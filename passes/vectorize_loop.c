@@ -221,13 +221,13 @@ static int is_vec(const tx_expr *e) {
 
 static int is_lit(const tx_expr *e, int64_t v) {
   int64_t x;
-  return tx_lc_const(e, &x) && x == v;
+  return tx_expr_int_literal(e, &x) && x == v;
 }
 
 /* Is e provably a multiple of c (c > 0)? */
 static int multiple_of(const tx_expr *e, int64_t c) {
   int64_t x;
-  if (tx_lc_const(e, &x)) return x % c == 0;
+  if (tx_expr_int_literal(e, &x)) return x % c == 0;
   switch ((tx_expr_kind)e->kind) {
   case EXPR_MUL:
     return multiple_of(e->ops[0], c) || multiple_of(e->ops[1], c);
@@ -549,9 +549,9 @@ static const tx_stmt *vectorize(tx_mutator *outer, const tx_stmt *s) {
   vec_state *st = outer->user;
   uint32_t npos = s->kw.npos ? s->kw.npos : s->nexprs;
   int64_t begin, len;
-  if (s->nvars != 1 || s->nstmts != 1 || npos != 2 || !tx_lc_const(s->exprs[0], &begin) ||
-      begin != 0 || !tx_lc_const(s->exprs[1], &len) || len < 2 || len > 64 || (len & (len - 1)) ||
-      !body_ok(st, s->stmts[0]))
+  if (s->nvars != 1 || s->nstmts != 1 || npos != 2 || !tx_expr_int_literal(s->exprs[0], &begin) ||
+      begin != 0 || !tx_expr_int_literal(s->exprs[1], &len) || len < 2 || len > 64 ||
+      (len & (len - 1)) || !body_ok(st, s->stmts[0]))
     return st->oom ? s : serial(st, s);
   st->var = s->vars[0];
   /* The widest chunk that works: 8 lanes for 16-bit floats and bools, 4

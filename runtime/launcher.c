@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "ir/mem.h"
-#include "passes/packed_api.h"
+#include "abi/packed_api.h"
 #include "runtime/tensor.h"
 
 typedef enum lx_op {

@@ -15,7 +15,7 @@
 
 #include "ir/ir.h"
 #include "ir/tensormap.h"
-#include "passes/packed_api.h"
+#include "abi/packed_api.h"
 #include "tirx/tirx.h"
 
 typedef struct tx_launcher tx_launcher;

@@ -30,11 +30,11 @@
 #include <string.h>
 
 #include "ir/fold.h"
+#include "ir/mem.h"
 #include "ir/printer.h"
 #include "ir/tensormap.h"
-#include "ir/tensormap_rules_text.h" /* generated: the text of ir/tensormap_rules.h */
-#include "passes/lower_common.h"
-#include "passes/packed_api.h"
+#include "abi/tensormap_rules_text.h" /* generated: the text of abi/tensormap_rules.h */
+#include "abi/packed_api.h"
 
 enum { MAX_KERNELS = 256, MAX_NAMES = 1024, NAME_CAP = 96 };
 
@@ -213,7 +213,7 @@ static const tx_expr *attr(const tx_func *f, const char *key) {
 static int attr_true(const tx_func *f, const char *key) {
   const tx_expr *v = attr(f, key);
   int64_t c;
-  return v && (!tx_lc_const(v, &c) || c != 0);
+  return v && (!tx_expr_int_literal(v, &c) || c != 0);
 }
 
 static int kernel_index(const gen *g, const char *name) {
@@ -271,14 +271,14 @@ static void emit_expr(gen *g, tx_strbuf *o, const tx_expr *e);
 /* The C name of the tensor argument i of a T.arg_* accessor. */
 static const char *tensor_arg(gen *g, const tx_expr *call, int64_t *dim) {
   int64_t i = -1;
-  if (call->nops < 1 || !tx_lc_const(call->ops[0], &i) || i < 0 || i >= g->f->nparams ||
+  if (call->nops < 1 || !tx_expr_int_literal(call->ops[0], &i) || i < 0 || i >= g->f->nparams ||
       !g->f->param_bufs || !g->f->param_bufs[i]) {
     gen_error(g, call->span, "%s: argument %" PRId64 " of '%s' is not a tensor parameter",
               call->u.call.op, i, g->f->name);
     return "NULL";
   }
   if (dim) {
-    if (call->nops < 2 || !tx_lc_const(call->ops[1], dim) || *dim < 0 ||
+    if (call->nops < 2 || !tx_expr_int_literal(call->ops[1], dim) || *dim < 0 ||
         *dim >= (int64_t)g->f->param_bufs[i]->ndim) {
       gen_error(g, call->span, "%s: the dimension must be a literal below the buffer's rank",
                 call->u.call.op);
@@ -295,7 +295,7 @@ static void emit_call(gen *g, tx_strbuf *o, const tx_expr *e) {
     tx_sb_printf(o, "%u", g->f->nparams);
   } else if (strcmp(op, "T.arg_kind") == 0) {
     int64_t i = -1;
-    if (e->nops != 1 || !tx_lc_const(e->ops[0], &i) || i < 0 || i >= g->f->nparams) {
+    if (e->nops != 1 || !tx_expr_int_literal(e->ops[0], &i) || i < 0 || i >= g->f->nparams) {
       gen_error(g, e->span, "T.arg_kind: bad argument index");
       return;
     }
@@ -331,7 +331,7 @@ static void emit_call(gen *g, tx_strbuf *o, const tx_expr *e) {
   } else if (strcmp(op, "T.arg_aligned") == 0) {
     int64_t n = 0;
     const char *t = tensor_arg(g, e, NULL);
-    if (e->nops != 2 || !tx_lc_const(e->ops[1], &n) || n <= 0) {
+    if (e->nops != 2 || !tx_expr_int_literal(e->ops[1], &n) || n <= 0) {
       gen_error(g, e->span, "T.arg_aligned: the alignment must be a positive literal");
       n = 1;
     }
@@ -530,7 +530,7 @@ static void emit_assert(gen *g, const tx_stmt *s) {
   if (is_call(lhs, "T.arg_count")) return;
   if (is_call(lhs, "T.arg_kind")) {
     int64_t i = -1;
-    if (lhs->nops == 1 && tx_lc_const(lhs->ops[0], &i) && i >= 0 && i < g->f->nparams &&
+    if (lhs->nops == 1 && tx_expr_int_literal(lhs->ops[0], &i) && i >= 0 && i < g->f->nparams &&
         g->f->param_bufs && g->f->param_bufs[i]) {
       tx_sb_printf(o,
                    "  if (!%s)\n    return tx_aot_fail(err, err_cap, TIRX_AOT_ERR_ARGUMENT, "
@@ -1444,7 +1444,7 @@ static const char SRC_RUNTIME[] =
 
 /* The encoding of tensor maps, emitted when a host function makes one: the
  * rules TVM's runtime.cuTensorMapEncodeTiled checks before calling the
- * driver (the text of ir/tensormap_rules.h, TX_TENSORMAP_RULES_TEXT, comes
+ * driver (the text of abi/tensormap_rules.h, TX_TENSORMAP_RULES_TEXT, comes
  * first), then cuTensorMapEncodeTiled in the device's primary context. v
  * holds dims[rank], strides[rank - 1], box[rank], elem_strides[rank],
  * interleave, swizzle, l2_promotion, oob_fill and force_dtype (-1: none). */
@@ -1649,7 +1649,7 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   if (module_encodes_tensormaps(lowered)) {
     tx_sb_puts(
         src,
-        "/* ---- ir/tensormap_rules.h, as tirx-c checks them --------------------------- */\n\n");
+        "/* ---- abi/tensormap_rules.h, as tirx-c checks them --------------------------- */\n\n");
     tx_sb_puts(src, TX_TENSORMAP_RULES_TEXT);
     tx_sb_puts(src, "\n");
     tx_sb_puts(src, SRC_TENSORMAP);

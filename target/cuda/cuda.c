@@ -23,7 +23,7 @@
 #include "target/cuda/cuda_internal.h"
 #include "ir/fold.h"
 #include "ir/visit.h"
-#include "passes/packed_api.h"
+#include "abi/packed_api.h"
 
 /* ---- small tables ---------------------------------------------------------- */
 

@@ -680,7 +680,7 @@ Test(errors, atomic_through_untyped_pointer) {
                "untyped pointer");
 }
 
-/* ---- what one launch carries (passes/packed_api.h) ------------------------------ */
+/* ---- what one launch carries (abi/packed_api.h) ------------------------------ */
 
 /* A kernel taking n float32 buffers of 64 elements. */
 static char *kernel_with_params(int n) {

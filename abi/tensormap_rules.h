@@ -14,8 +14,8 @@
  * generated launcher compiles it warning-free as C and C++). The enum values
  * are cuda.h's (tests/unit/test_cuda_abi.c compares them).
  */
-#ifndef TIRX_IR_TENSORMAP_RULES_H
-#define TIRX_IR_TENSORMAP_RULES_H
+#ifndef TIRX_ABI_TENSORMAP_RULES_H
+#define TIRX_ABI_TENSORMAP_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>

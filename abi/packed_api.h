@@ -6,8 +6,8 @@
  * They live in one header so that the pass and the runtime that executes its
  * asserts cannot disagree. The DLPack values are DLPack 1.1's.
  */
-#ifndef TIRX_PASSES_PACKED_API_H
-#define TIRX_PASSES_PACKED_API_H
+#ifndef TIRX_ABI_PACKED_API_H
+#define TIRX_ABI_PACKED_API_H
 
 /* What one kernel launch may carry. The runtime's launcher keeps each call's
  * parameter values and by-value tensor maps in fixed arrays on the calling
