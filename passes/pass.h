@@ -42,46 +42,63 @@ typedef struct tx_pass_ctx {
  * TIRX_ERR_NOMEM. */
 typedef tirx_status (*tx_pass_fn)(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
 
-/* The pipeline, in order: X(id, "name", function, "what it does"). The
- * function of each pass lives in passes/<name>.c. */
+/* What a pass leaves true of its output that held for its input, so that
+ * the run's memo (tx_pass_memo) carries over it:
+ *  - TX_KEEPS_CENSUS: it makes only values of types its input already has
+ *    (scalar int64 and narrow floats are what the census tracks); the census
+ *    of its input then still holds, a superset at worst (a loop of no
+ *    iterations unrolls to nothing), and a pass that skips work on the
+ *    census does the same work either way. unroll-loop copies and folds what
+ *    is there; cse binds existing expressions to variables of their types.
+ *    Carrying the census over them replaces a walk of the unrolled body by
+ *    one of the loop.
+ *  - TX_KEEPS_NAMES: it makes no variable or buffer name (it rewrites
+ *    expressions, or copies a variable under its own name); the fresh-name
+ *    set handed on for a function of its input (tx_lc_names_keep) still
+ *    holds for the function it made at the same position. */
+enum { TX_KEEPS_CENSUS = 1, TX_KEEPS_NAMES = 2 };
+
+/* The pipeline, in order: X(id, "name", function, keeps, "what it does").
+ * The function of each pass lives in passes/<name>.c; keeps is what it
+ * preserves (TX_KEEPS_*, 0 for nothing). */
 #define TX_PASSES(X)                                                                               \
-  X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx,                                             \
+  X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx, 0,                                          \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
-  X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding,               \
+  X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding, 0,            \
     "one T.launch_thread per tag (blockIdx, threadIdx, clusterCtaIdx) after the device entry; "    \
     "with-forms, thread_binding loops dissolve")                                                   \
-  X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer,                                 \
+  X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer, 0,                              \
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
-  X(PASS_SIMPLIFY, "simplify", tx_pass_simplify,                                                   \
+  X(PASS_SIMPLIFY, "simplify", tx_pass_simplify, TX_KEEPS_NAMES,                                   \
     "constant folding, algebraic identities and range-based floordiv/floormod rules")              \
-  X(PASS_VECTORIZE_LOOP, "vectorize-loop", tx_pass_vectorize_loop,                                 \
+  X(PASS_VECTORIZE_LOOP, "vectorize-loop", tx_pass_vectorize_loop, TX_KEEPS_NAMES,                 \
     "T.vectorized loops become vector statements (gathers for strided accesses), or serial loops") \
-  X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop,                                          \
+  X(PASS_UNROLL_LOOP, "unroll-loop", tx_pass_unroll_loop, TX_KEEPS_CENSUS,                         \
     "short constant T.unroll loops are copied out per iteration (-O1 and up)")                     \
-  X(PASS_CSE, "cse", tx_pass_cse,                                                                  \
+  X(PASS_CSE, "cse", tx_pass_cse, TX_KEEPS_CENSUS,                                                 \
     "common subexpression elimination: repeated pure expressions bound once (-O2 and up)")         \
-  X(PASS_LEGALIZE_BF16_FP8, "legalize-bf16-fp8", tx_pass_legalize_bf16_fp8,                        \
+  X(PASS_LEGALIZE_BF16_FP8, "legalize-bf16-fp8", tx_pass_legalize_bf16_fp8, 0,                     \
     "bfloat16/fp8/fp6/fp4 arithmetic computed in float32; fp8 needs sm_89 or newer")               \
-  X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype,                              \
+  X(PASS_NARROW_DATATYPE, "narrow-datatype", tx_pass_narrow_datatype, 0,                           \
     "int64 index and loop arithmetic that provably fits in int32 becomes int32")                   \
-  X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory,                                    \
+  X(PASS_VERIFY_MEMORY, "verify-memory", tx_pass_verify_memory, 0,                                 \
     "check that host code (before T.device_entry()) never reads or writes device memory, "         \
     "and that shared and local buffers fit the target")                                            \
-  X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device,                        \
+  X(PASS_SPLIT_HOST_DEVICE, "split-host-device", tx_pass_split_host_device, 0,                     \
     "split each kernel into a host launcher and a <name>_kernel device function")                  \
-  X(PASS_LOWER_IKET, "lower-iket", tx_pass_lower_iket,                                             \
+  X(PASS_LOWER_IKET, "lower-iket", tx_pass_lower_iket, 0,                                          \
     "IKET profiler annotations become TVM's tracing helper calls (tirx.iket.enabled) or go")       \
-  X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api,                              \
+  X(PASS_MAKE_PACKED_API, "make-packed-api", tx_pass_make_packed_api, 0,                           \
     "host functions get the packed calling convention: argument checks and shape bindings")
 
 typedef enum tx_pass_id {
-#define X(id, name, fn, doc) id,
+#define X(id, name, fn, keeps, doc) id,
   TX_PASSES(X)
 #undef X
       TX_PASS_COUNT
 } tx_pass_id;
 
-#define X(id, name, fn, doc)                                                                       \
+#define X(id, name, fn, keeps, doc)                                                                \
   tirx_status fn(tx_pass_ctx *pc, const tx_module *in, const tx_module **out);
 TX_PASSES(X)
 #undef X

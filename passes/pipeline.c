@@ -18,10 +18,11 @@
 typedef struct pass_info {
   const char *name, *doc;
   tx_pass_fn fn;
+  unsigned keeps; /* TX_KEEPS_* */
 } pass_info;
 
 static const pass_info PASSES[TX_PASS_COUNT] = {
-#define X(id, name, fn, doc) [id] = {name, doc, fn},
+#define X(id, name, fn, keeps, doc) [id] = {name, doc, fn, keeps},
     TX_PASSES(X)
 #undef X
 };
@@ -120,45 +121,6 @@ static tirx_status timed_verify(tx_pass_ctx *pc, tx_pipeline_options *o, const t
   return st;
 }
 
-/* What a pass leaves true of its output that held for its input, so that
- * the run's memo (pass.h) carries over it:
- *  - KEEPS_CENSUS: it makes only values of types its input already has
- *    (scalar int64 and narrow floats are what the census tracks); the census
- *    of its input then still holds, a superset at worst (a loop of no
- *    iterations unrolls to nothing), and a pass that skips work on the
- *    census does the same work either way. unroll-loop copies and folds what
- *    is there; cse binds existing expressions to variables of their types.
- *    Carrying the census over them replaces a walk of the unrolled body by
- *    one of the loop.
- *  - KEEPS_NAMES: it makes no variable or buffer name (it rewrites
- *    expressions, or copies a variable under its own name); the fresh-name
- *    set handed on for a function of its input (tx_lc_names_keep) still
- *    holds for the function it made at the same position. */
-enum { KEEPS_CENSUS = 1, KEEPS_NAMES = 2 };
-
-static unsigned pass_keeps(tx_pass_id id) {
-  switch (id) {
-  case PASS_UNROLL_LOOP:
-  case PASS_CSE:
-    return KEEPS_CENSUS;
-  case PASS_SIMPLIFY:
-  case PASS_VECTORIZE_LOOP:
-    return KEEPS_NAMES;
-  case PASS_LOWER_TIRX:
-  case PASS_UNIFY_THREAD_BINDING:
-  case PASS_FLATTEN_BUFFER:
-  case PASS_LEGALIZE_BF16_FP8:
-  case PASS_NARROW_DATATYPE:
-  case PASS_VERIFY_MEMORY:
-  case PASS_SPLIT_HOST_DEVICE:
-  case PASS_LOWER_IKET:
-  case PASS_MAKE_PACKED_API:
-  case TX_PASS_COUNT:
-    return 0;
-  }
-  return 0;
-}
-
 /* After a pass that keeps names: the handed-on set follows its function. */
 static void carry_names(tx_pass_ctx *pc, const tx_module *in, const tx_module *out) {
   if (!pc->memo.names_of || in->nfuncs != out->nfuncs) return;
@@ -179,12 +141,12 @@ static tirx_status run_passes(tx_pass_ctx *pc, tx_pipeline_options *opts, const 
     const tx_module *next = NULL;
     size_t errors_before = tx_diag_errors(pc->diags);
     double t0 = tx_now_ms();
-    unsigned keeps = pass_keeps(id);
-    if (keeps & KEEPS_CENSUS) tx_lc_census(pc, *cur);
+    unsigned keeps = PASSES[id].keeps;
+    if (keeps & TX_KEEPS_CENSUS) tx_lc_census(pc, *cur);
     tirx_status st = PASSES[id].fn(pc, *cur, &next);
-    if (st == TIRX_OK && (keeps & KEEPS_CENSUS) && pc->memo.census_of == *cur)
+    if (st == TIRX_OK && (keeps & TX_KEEPS_CENSUS) && pc->memo.census_of == *cur)
       pc->memo.census_of = next;
-    if (st == TIRX_OK && next && (keeps & KEEPS_NAMES)) carry_names(pc, *cur, next);
+    if (st == TIRX_OK && next && (keeps & TX_KEEPS_NAMES)) carry_names(pc, *cur, next);
     opts->timings_ms[id] = tx_now_ms() - t0;
     if (st == TIRX_OK && !next) {
       tx_internal_error(pc->diags, name, "the pass succeeded but returned no module");
