@@ -252,6 +252,14 @@ static int check_buffer(tx_visitor *v, const tx_buffer *b) {
 
 /* ---- the pass ------------------------------------------------------------------- */
 
+static const tx_func *legalize_func(void *state, const tx_func *f) {
+  lg_state *st = state;
+  tx_mutator m = {.ir = st->pc->ir, .user = st, .expr = lg_expr};
+  const tx_func *r = tx_mutate_func(&m, f);
+  if (m.failed) st->oom = 1;
+  return st->oom ? NULL : r;
+}
+
 tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   if (pc->target && !tx_target_has(pc->target, TX_FEAT_FP8)) {
@@ -265,19 +273,9 @@ tirx_status tx_pass_legalize_bf16_fp8(tx_pass_ctx *pc, const tx_module *in, cons
   /* Every rewrite above involves an expression of narrow-float type. */
   if (!(tx_lc_census(pc, in) & TX_LC_HAS_NARROW_FLOAT)) return TIRX_OK;
   lg_state st = {.pc = pc};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    tx_mutator m = {.ir = pc->ir, .user = &st, .expr = lg_expr};
-    funcs[i] = tx_mutate_func(&m, in->funcs[i]);
-    if (m.failed) st.oom = 1;
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, legalize_func, &st, out);
+  if (status == TIRX_OK && st.oom) status = TIRX_ERR_NOMEM;
+  if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.made);
   return status;
 }

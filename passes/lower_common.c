@@ -298,6 +298,24 @@ tirx_status tx_lc_replace_funcs(tx_ir *ir, const tx_module *in, const tx_func *c
   return TIRX_OK;
 }
 
+tirx_status tx_lc_each_func(tx_pass_ctx *pc, const tx_module *in, tx_lc_func_fn fn, void *state,
+                            const tx_module **out) {
+  *out = in;
+  if (in->nfuncs == 0) return TIRX_OK;
+  const tirx_allocator *a = tx_ir_alloc(pc->ir);
+  const tx_func **funcs = tx_mem_calloc(a, in->nfuncs, sizeof *funcs);
+  if (!funcs) return TIRX_ERR_NOMEM;
+  int changed = 0, ended = 0;
+  for (uint32_t i = 0; i < in->nfuncs && !ended; i++) {
+    funcs[i] = fn(state, in->funcs[i]);
+    ended = funcs[i] == NULL;
+    changed |= funcs[i] != in->funcs[i];
+  }
+  tirx_status st = changed && !ended ? tx_lc_replace_funcs(pc->ir, in, funcs, out) : TIRX_OK;
+  tx_mem_free(a, funcs);
+  return st;
+}
+
 typedef struct census {
   tx_visitor v;
   unsigned bits;

@@ -79,6 +79,19 @@ const char *tx_lc_fresh_name(tx_lc_names *n, tx_ir *ir, const char *base);
 void tx_lc_names_keep(tx_lc_names *n, tx_pass_ctx *pc, const tx_func *result);
 void tx_lc_names_free(tx_lc_names *n);
 
+/* One function through a pass: the function it becomes (f itself when
+ * nothing changed), or NULL to end the walk (out of memory, or an error the
+ * pass stops at; its state says which). */
+typedef const tx_func *(*tx_lc_func_fn)(void *state, const tx_func *f);
+
+/* The per-function driver of a pass: fn on each function of in, in order,
+ * until it returns NULL. *out is in when no function changed or the walk
+ * ended early, else a module of the new functions. TIRX_ERR_NOMEM when that
+ * module cannot be made, else TIRX_OK: the pass turns its state into its
+ * status (and keeps in as its result after an error). */
+tirx_status tx_lc_each_func(tx_pass_ctx *pc, const tx_module *in, tx_lc_func_fn fn, void *state,
+                            const tx_module **out);
+
 /* A pass's result when some of in's functions were rewritten: a copy of in
  * whose functions are funcs[0..in->nfuncs), stored in *out. TIRX_OK, or
  * TIRX_ERR_NOMEM (then *out is untouched). */

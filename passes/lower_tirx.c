@@ -836,25 +836,24 @@ static const tx_func *lower_func(lt_state *st, const tx_func *f) {
   return r;
 }
 
+/* Every function is lowered, after an error too (to report them all). */
+static const tx_func *lower_each(void *state, const tx_func *f) {
+  lt_state *st = state;
+  const tx_func *r = lower_func(st, f);
+  if (st->oom) return NULL;
+  if (!st->error) tx_lc_names_keep(&st->names, st->pc, r);
+  return r;
+}
+
 tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   lt_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    funcs[i] = lower_func(&st, in->funcs[i]);
-    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM
-                       : st.error
-                           ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                           : TIRX_OK;
-  *out = in;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
+  tirx_status status = tx_lc_each_func(pc, in, lower_each, &st, out);
+  if (status == TIRX_OK)
+    status = st.oom     ? TIRX_ERR_NOMEM
+             : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
+                        : TIRX_OK;
+  if (status != TIRX_OK) *out = in;
   const tirx_allocator *a = tx_ir_alloc(pc->ir);
-  tx_mem_free(a, funcs);
   tx_mem_free(a, st.defs);
   tx_mem_free(a, st.launch);
   tx_mem_free(a, st.svars);

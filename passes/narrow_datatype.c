@@ -375,27 +375,25 @@ static const tx_stmt *nd_stmt(tx_mutator *m, const tx_stmt *s) {
   return r;
 }
 
+static const tx_func *narrow_func(void *state, const tx_func *f) {
+  nd_state *st = state;
+  tx_range_clear(&st->ranges);
+  st->nmap = 0;
+  tx_mutator m = {.ir = st->pc->ir, .user = st, .expr = nd_expr, .stmt = nd_stmt};
+  const tx_func *r = tx_mutate_func(&m, f);
+  if (m.failed || st->ranges.oom) st->oom = 1;
+  return st->oom ? NULL : r;
+}
+
 tirx_status tx_pass_narrow_datatype(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   /* Every rewrite starts at a scalar int64 expression (see narrow()). */
   if (!(tx_lc_census(pc, in) & TX_LC_HAS_I64)) return TIRX_OK;
   nd_state st = {.pc = pc, .ir = pc->ir, .ranges = {.alloc = tx_ir_alloc(pc->ir)}};
   st.narrow = (tx_mutator){.ir = pc->ir, .user = &st, .expr = narrow_cb};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    tx_range_clear(&st.ranges);
-    st.nmap = 0;
-    tx_mutator m = {.ir = pc->ir, .user = &st, .expr = nd_expr, .stmt = nd_stmt};
-    funcs[i] = tx_mutate_func(&m, in->funcs[i]);
-    if (m.failed || st.ranges.oom) st.oom = 1;
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, narrow_func, &st, out);
+  if (status == TIRX_OK && st.oom) status = TIRX_ERR_NOMEM;
+  if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);
   tx_range_free(&st.ranges);

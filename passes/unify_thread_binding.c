@@ -653,26 +653,25 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   return r;
 }
 
+/* The walk ends at the first error. */
+static const tx_func *unify_each(void *state, const tx_func *f) {
+  ut_state *st = state;
+  tx_lc_names_free(&st->names); /* collected only when the function has work */
+  const tx_func *r = unify_func(st, f);
+  if (st->oom || st->error) return NULL;
+  tx_lc_names_keep(&st->names, st->pc, r);
+  return r;
+}
+
 tirx_status tx_pass_unify_thread_binding(tx_pass_ctx *pc, const tx_module *in,
                                          const tx_module **out) {
   ut_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
-    tx_lc_names_free(&st.names); /* collected only when the function has work */
-    funcs[i] = unify_func(&st, in->funcs[i]);
-    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM
-                       : st.error
-                           ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                           : TIRX_OK;
-  *out = in;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, unify_each, &st, out);
+  if (status == TIRX_OK)
+    status = st.oom     ? TIRX_ERR_NOMEM
+             : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
+                        : TIRX_OK;
+  if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), st.sites);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);

@@ -374,25 +374,24 @@ static const tx_stmt *un_stmt(tx_mutator *m, const tx_stmt *s) {
   return unroll(m, r);
 }
 
+static const tx_func *unroll_func(void *state, const tx_func *f) {
+  un_state *st = state;
+  tx_lc_names_collect(&st->names, st->pc, f);
+  tx_mutator m = {.ir = st->pc->ir, .user = st, .stmt = un_stmt};
+  const tx_func *r = tx_mutate_func(&m, f);
+  if (m.failed || st->names.failed) st->oom = 1;
+  if (st->oom) return NULL;
+  tx_lc_names_keep(&st->names, st->pc, r);
+  return r;
+}
+
 tirx_status tx_pass_unroll_loop(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   *out = in;
   if (!pc->target || pc->target->opt_level < 1) return TIRX_OK;
   un_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    tx_lc_names_collect(&st.names, pc, in->funcs[i]);
-    tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = un_stmt};
-    funcs[i] = tx_mutate_func(&m, in->funcs[i]);
-    if (m.failed || st.names.failed) st.oom = 1;
-    if (!st.oom) tx_lc_names_keep(&st.names, pc, funcs[i]);
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : st.errors ? TIRX_ERR_INPUT : TIRX_OK;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, unroll_func, &st, out);
+  if (status == TIRX_OK) status = st.oom ? TIRX_ERR_NOMEM : st.errors ? TIRX_ERR_INPUT : TIRX_OK;
+  if (status != TIRX_OK) *out = in;
   tx_lc_names_free(&st.names);
   return status;
 }

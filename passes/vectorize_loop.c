@@ -587,25 +587,22 @@ static int is_vectorized_loop(const tx_stmt *s) {
   return s->kind == STMT_FOR && s->flag == FOR_VECTORIZED;
 }
 
+static const tx_func *vectorize_func(void *state, const tx_func *f) {
+  vec_state *st = state;
+  tx_mutator m = {.ir = st->pc->ir, .user = st, .stmt = vl_stmt};
+  const tx_func *r = tx_mutate_func(&m, f);
+  if (m.failed) st->oom = 1;
+  return st->oom ? NULL : r;
+}
+
 tirx_status tx_pass_vectorize_loop(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   /* vl_stmt rewrites FOR_VECTORIZED loops and nothing else. */
   *out = in;
   if (!tx_lc_any_stmt(in, is_vectorized_loop)) return TIRX_OK;
   vec_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom; i++) {
-    tx_mutator m = {.ir = pc->ir, .user = &st, .stmt = vl_stmt};
-    funcs[i] = tx_mutate_func(&m, in->funcs[i]);
-    if (m.failed) st.oom = 1;
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM : TIRX_OK;
-  *out = in;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, vectorize_func, &st, out);
+  if (status == TIRX_OK && st.oom) status = TIRX_ERR_NOMEM;
+  if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.to);
   return status;
