@@ -769,24 +769,20 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   return r;
 }
 
+/* The walk ends at the first error. */
+static const tx_func *flatten_each(void *state, const tx_func *f) {
+  fb_state *st = state;
+  const tx_func *r = flatten_func(st, f);
+  if (st->oom || st->error) return NULL;
+  tx_lc_names_keep(&st->names, st->pc, r);
+  return r;
+}
+
 tirx_status tx_pass_flatten_buffer(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   fb_state st = {.pc = pc, .ir = pc->ir};
-  const tx_func **funcs =
-      in->nfuncs ? tx_mem_calloc(tx_ir_alloc(pc->ir), in->nfuncs, sizeof *funcs) : NULL;
-  if (in->nfuncs && !funcs) return TIRX_ERR_NOMEM;
-  int changed = 0;
-  for (uint32_t i = 0; i < in->nfuncs && !st.oom && !st.error; i++) {
-    funcs[i] = flatten_func(&st, in->funcs[i]);
-    if (!st.oom && !st.error) tx_lc_names_keep(&st.names, pc, funcs[i]);
-    changed |= funcs[i] != in->funcs[i];
-  }
-  tirx_status status = st.oom ? TIRX_ERR_NOMEM
-                       : st.error
-                           ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                           : TIRX_OK;
-  *out = in;
-  if (status == TIRX_OK && changed) status = tx_lc_replace_funcs(pc->ir, in, funcs, out);
-  tx_mem_free(tx_ir_alloc(pc->ir), funcs);
+  tirx_status status = tx_lc_each_func(pc, in, flatten_each, &st, out);
+  if (status == TIRX_OK) status = tx_lc_status(pc, st.oom, st.error);
+  if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.orig);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.flat);
   tx_lc_names_free(&st.names);

@@ -298,6 +298,12 @@ tirx_status tx_lc_replace_funcs(tx_ir *ir, const tx_module *in, const tx_func *c
   return TIRX_OK;
 }
 
+tirx_status tx_lc_status(const tx_pass_ctx *pc, int oom, int errors) {
+  if (oom) return TIRX_ERR_NOMEM;
+  if (!errors) return TIRX_OK;
+  return tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT;
+}
+
 tirx_status tx_lc_each_func(tx_pass_ctx *pc, const tx_module *in, tx_lc_func_fn fn, void *state,
                             const tx_module **out) {
   *out = in;

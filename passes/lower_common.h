@@ -92,6 +92,11 @@ typedef const tx_func *(*tx_lc_func_fn)(void *state, const tx_func *f);
 tirx_status tx_lc_each_func(tx_pass_ctx *pc, const tx_module *in, tx_lc_func_fn fn, void *state,
                             const tx_module **out);
 
+/* A pass's status from its state: out of memory, else after errors
+ * TIRX_ERR_INTERNAL when one was an internal error and TIRX_ERR_INPUT
+ * otherwise, else TIRX_OK. */
+tirx_status tx_lc_status(const tx_pass_ctx *pc, int oom, int errors);
+
 /* A pass's result when some of in's functions were rewritten: a copy of in
  * whose functions are funcs[0..in->nfuncs), stored in *out. TIRX_OK, or
  * TIRX_ERR_NOMEM (then *out is untouched). */

@@ -848,10 +848,7 @@ static const tx_func *lower_each(void *state, const tx_func *f) {
 tirx_status tx_pass_lower_tirx(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   lt_state st = {.pc = pc, .ir = pc->ir};
   tirx_status status = tx_lc_each_func(pc, in, lower_each, &st, out);
-  if (status == TIRX_OK)
-    status = st.oom     ? TIRX_ERR_NOMEM
-             : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                        : TIRX_OK;
+  if (status == TIRX_OK) status = tx_lc_status(pc, st.oom, st.error);
   if (status != TIRX_OK) *out = in;
   const tirx_allocator *a = tx_ir_alloc(pc->ir);
   tx_mem_free(a, st.defs);

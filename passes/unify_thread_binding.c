@@ -667,10 +667,7 @@ tirx_status tx_pass_unify_thread_binding(tx_pass_ctx *pc, const tx_module *in,
                                          const tx_module **out) {
   ut_state st = {.pc = pc, .ir = pc->ir};
   tirx_status status = tx_lc_each_func(pc, in, unify_each, &st, out);
-  if (status == TIRX_OK)
-    status = st.oom     ? TIRX_ERR_NOMEM
-             : st.error ? (tx_diag_has_internal(pc->diags) ? TIRX_ERR_INTERNAL : TIRX_ERR_INPUT)
-                        : TIRX_OK;
+  if (status == TIRX_OK) status = tx_lc_status(pc, st.oom, st.error);
   if (status != TIRX_OK) *out = in;
   tx_mem_free(tx_ir_alloc(pc->ir), st.sites);
   tx_mem_free(tx_ir_alloc(pc->ir), (void *)st.from);
