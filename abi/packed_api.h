@@ -9,6 +9,8 @@
 #ifndef TIRX_ABI_PACKED_API_H
 #define TIRX_ABI_PACKED_API_H
 
+#include "tirx/tirx.h"
+
 /* What one kernel launch may carry. The runtime's launcher keeps each call's
  * parameter values and by-value tensor maps in fixed arrays on the calling
  * thread's stack (a call allocates nothing), so these bound a kernel's
@@ -18,13 +20,9 @@
  * as a located error; the launcher checks again when it loads one. */
 enum { TX_MAX_KERNEL_PARAMS = 512, TX_MAX_KERNEL_TENSORMAPS = 16 };
 
-/* What T.arg_kind(i) returns: the kind of value the caller passed. */
-typedef enum tx_packed_arg_kind {
-  TX_ARG_INT = 0,    /* a Python int or bool: int*, uint*, bool parameters */
-  TX_ARG_FLOAT = 1,  /* a Python float: float* and bfloat* parameters */
-  TX_ARG_HANDLE = 2, /* an opaque pointer: T.handle parameters */
-  TX_ARG_TENSOR = 3, /* a DLPack tensor: buffer parameters */
-} tx_packed_arg_kind;
+/* What T.arg_kind(i) returns, the kind of value the caller passed, is the
+ * public API's tirx_arg_kind (TIRX_ARG_INT, _FLOAT, _HANDLE, _TENSOR): one
+ * enum for the packed ABI and the API that fills it. */
 
 /* DLDataTypeCode values compared with T.arg_dtype_code(i). */
 enum {

@@ -263,12 +263,12 @@ static int dlpack_dtype(tx_dtype t, int *code, int *bits) {
 }
 
 /* The kind of argument a scalar parameter takes. */
-static tx_packed_arg_kind scalar_kind(tx_dtype t) {
+static tirx_arg_kind scalar_kind(tx_dtype t) {
   switch ((tx_dtype_code)t.code) {
   case DT_INT:
   case DT_UINT:
   case DT_BOOL:
-    return TX_ARG_INT;
+    return TIRX_ARG_INT;
   case DT_FLOAT:
   case DT_BFLOAT:
   case DT_E4M3FN:
@@ -282,23 +282,23 @@ static tx_packed_arg_kind scalar_kind(tx_dtype t) {
   case DT_E2M3FN:
   case DT_E3M2FN:
   case DT_E2M1FN:
-    return TX_ARG_FLOAT;
+    return TIRX_ARG_FLOAT;
   case DT_HANDLE:
   case DT_VOID:
-    return TX_ARG_HANDLE;
+    return TIRX_ARG_HANDLE;
   }
-  return TX_ARG_HANDLE;
+  return TIRX_ARG_HANDLE;
 }
 
-static const char *kind_text(tx_packed_arg_kind k) {
+static const char *kind_text(tirx_arg_kind k) {
   switch (k) {
-  case TX_ARG_INT:
+  case TIRX_ARG_INT:
     return "an int";
-  case TX_ARG_FLOAT:
+  case TIRX_ARG_FLOAT:
     return "a float";
-  case TX_ARG_HANDLE:
+  case TIRX_ARG_HANDLE:
     return "a handle";
-  case TX_ARG_TENSOR:
+  case TIRX_ARG_TENSOR:
     return "a tensor";
   }
   return "?";
@@ -499,7 +499,7 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   for (uint32_t i = 0; i < f->nparams; i++) {
     const tx_buffer *b = f->param_bufs ? f->param_bufs[i] : NULL;
     const tx_expr *p = f->params[i];
-    tx_packed_arg_kind k = b ? TX_ARG_TENSOR : scalar_kind(p->dtype);
+    tirx_arg_kind k = b ? TIRX_ARG_TENSOR : scalar_kind(p->dtype);
     names[i] = param_name(f, i);
     kinds[i] = b ? "tensor" : tx_dtype_str(p->dtype, dtbuf[i]);
     if (b && first_tensor < 0) first_tensor = i;

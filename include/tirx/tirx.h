@@ -299,7 +299,8 @@ typedef struct tirx_function tirx_function; /* owned by its tirx_loaded */
 TIRX_API tirx_status tirx_loaded_function(tirx_loaded *lm, const char *name, tirx_function **out,
                                           tirx_error *err);
 
-/* Argument kinds; the numbers are the packed ABI's (T.arg_kind). */
+/* Argument kinds; also what T.arg_kind(i) returns in lowered host code
+ * (abi/packed_api.h), so the numbers are part of the packed ABI. */
 typedef enum tirx_arg_kind {
   TIRX_ARG_INT = 0,    /* int and bool parameters */
   TIRX_ARG_FLOAT = 1,  /* float parameters */

@@ -301,10 +301,10 @@ static void emit_call(gen *g, tx_strbuf *o, const tx_expr *e) {
     }
     /* The C signature fixes every argument's kind. */
     const tx_expr *p = g->f->params[i];
-    int k = g->f->param_bufs && g->f->param_bufs[i] ? TX_ARG_TENSOR
-            : p->dtype.code == DT_HANDLE            ? TX_ARG_HANDLE
-            : tx_dtype_is_float(p->dtype)           ? TX_ARG_FLOAT
-                                                    : TX_ARG_INT;
+    int k = g->f->param_bufs && g->f->param_bufs[i] ? TIRX_ARG_TENSOR
+            : p->dtype.code == DT_HANDLE            ? TIRX_ARG_HANDLE
+            : tx_dtype_is_float(p->dtype)           ? TIRX_ARG_FLOAT
+                                                    : TIRX_ARG_INT;
     tx_sb_printf(o, "%d", k);
   } else if (strcmp(op, "T.arg_ndim") == 0) {
     tx_sb_printf(o, "((int32_t)%s->ndim)", tensor_arg(g, e, NULL));
