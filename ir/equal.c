@@ -4,8 +4,11 @@
  * Equality keeps a bijection between lhs and rhs definitions (variables and
  * buffers) in two pointer maps; hashing numbers definitions in the order it
  * meets them. Both walk the tree in the same order, which is what keeps the
- * hash consistent with equality. Must not hash pointer values: hashes are
- * compared across runs.
+ * hash consistent with equality. A function's symbolic variables (free
+ * variables, `n = T.int32()`) are paired and numbered where they are first
+ * used, not by their place in its list: the list's order is the order of
+ * declarations in the text, which says nothing about the program. Must not hash pointer values:
+ * hashes are compared across runs.
  */
 #include "ir/equal.h"
 
@@ -36,7 +39,15 @@ static const tx_buffer *param_buf(const tx_func *f, uint32_t i) {
 typedef struct {
   tx_ptrmap fwd, bwd; /* lhs -> rhs and rhs -> lhs, for variables and buffers */
   int oom;
+  const tx_func *fa, *fb; /* the functions compared: their symbolic variables */
 } eqctx;
+
+/* Is v one of f's symbolic variables? */
+static int is_symbolic_of(const tx_func *f, const void *v) {
+  for (uint32_t i = 0; f && i < f->nsymbolic; i++)
+    if (f->symbolic[i] == v) return 1;
+  return 0;
+}
 
 static int eq_expr(eqctx *c, const tx_expr *a, const tx_expr *b);
 
@@ -166,6 +177,10 @@ static int eq_payload(eqctx *c, const tx_expr *a, const tx_expr *b) {
     return a->u.str.len == b->u.str.len &&
            (a->u.str.len == 0 || memcmp(a->u.str.data, b->u.str.data, a->u.str.len) == 0);
   case EXPR_VAR:
+    /* A symbolic variable is paired at its first use. */
+    if (!tx_ptrmap_has(&c->fwd, a) && !tx_ptrmap_has(&c->bwd, b) && is_symbolic_of(c->fa, a) &&
+        is_symbolic_of(c->fb, b))
+      return eq_var_def(c, a, b);
     return eq_use(c, a, b);
   case EXPR_LOAD:
   case EXPR_BUFFER:
@@ -262,12 +277,23 @@ static int eq_func(eqctx *c, const tx_func *a, const tx_func *b) {
     return 0;
   for (uint32_t i = 0; i < a->nparams; i++)
     if (!eq_var_def(c, a->params[i], b->params[i])) return 0;
-  for (uint32_t i = 0; i < a->nsymbolic; i++)
-    if (!eq_var_def(c, a->symbolic[i], b->symbolic[i])) return 0;
-  for (uint32_t i = 0; i < a->nparams; i++)
-    if (!eq_buffer_def(c, param_buf(a, i), param_buf(b, i))) return 0;
-  return eq_attrs(c, a->nattrs, a->attr_keys, a->attr_values, b->attr_keys, b->attr_values) &&
-         eq_stmt(c, a->body, b->body);
+  const tx_func *outer_a = c->fa, *outer_b = c->fb;
+  c->fa = a, c->fb = b;
+  int ok = 1;
+  for (uint32_t i = 0; ok && i < a->nparams; i++)
+    ok = eq_buffer_def(c, param_buf(a, i), param_buf(b, i));
+  ok = ok && eq_attrs(c, a->nattrs, a->attr_keys, a->attr_values, b->attr_keys, b->attr_values) &&
+       eq_stmt(c, a->body, b->body);
+  c->fa = outer_a, c->fb = outer_b;
+  /* Symbolic variables nothing uses: paired in list order. */
+  uint32_t j = 0;
+  for (uint32_t i = 0; ok && i < a->nsymbolic; i++) {
+    if (tx_ptrmap_has(&c->fwd, a->symbolic[i])) continue;
+    while (j < b->nsymbolic && tx_ptrmap_has(&c->bwd, b->symbolic[j]))
+      j++;
+    ok = j < b->nsymbolic && eq_var_def(c, a->symbolic[i], b->symbolic[j++]);
+  }
+  return ok;
 }
 
 static int eq_module(eqctx *c, const tx_module *a, const tx_module *b) {
@@ -338,7 +364,8 @@ typedef struct {
   tx_ptrmap index; /* definition -> 1-based definition number (never 0) */
   uintptr_t next;
   int oom;
-  int coarse; /* after out-of-memory: all vars/buffers hash by dtype only */
+  int coarse;        /* after out-of-memory: all vars/buffers hash by dtype only */
+  const tx_func *fn; /* the function hashed: its symbolic variables */
 } hctx;
 
 enum { H_NULL = 0x6e756c6c, H_BOUND = 0x626f756e, H_FREE = 0x66726565, H_ANY = 0x616e7920 };
@@ -463,6 +490,9 @@ static uint64_t h_payload(hctx *c, uint64_t h, const tx_expr *e) {
   case EXPR_STRING:
     return mix_bytes(h, e->u.str.data, e->u.str.len);
   case EXPR_VAR:
+    /* A symbolic variable is numbered at its first use (as equality pairs it). */
+    if (!c->coarse && !tx_ptrmap_has(&c->index, e) && is_symbolic_of(c->fn, e))
+      return h_var_def(c, h, e);
     return h_use(c, h, e, e->u.var.name, e->dtype);
   case EXPR_LOAD:
   case EXPR_BUFFER:
@@ -545,12 +575,17 @@ static uint64_t h_func(hctx *c, uint64_t h, const tx_func *f) {
   h = mix(h, (uint64_t)f->is_persistent);
   for (uint32_t i = 0; i < f->nparams; i++)
     h = h_var_def(c, h, f->params[i]);
-  for (uint32_t i = 0; i < f->nsymbolic; i++)
-    h = h_var_def(c, h, f->symbolic[i]);
+  const tx_func *outer = c->fn;
+  c->fn = f;
   for (uint32_t i = 0; i < f->nparams; i++)
     h = h_buffer_def(c, h, param_buf(f, i));
   h = h_attrs(c, h, f->nattrs, f->attr_keys, f->attr_values);
-  return h_stmt(c, h, f->body);
+  h = h_stmt(c, h, f->body);
+  c->fn = outer;
+  /* Symbolic variables nothing uses: numbered in list order. */
+  for (uint32_t i = 0; i < f->nsymbolic; i++)
+    if (c->coarse || !tx_ptrmap_has(&c->index, f->symbolic[i])) h = h_var_def(c, h, f->symbolic[i]);
+  return h;
 }
 
 static uint64_t h_module(hctx *c, uint64_t h, const tx_module *m) {
