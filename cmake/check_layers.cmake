@@ -10,13 +10,14 @@
 # the compile half of the public API that still lives in runtime/api.c
 # (issue 11: it moves out when executables carry a launch program).
 set(ALLOWED_abi "abi;tirx")
-set(ALLOWED_ir "ir;abi;tirx")
-set(ALLOWED_frontend "frontend;ir;abi;tirx")
-set(ALLOWED_target "target;ir;abi;tirx")
-set(ALLOWED_passes "passes;target;ir;abi;tirx")
-set(ALLOWED_driver "driver;frontend;passes;target;ir;abi;tirx")
-set(ALLOWED_runtime "runtime;driver;target;ir;abi;tirx")
-set(FOLDERS abi ir frontend target passes driver runtime)
+set(ALLOWED_support "support;tirx")
+set(ALLOWED_ir "ir;support;abi;tirx")
+set(ALLOWED_frontend "frontend;ir;support;abi;tirx")
+set(ALLOWED_target "target;ir;support;abi;tirx")
+set(ALLOWED_passes "passes;target;ir;support;abi;tirx")
+set(ALLOWED_driver "driver;frontend;passes;target;ir;support;abi;tirx")
+set(ALLOWED_runtime "runtime;driver;target;ir;support;abi;tirx")
+set(FOLDERS abi support ir frontend target passes driver runtime)
 
 if(NOT SRC)
   message(FATAL_ERROR "check_layers.cmake: pass -DSRC=<source root>")

@@ -11,7 +11,7 @@
 
 #include "frontend/build_internal.h"
 #include "ir/ptx_dialect.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/visit.h"
 
 /* ---- Small helpers -------------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "frontend/parse_internal.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 
 const char *tx_ast_kind_name(tx_ast_kind kind) {
   switch (kind) {

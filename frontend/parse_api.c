@@ -14,7 +14,7 @@
 #include "frontend/builder.h"
 #include "ir/arena.h"
 #include "ir/context.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 
 /* Stand-in file name when the caller gives none. */
 static const char *const STRING_NAME = "<string>";

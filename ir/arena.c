@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 
 typedef struct chunk {
   struct chunk *next;

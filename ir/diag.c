@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 
 typedef struct {
   const char *name;

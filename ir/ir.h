@@ -310,7 +310,7 @@ typedef struct tx_ir {
 } tx_ir;
 
 /* The allocator of ir's context, for the scratch memory of whatever builds
- * IR in it (passes, the builder): see ir/mem.h. */
+ * IR in it (passes, the builder): see support/mem.h. */
 static inline const tirx_allocator *tx_ir_alloc(const tx_ir *ir) {
   return tx_arena_allocator(ir->arena);
 }

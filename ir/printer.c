@@ -15,7 +15,7 @@
  */
 #include "ir/printer.h"
 
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/ptrmap.h"
 
 #include <inttypes.h>

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 
 static int grow(tx_ptrmap *m) {
   uint32_t cap = m->cap ? m->cap * 2 : 32;

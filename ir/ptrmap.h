@@ -10,7 +10,7 @@
  * itself). Iteration order is not exposed: callers that print keep their own
  * ordered list, so output never depends on addresses.
  *
- * The table comes from `alloc` (ir/mem.h); a zero-initialised map uses
+ * The table comes from `alloc` (support/mem.h); a zero-initialised map uses
  * malloc, `(tx_ptrmap){.alloc = a}` the allocator a.
  */
 #ifndef TIRX_IR_PTRMAP_H

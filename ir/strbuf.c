@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 
 /* Sticky failure: with cap == len the inline appends always take the slow
  * path, which sees `failed` and does nothing. */

@@ -4,7 +4,7 @@
  * Out-of-memory is sticky: once an append fails, `failed` stays set and
  * later appends do nothing, so callers check once at the end.
  *
- * The bytes come from `alloc` (ir/mem.h): a zero-initialised strbuf uses
+ * The bytes come from `alloc` (support/mem.h): a zero-initialised strbuf uses
  * malloc, `(tx_strbuf){.alloc = a}` the allocator a. Whoever takes `data`
  * over frees it with tx_mem_free(sb.alloc, data).
  */

@@ -81,7 +81,7 @@
 #include <string.h>
 
 #include "ir/equal.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/ptrmap.h"
 #include "passes/cse.h"
 #include "passes/lower_common.h"

@@ -7,14 +7,14 @@
  * user errors as located diagnostics and its own bugs with
  * tx_internal_error(diags, "<pass name>", ...). Passes never print. Their
  * scratch memory comes from the context's allocator (tx_ir_alloc(pc->ir)),
- * through ir/mem.h.
+ * through support/mem.h.
  */
 #ifndef TIRX_PASSES_PASS_H
 #define TIRX_PASSES_PASS_H
 
 #include "ir/diag.h"
 #include "ir/ir.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/ptrmap.h"
 #include "ir/strbuf.h"
 #include "target/target.h"

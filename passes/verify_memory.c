@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"

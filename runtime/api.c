@@ -18,7 +18,7 @@
 #include "target/cuda/codegen.h"
 #include "ir/context.h"
 #include "ir/file.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/printer.h"
 #include "driver/compile.h"
 #include "runtime/api_internal.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ir/file.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 
 /* ---- FNV-1a 128 ------------------------------------------------------------
  * The 128-bit prime is 2^88 + 2^8 + 0x3b; multiplication is done on two

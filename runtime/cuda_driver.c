@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/cuda/dynlib.h"
+#include "support/dynlib.h"
 
 /* Entry points renamed in later CUDA versions: when a driver older than the
  * toolkit we were written against lacks the new name, the old one has the

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "abi/packed_api.h"
 #include "runtime/tensor.h"
 

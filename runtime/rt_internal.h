@@ -8,7 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/runtime.h"
 
@@ -56,7 +56,7 @@ tirx_status tx_rt_check(const tx_runtime *rt, tx_cu_result r, const char *call, 
  * first step: the driver's current context is per thread). */
 tirx_status tx_rt_enter(tx_runtime *rt, tx_rt_error *err);
 
-/* The runtime's allocator (ir/mem.h), valid as long as the runtime. */
+/* The runtime's allocator (support/mem.h), valid as long as the runtime. */
 static inline const tirx_allocator *tx_rt_alloc_of(const tx_runtime *rt) {
   return &rt->alloc;
 }

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "ir/fold.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/printer.h"
 #include "ir/tensormap.h"
 #include "abi/tensormap_rules_text.h" /* generated: the text of abi/tensormap_rules.h */

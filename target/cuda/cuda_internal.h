@@ -17,7 +17,7 @@
 #include "ir/diag.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 #include "ir/strbuf.h"
 
 /* ---- types (cuda_types.c) ------------------------------------------------ */

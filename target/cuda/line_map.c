@@ -3,7 +3,7 @@
  * point back at kernel source (codegen.h).
  */
 #include "target/cuda/codegen.h"
-#include "ir/mem.h"
+#include "support/mem.h"
 
 void tx_line_map_free(tx_line_map *map) {
   if (!map) return;

@@ -1,7 +1,7 @@
 /*
  * nvrtc.c - CUDA C to PTX or a cubin through NVRTC, loaded at run time.
  *
- * NVRTC is dlopen'ed for each call (target/cuda/dynlib.h) and closed before
+ * NVRTC is dlopen'ed for each call (support/dynlib.h) and closed before
  * returning: tirx-c has no link-time CUDA dependency and keeps no global
  * state, and one dlopen is cheap next to an NVRTC compile. The NVRTC API is
  * declared here by hand (from nvrtc.h) so that building tirx-c needs no
@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "target/cuda/codegen.h"
-#include "target/cuda/dynlib.h"
-#include "ir/mem.h"
+#include "support/dynlib.h"
+#include "support/mem.h"
 
 /* The subset of nvrtc.h that we use; the ABI has been stable since CUDA 11. */
 typedef int nvrtcResult;

@@ -10,8 +10,8 @@
  * know it. A block must be resized and freed with the allocator that made
  * it. Must not keep state of its own: no global "current allocator".
  */
-#ifndef TIRX_IR_MEM_H
-#define TIRX_IR_MEM_H
+#ifndef TIRX_SUPPORT_MEM_H
+#define TIRX_SUPPORT_MEM_H
 
 #include <stddef.h>
 

@@ -1,13 +1,13 @@
 /*
  * dynlib.c - dlopen/dlsym behind the small interface of dynlib.h.
  */
-#include "target/cuda/dynlib.h"
+#include "support/dynlib.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/mem.h"
+#include "support/mem.h"
 
 /* A GNU/BSD extension that every platform we run on has; without it the
  * library is merely unloaded on close. */

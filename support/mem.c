@@ -5,7 +5,7 @@
  * libc path has none, so that a block made by one and freed by the other
  * shows up at once under AddressSanitizer. Must not abort or print.
  */
-#include "ir/mem.h"
+#include "support/mem.h"
 
 #include <stdalign.h>
 #include <stdint.h>

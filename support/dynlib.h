@@ -7,8 +7,8 @@
  * No global state: every handle belongs to its caller, and failure reasons
  * (dlerror's text) are copied into a caller buffer rather than kept here.
  */
-#ifndef TIRX_TARGET_CUDA_DYNLIB_H
-#define TIRX_TARGET_CUDA_DYNLIB_H
+#ifndef TIRX_SUPPORT_DYNLIB_H
+#define TIRX_SUPPORT_DYNLIB_H
 
 #include <stddef.h>
 
