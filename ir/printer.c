@@ -1077,25 +1077,19 @@ static void print_layout_kwarg(printer *p, const tx_buffer *b) {
   }
 }
 
-/* The strides tuple; a stride that defines its variable (quoted_strides)
- * prints as its name quoted, as TVM prints one. */
-static void print_strides(printer *p, const tx_buffer *b) {
-  if (!b->quoted_strides) {
-    print_tuple_of(p, b->strides, b->nstrides);
-    return;
-  }
+/* A shape or strides tuple; entry i quoted when bit i of `quoted` is set
+ * (TVM's form of a dim or stride that defines a variable; the printer's
+ * text of one never holds a quote or backslash). */
+static void print_dims(printer *p, const tx_expr *const *dims, uint32_t n, uint32_t quoted) {
   tx_sb_putc(p->out, '(');
-  for (uint32_t i = 0; i < b->nstrides; i++) {
+  for (uint32_t i = 0; i < n; i++) {
+    int q = i < 32 && (quoted >> i & 1u);
     if (i) puts_(p, ", ");
-    if (i < 32 && (b->quoted_strides >> i & 1u) && b->strides[i]->kind == EXPR_VAR) {
-      tx_sb_putc(p->out, '"');
-      puts_(p, b->strides[i]->u.var.name);
-      tx_sb_putc(p->out, '"');
-    } else {
-      print_expr(p, b->strides[i]);
-    }
+    if (q) tx_sb_putc(p->out, '"');
+    print_expr(p, dims[i]);
+    if (q) tx_sb_putc(p->out, '"');
   }
-  if (b->nstrides == 1) tx_sb_putc(p->out, ',');
+  if (n == 1) tx_sb_putc(p->out, ',');
   tx_sb_putc(p->out, ')');
 }
 
@@ -1108,7 +1102,7 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
   }
   if (b->nstrides) {
     puts_(p, ", strides=");
-    print_strides(p, b);
+    print_dims(p, b->strides, b->nstrides, b->quoted_strides);
   }
   if (b->elem_offset) {
     puts_(p, ", elem_offset=");
@@ -1133,24 +1127,8 @@ static void print_buffer_kwargs(printer *p, const tx_buffer *b, int which) {
 
 /* `(shape), "dtype"` (float32 elided unless SIG_DTYPE) followed by the
  * keywords. */
-/* The shape tuple; dims written as strings are quoted again (TVM's form of
- * a dim that defines a variable, which the printer's text never contains a
- * quote or backslash of). */
-static void print_shape(printer *p, const tx_buffer *b) {
-  tx_sb_putc(p->out, '(');
-  for (uint32_t i = 0; i < b->ndim; i++) {
-    int quoted = i < 32 && (b->quoted_dims >> i & 1u);
-    if (i) puts_(p, ", ");
-    if (quoted) tx_sb_putc(p->out, '"');
-    print_expr(p, b->shape[i]);
-    if (quoted) tx_sb_putc(p->out, '"');
-  }
-  if (b->ndim == 1) tx_sb_putc(p->out, ',');
-  tx_sb_putc(p->out, ')');
-}
-
 static void print_buffer_sig(printer *p, const tx_buffer *b, int which) {
-  print_shape(p, b);
+  print_dims(p, b->shape, b->ndim, b->quoted_dims);
   if (which & SIG_DTYPE_ATTR) {
     puts_(p, ", T."); /* the tirx dialect's T.Tensor((n,), T.float32) */
     put_dtype(p, b->dtype);
@@ -1174,7 +1152,7 @@ static void print_alloc_ctor(printer *p, const tx_buffer *b) {
   if (p->dialect == TX_DIALECT_TIRX) {
     /* T.alloc_tensor(ty_args=[T.Tensor(shape, T.float32, scope="shared")]) */
     puts_(p, "T.alloc_tensor(ty_args=[T.Tensor(");
-    print_shape(p, b);
+    print_dims(p, b->shape, b->ndim, b->quoted_dims);
     puts_(p, ", T.");
     put_dtype(p, b->dtype);
     if (!scope_is_default(scope)) {
