@@ -61,6 +61,18 @@ enum {
 enum { TX_TMAP_OOB_NONE = 0, TX_TMAP_OOB_NAN_REQUEST_ZERO_FMA = 1 };
 enum { TX_TENSORMAP_MAX_RANK = 5 };
 
+/* A CUtensorMap: 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) at an address
+ * aligned to 64 bytes (cuTensorMapEncodeTiled's requirement, and the device
+ * type's alignment); host storage uses 128 (CUDA 13's cuda.h). */
+enum {
+  TX_TENSORMAP_BYTES = 128,
+  TX_TENSORMAP_ALIGN = 64,
+  TX_TENSORMAP_HOST_ALIGN = 128,
+};
+
+/* The packed function name TVM's host code calls. */
+#define TX_TENSORMAP_ENCODE_NAME "runtime.cuTensorMapEncodeTiled"
+
 /* The values of one encode call at run time (or, in the compiler, with
  * every operand a constant and the address unknown: 0). */
 typedef struct tx_tensormap_values {

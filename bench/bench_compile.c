@@ -31,7 +31,7 @@
 
 #include "ir/context.h" /* tirx_module.mod and the frontend's stage split: internal */
 #include "driver/compile.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "tirx/tirx.h"
 
 #include "bench/bench_stats.h"

@@ -23,7 +23,7 @@
 
 #include "ir/arena.h"
 #include "ir/context.h" /* stage split (ctx->last) and arena bytes: internal */
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "tirx/tirx.h"
 
 #include "bench/bench_stats.h"

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "ir/context.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "driver/compile.h"
 #include "runtime/rt_internal.h"
 #include "tirx/tirx.h"

@@ -9,7 +9,7 @@
 # `tirx` is the public API (include/tirx/). runtime -> driver and target are
 # the compile half of the public API that still lives in runtime/api.c
 # (issue 11: it moves out when executables carry a launch program).
-set(ALLOWED_abi "abi;tirx")
+set(ALLOWED_abi "abi;support;tirx")
 set(ALLOWED_support "support;tirx")
 set(ALLOWED_ir "ir;support;abi;tirx")
 set(ALLOWED_frontend "frontend;ir;support;abi;tirx")

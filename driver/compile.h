@@ -7,7 +7,7 @@
 #ifndef TIRX_DRIVER_COMPILE_H
 #define TIRX_DRIVER_COMPILE_H
 
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "passes/pass.h"
 #include "tirx/tirx.h"
 

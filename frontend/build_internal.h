@@ -12,7 +12,7 @@
 #include "ir/intrinsics.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 /* What a name in scope stands for. */
 typedef enum sym_kind {

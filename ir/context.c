@@ -13,7 +13,7 @@
 
 #include "ir/equal.h"
 #include "ir/printer.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 #define TX_STR2(x) #x
 #define TX_STR(x) TX_STR2(x)

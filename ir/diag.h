@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "ir/arena.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "tirx/tirx.h"
 
 /* After this many errors a sink records one final note and drops the rest. */

@@ -19,7 +19,7 @@
 
 #include "ir/arena.h"
 #include "ir/dialect.h"
-#include "ir/dtype.h"
+#include "abi/dtype.h"
 #include "ir/intern.h"
 #include "tirx/tirx.h"
 

@@ -7,7 +7,7 @@
 #define TIRX_IR_PRINTER_H
 
 #include "ir/ir.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 /* mod in the dialect it was written in (mod->dialect). */
 void tx_print_module(const tx_module *mod, tx_strbuf *out);

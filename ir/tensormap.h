@@ -24,18 +24,6 @@
 #include "ir/ir.h"
 #include "abi/tensormap_rules.h"
 
-/* A CUtensorMap: 128 bytes (CU_TENSOR_MAP_NUM_QWORDS = 16) at an address
- * aligned to 64 bytes (cuTensorMapEncodeTiled's requirement, and the device
- * type's alignment); host storage uses 128 (CUDA 13's cuda.h). */
-enum {
-  TX_TENSORMAP_BYTES = 128,
-  TX_TENSORMAP_ALIGN = 64,
-  TX_TENSORMAP_HOST_ALIGN = 128,
-};
-
-/* The packed function name TVM's host code calls. */
-#define TX_TENSORMAP_ENCODE_NAME "runtime.cuTensorMapEncodeTiled"
-
 /* T.tvm_stack_alloca("tensormap", n) or T.stack_alloca("tensormap", n);
  * *count (optional) is n. */
 int tx_tensormap_is_alloca(const tx_expr *e, const tx_expr **count);

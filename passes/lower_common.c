@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ir/fold.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 static const tirx_span NOSPAN = {0};
 

@@ -16,7 +16,7 @@
 #include "ir/ir.h"
 #include "support/mem.h"
 #include "ir/ptrmap.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "target/target.h"
 
 /* What a pipeline run remembers between passes (tx_lc_census). Only

@@ -17,7 +17,7 @@
 
 #include "target/cuda/codegen.h"
 #include "ir/context.h"
-#include "ir/file.h"
+#include "support/file.h"
 #include "support/mem.h"
 #include "ir/printer.h"
 #include "driver/compile.h"

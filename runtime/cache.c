@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ir/file.h"
+#include "support/file.h"
 #include "support/mem.h"
 
 /* ---- FNV-1a 128 ------------------------------------------------------------

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "tirx/tirx.h"
 
 typedef struct tx_hash128 {

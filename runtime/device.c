@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "runtime/rt_internal.h"
-#include "target/target.h"
+#include "abi/arch.h"
 
 tirx_status tx_rt_fail(tx_rt_error *err, tirx_status code, const char *fmt, ...) {
   if (err) {
@@ -88,13 +88,13 @@ static tirx_status read_facts(tx_runtime *rt, tx_rt_error *err) {
                             &minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, rt->dev),
                         "cuDeviceGetAttribute", err)))
     return st;
-  /* The architecture to compile for: the table's (target/arches.def; the
+  /* The architecture to compile for: the table's (abi/arches.def; the
    * "a" targets from Hopper on, which wgmma/tcgen05 kernels need). A device
    * tirx-c has no row for is named in the same pattern, so that compiling
    * for it is refused with that name. */
   int major = rt->cc;
   rt->cc = major * 10 + minor;
-  const char *arch = tx_target_arch_for_cc(major, minor);
+  const char *arch = tx_arch_for_cc(major, minor);
   if (arch)
     snprintf(rt->arch, sizeof rt->arch, "%s", arch);
   else

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/tensormap.h"
+#include "abi/tensormap_rules.h"
 #include "runtime/rt_internal.h"
 
 /* Dynamic shared memory a kernel may use without opting in. */

@@ -3,7 +3,7 @@
  * sizes and compactness, device tensors the runtime allocates and exports,
  * and importing tensors other libraries export.
  *
- * Data type names are tirx-c's (ir/dtype.h: "float32", "bfloat16",
+ * Data type names are tirx-c's (abi/dtype.h: "float32", "bfloat16",
  * "float8_e4m3fn", "float8_e3m4", "int8x4", "bool"), plus the DLPack code
  * TIRx has no type for ("complex64").
  * DLPack's bool is one byte ({kDLBool, 8}); tirx-c's bool is 1 bit wide in
@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/dtype.h"
+#include "abi/dtype.h"
 #include "runtime/runtime.h"
 
 /* ---- data types ---------------------------------------------------------- */

@@ -14,16 +14,15 @@
 typedef struct arch_row {
   const char *name;
   int sm;
-  int default_for_cc;
   unsigned features;
   tx_target_limits limits;
 } arch_row;
 
 #define KIB INT64_C(1024)
 #define X(name, sm, dflt, static_kib, optin_kib, features)                                         \
-  {name, sm, dflt, features, {name, (static_kib)*KIB, (optin_kib)*KIB, 512 * KIB}},
+  {name, sm, features, {name, (static_kib)*KIB, (optin_kib)*KIB, 512 * KIB}},
 static const arch_row ARCHES[] = {
-#include "target/arches.def"
+#include "abi/arches.def"
 };
 #undef X
 /* For a target with no row of its own or of its sm: valid on every row. */
@@ -57,16 +56,10 @@ int tx_target_from_arch(const char *arch, tx_target *out) {
 const char *tx_target_arch_list(void) {
 #define X(name, sm, dflt, static_kib, optin_kib, features) " " name
   static const char list[] =
-#include "target/arches.def"
+#include "abi/arches.def"
       ;
 #undef X
   return list + 1;
-}
-
-const char *tx_target_arch_for_cc(int major, int minor) {
-  for (size_t i = 0; i < NARCHES; i++)
-    if (ARCHES[i].sm == major * 10 + minor && ARCHES[i].default_for_cc) return ARCHES[i].name;
-  return NULL;
 }
 
 const tx_backend *tx_target_backend(const tx_target *t) {

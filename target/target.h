@@ -19,7 +19,7 @@
 
 #include "ir/diag.h"
 #include "ir/ir.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 struct tx_backend;
 
@@ -52,10 +52,7 @@ typedef enum tx_feature {
  * tx_target_arch_list(). out->opt_level is left as it is. */
 int tx_target_from_arch(const char *arch, tx_target *out);
 const char *tx_target_arch_list(void);
-/* The architecture to use for a device of compute capability major.minor
- * ("sm_90a" for 9.0, whose arch-specific features the kernels use), or
- * NULL when tirx-c does not support it. */
-const char *tx_target_arch_for_cc(int major, int minor);
+/* The architecture a device of a compute capability runs: abi/arch.h. */
 
 /* Does t have feature f? A name of no row that ends in 'a' or 'f' (a family
  * target such as sm_100f) has the features of its sm's 'a' row, less

@@ -16,7 +16,7 @@
 
 #include "ir/diag.h"
 #include "ir/ir.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 typedef struct tx_c_launcher_options {
   /* A C identifier: <prefix>_init, <prefix>_shutdown and the header guard. */

@@ -9,7 +9,7 @@
 
 #include "ir/diag.h"
 #include "ir/ir.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "target/target.h"
 
 /* For each line of generated CUDA, the TIRx span it came from (line 0 when

@@ -18,7 +18,7 @@
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
 #include "support/mem.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 /* ---- types (cuda_types.c) ------------------------------------------------ */
 

@@ -22,7 +22,7 @@
 
 #include "ir/context.h"
 #include "ir/printer.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "driver/compile.h"
 #include "passes/cse.h"
 #include "passes/pass.h"

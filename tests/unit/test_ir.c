@@ -16,13 +16,13 @@
 
 #include "ir/arena.h"
 #include "ir/diag.h"
-#include "ir/dtype.h"
+#include "abi/dtype.h"
 #include "ir/equal.h"
 #include "ir/fold.h"
 #include "ir/intern.h"
 #include "ir/ir.h"
 #include "ir/ptrmap.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "ir/visit.h"
 
 /* ---- Fixture: one IR context per test ---------------------------------- */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "abi/arch.h"
 #include "ir/context.h"
 #include "ir/visit.h"
 #include "driver/compile.h"
@@ -217,9 +218,9 @@ Test(passes, emit_and_arch_tables) {
   cr_assert_eq(t.sm, 100);
   cr_assert_not(tx_target_from_arch("sm_75", &t));
   cr_assert_not(tx_target_from_arch("90a", &t));
-  cr_assert_str_eq(tx_target_arch_for_cc(9, 0), "sm_90a");
-  cr_assert_str_eq(tx_target_arch_for_cc(8, 6), "sm_86");
-  cr_assert_null(tx_target_arch_for_cc(7, 5));
+  cr_assert_str_eq(tx_arch_for_cc(9, 0), "sm_90a");
+  cr_assert_str_eq(tx_arch_for_cc(8, 6), "sm_86");
+  cr_assert_null(tx_arch_for_cc(7, 5));
 }
 
 /* ---- Pipeline ------------------------------------------------------------------------ */

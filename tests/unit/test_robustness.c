@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "ir/context.h"
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "driver/compile.h"
 #include "tirx/tirx.h"
 

@@ -533,7 +533,7 @@ Test(rtapi_cache, damaged_disk_entry_is_a_miss) {
   cr_assert_eq(system(cmd), 0);
 }
 
-/* tirx_executable_save goes through ir/file.h's writer: a FIFO or device is
+/* tirx_executable_save goes through support/file.h's writer: a FIFO or device is
  * written into, never replaced by a regular file. */
 Test(rtapi_file, save_to_a_fifo_writes_through) {
   char dir[] = "/tmp/tirx_fifo_XXXXXX";

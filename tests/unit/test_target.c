@@ -1,11 +1,12 @@
 /*
- * test_target.c - the architecture table (target/arches.def) and its
+ * test_target.c - the architecture table (abi/arches.def) and its
  * queries: names, compute capabilities, features, limits.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "abi/arch.h"
 #include "target/target.h"
 
 static tx_target target(const char *arch) {
@@ -32,14 +33,14 @@ Test(target, every_listed_name_is_a_row) {
 }
 
 Test(target, compute_capability_picks_the_arch_specific_row) {
-  cr_assert_str_eq(tx_target_arch_for_cc(8, 0), "sm_80");
-  cr_assert_str_eq(tx_target_arch_for_cc(8, 9), "sm_89");
-  cr_assert_str_eq(tx_target_arch_for_cc(9, 0), "sm_90a");
-  cr_assert_str_eq(tx_target_arch_for_cc(10, 0), "sm_100a");
-  cr_assert_str_eq(tx_target_arch_for_cc(10, 3), "sm_103a");
-  cr_assert_str_eq(tx_target_arch_for_cc(12, 0), "sm_120a");
-  cr_assert_null(tx_target_arch_for_cc(7, 5));
-  cr_assert_null(tx_target_arch_for_cc(11, 0));
+  cr_assert_str_eq(tx_arch_for_cc(8, 0), "sm_80");
+  cr_assert_str_eq(tx_arch_for_cc(8, 9), "sm_89");
+  cr_assert_str_eq(tx_arch_for_cc(9, 0), "sm_90a");
+  cr_assert_str_eq(tx_arch_for_cc(10, 0), "sm_100a");
+  cr_assert_str_eq(tx_arch_for_cc(10, 3), "sm_103a");
+  cr_assert_str_eq(tx_arch_for_cc(12, 0), "sm_120a");
+  cr_assert_null(tx_arch_for_cc(7, 5));
+  cr_assert_null(tx_arch_for_cc(11, 0));
 }
 
 Test(target, features_follow_the_ptx_target_notes) {

@@ -38,7 +38,7 @@
 #include <sys/stat.h>
 
 #include "ir/context.h"
-#include "ir/file.h"
+#include "support/file.h"
 #include "ir/printer.h"
 #include "driver/compile.h"
 #include "tirx/tirx.h"
@@ -123,7 +123,7 @@ static int read_file(const char *path, blob *out) {
   return 0;
 }
 
-/* ir/file.h's writer: an interrupted update leaves no torn file. */
+/* support/file.h's writer: an interrupted update leaves no torn file. */
 static int write_file(const char *path, const blob *b) {
   return tx_file_write(path, b->data, b->len, TX_WRITE_DEFAULT);
 }

@@ -9,7 +9,7 @@
  * input, 2 bad usage, 3 internal error, 4 out of memory, 5 I/O error. Output
  * to a regular file goes through a temporary and a rename, so a failed run
  * never leaves a half-written OUT behind; devices and FIFOs (-o /dev/null)
- * are written through, never replaced (ir/file.h). The compiling itself is tx_compile_module
+ * are written through, never replaced (support/file.h). The compiling itself is tx_compile_module
  * (driver/compile.h); this file only parses options, probes the GPU for a
  * default --arch, and prints.
  */
@@ -21,8 +21,9 @@
 #include <unistd.h>
 
 #include "target/cuda/c_launcher.h"
+#include "abi/arch.h"
 #include "ir/context.h"
-#include "ir/file.h"
+#include "support/file.h"
 #include "driver/compile.h"
 #include "runtime/cuda_driver.h"
 #include "tirx/tirx.h"
@@ -259,7 +260,7 @@ static int write_all(FILE *f, const char *data, size_t len) {
   return (len == 0 || fwrite(data, 1, len, f) == len) && fflush(f) == 0 && !ferror(f);
 }
 
-/* Standard output for "-" or no path; otherwise ir/file.h's writer, which
+/* Standard output for "-" or no path; otherwise support/file.h's writer, which
  * replaces a regular file atomically and writes through anything else. */
 static int write_output(const char *path, const char *data, size_t len) {
   if (!path || strcmp(path, "-") == 0) {
@@ -320,7 +321,7 @@ static const char *detect_gpu_arch(int *major, int *minor) {
       cu.DeviceGetAttribute(major, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) != 0 ||
       cu.DeviceGetAttribute(minor, TX_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) != 0)
     return NULL;
-  return tx_target_arch_for_cc(*major, *minor);
+  return tx_arch_for_cc(*major, *minor);
 }
 
 static void print_pass_table(const tx_compile_stats *s) {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 #include "runtime/api_internal.h"
 #include "runtime/runtime.h"
 #include "runtime/tensor.h"

@@ -11,8 +11,8 @@
  * replaced. A symbolic link is followed to its target, which is then treated
  * as above, so the link itself is never replaced. Must not print.
  */
-#ifndef TIRX_IR_FILE_H
-#define TIRX_IR_FILE_H
+#ifndef TIRX_SUPPORT_FILE_H
+#define TIRX_SUPPORT_FILE_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /*
  * dtype.c - parsing and printing data type names.
  */
-#include "ir/dtype.h"
+#include "abi/dtype.h"
 
 #include <stdio.h>
 #include <string.h>

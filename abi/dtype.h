@@ -3,13 +3,13 @@
  *
  * The spelling table in dtype.c is the only place that knows type names.
  */
-#ifndef TIRX_IR_DTYPE_H
-#define TIRX_IR_DTYPE_H
+#ifndef TIRX_ABI_DTYPE_H
+#define TIRX_ABI_DTYPE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 /* X(CODE, spelling-prefix, fixed-bits-or-0) */
 #define TX_DTYPE_CODES(X)                                                                          \

@@ -9,7 +9,7 @@
 /* realpath is XSI, not in the POSIX base the build asks for. */
 #define _XOPEN_SOURCE 700
 
-#include "ir/file.h"
+#include "support/file.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
  * strbuf.c - growable byte buffer (from its allocator; freed by tx_sb_free).
  */
-#include "ir/strbuf.h"
+#include "support/strbuf.h"
 
 #include <errno.h>
 #include <stddef.h>

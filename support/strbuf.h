@@ -8,8 +8,8 @@
  * malloc, `(tx_strbuf){.alloc = a}` the allocator a. Whoever takes `data`
  * over frees it with tx_mem_free(sb.alloc, data).
  */
-#ifndef TIRX_IR_STRBUF_H
-#define TIRX_IR_STRBUF_H
+#ifndef TIRX_SUPPORT_STRBUF_H
+#define TIRX_SUPPORT_STRBUF_H
 
 #include <stdarg.h>
 #include <stddef.h>
