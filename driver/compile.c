@@ -12,14 +12,21 @@
 
 #include <string.h>
 
+#include "abi/exe_format.h"
+#include "driver/launch_build.h"
 #include "target/cuda/c_launcher.h"
 #include "target/cuda/codegen.h"
 #include "ir/context.h"
 #include "ir/printer.h"
 
 static const char *const EMIT_NAMES[] = {
-    [TX_EMIT_TIRX] = "tirx", [TX_EMIT_LOWERED] = "lowered", [TX_EMIT_CUDA] = "cuda",
-    [TX_EMIT_PTX] = "ptx",   [TX_EMIT_CUBIN] = "cubin",     [TX_EMIT_C_LAUNCHER] = "c-launcher",
+    [TX_EMIT_TIRX] = "tirx",
+    [TX_EMIT_LOWERED] = "lowered",
+    [TX_EMIT_CUDA] = "cuda",
+    [TX_EMIT_PTX] = "ptx",
+    [TX_EMIT_CUBIN] = "cubin",
+    [TX_EMIT_C_LAUNCHER] = "c-launcher",
+    [TX_EMIT_EXECUTABLE] = "executable",
 };
 
 int tx_emit_lookup(const char *name) {
@@ -57,6 +64,73 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
   return st;
 }
 
+/* The launch programs of `lowered` as bytes (`source`: the module as
+ * written, for the source map). */
+static tirx_status program_bytes(const tirx_allocator *alloc, const tx_module *source,
+                                 const tx_module *lowered, tx_strbuf *out) {
+  tx_lp_module *prog = NULL;
+  tirx_status st = tx_launch_build(alloc, lowered, source, &prog);
+  if (st == TIRX_OK) st = tx_lp_write(prog, out);
+  tx_lp_module_free(prog);
+  return st;
+}
+
+/* What the executable records of how it was compiled (informative). */
+static void options_text(const tx_compile_request *req, tx_strbuf *out) {
+  tx_sb_printf(out, "arch=%s opt_level=%d host_only=%d", req->target.arch, req->target.opt_level,
+               req->host_only);
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    if (req->pipeline.disabled[i]) tx_sb_printf(out, " disable=%s", tx_pass_name((tx_pass_id)i));
+}
+
+/* The kernels' PTX through the target's backend and NVRTC. */
+static tirx_status device_ptx(tirx_ctx *ctx, const tx_module *lowered,
+                              const tx_compile_request *req, tx_compile_stats *stats,
+                              tx_strbuf *ptx) {
+  const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
+  tx_strbuf cuda = {.alloc = alloc};
+  tx_line_map map = {.alloc = alloc};
+  double t0 = tx_now_ms();
+  tirx_status st = tx_codegen_cuda(ctx->diags, lowered, &req->target, &cuda, &map);
+  stats->codegen_ms = tx_now_ms() - t0;
+  if (st == TIRX_OK && cuda.failed) st = TIRX_ERR_NOMEM;
+  if (st == TIRX_OK) {
+    tx_nvrtc_options no = {.cuda_path = req->cuda_path,
+                           .target = &req->target,
+                           .output = NVRTC_PTX,
+                           .verbose = req->verbose};
+    t0 = tx_now_ms();
+    st = tx_nvrtc_compile(ctx->diags, cuda.data ? cuda.data : "", cuda.len, &map, &no, ptx,
+                          stats->log);
+    stats->nvrtc_ms = tx_now_ms() - t0;
+    if (st == TIRX_OK && ptx->failed) st = TIRX_ERR_NOMEM;
+  }
+  tx_sb_free(&cuda);
+  tx_line_map_free(&map);
+  return st;
+}
+
+static tirx_status emit_executable(tirx_ctx *ctx, const tx_module *m, const tx_module *lowered,
+                                   const tx_compile_request *req, tx_compile_stats *stats,
+                                   tx_strbuf *out) {
+  const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
+  tx_strbuf prog = {.alloc = alloc}, ptx = {.alloc = alloc}, opts = {.alloc = alloc};
+  tirx_status st = program_bytes(alloc, m, lowered, &prog);
+  if (st == TIRX_OK && !req->host_only) st = device_ptx(ctx, lowered, req, stats, &ptx);
+  options_text(req, &opts);
+  if (st == TIRX_OK && opts.failed) st = TIRX_ERR_NOMEM;
+  if (st == TIRX_OK) {
+    const char *name = req->exe_name ? req->exe_name : m->name ? m->name : "<module>";
+    tx_exe_parts p = {req->target.arch, name,     opts.data, opts.len,
+                      prog.data,        prog.len, ptx.data,  ptx.len};
+    st = tx_exe_serialize(&p, out);
+  }
+  tx_sb_free(&prog);
+  tx_sb_free(&ptx);
+  tx_sb_free(&opts);
+  return st;
+}
+
 /* The stages tx_compile_module runs, up to req->emit. */
 static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
                                   tx_compile_stats *stats, tx_strbuf *out) {
@@ -86,6 +160,8 @@ static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_co
     stats->print_ms = tx_now_ms() - t0;
     return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
   }
+
+  if (req->emit == TX_EMIT_EXECUTABLE) return emit_executable(ctx, m, lowered, req, stats, out);
 
   int launcher = req->emit == TX_EMIT_C_LAUNCHER;
   if (launcher &&

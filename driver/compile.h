@@ -20,6 +20,10 @@ typedef enum tx_emit_kind {
   /* A self-contained C launcher (target/cuda/c_launcher.h): the source goes to
    * `out`, the header to req->header_out; the PTX (or cubin) is embedded. */
   TX_EMIT_C_LAUNCHER,
+  /* An executable file (abi/exe_format.h): the launch programs of the host
+   * functions and the PTX of the kernels (none with req->host_only), what
+   * tirx_executable_load and libtirx_rt read. */
+  TX_EMIT_EXECUTABLE,
 } tx_emit_kind;
 
 /* "tirx" -> TX_EMIT_TIRX ...; -1 for an unknown name. */
@@ -41,6 +45,9 @@ typedef struct tx_compile_request {
   const char *source_name;   /* the input's name, for comments; may be NULL */
   int embed_cubin;           /* embed a cubin for target.arch instead of PTX */
   int dialect; /* TX_EMIT_TIRX/LOWERED: the tx_dialect to print, or -1 for the input's */
+  /* TX_EMIT_EXECUTABLE only. */
+  const char *exe_name; /* the executable's name; NULL: the module's, else "<module>" */
+  int host_only;        /* launch programs only, no device code (no NVRTC) */
 } tx_compile_request;
 
 typedef struct tx_compile_stats {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "support/error.h"
 #include "runtime/api_internal.h"
 #include "runtime/tensor.h"
 

@@ -11,6 +11,8 @@
 
 #include "support/file.h"
 
+#include "support/strbuf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -103,4 +105,36 @@ int tx_file_write(const char *path, const char *data, size_t len, tx_write_flags
   /* As a shell redirection would: a file the user may not write stays. */
   if (access(target, W_OK) != 0) return errno;
   return replace_regular(target, data, len, (long)(st.st_mode & 07777), flags);
+}
+
+int tx_read_file(const tirx_allocator *alloc, const char *path, char **data, size_t *len) {
+  tx_strbuf sb = {.alloc = alloc};
+  int e = tx_sb_read_file(&sb, path);
+  if (e) {
+    tx_sb_free(&sb);
+    return e;
+  }
+  *len = sb.len;
+  *data = sb.data; /* tx_sb_read_file gives even an empty file a buffer */
+  return 0;
+}
+
+static int mkdir_p(const char *dir) {
+  char tmp[4096];
+  int n = snprintf(tmp, sizeof tmp, "%s", dir);
+  if (n <= 0 || (size_t)n >= sizeof tmp) return 0;
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return 0;
+      *p = '/';
+    }
+  return mkdir(tmp, 0755) == 0 || errno == EEXIST;
+}
+
+tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len) {
+  if (!mkdir_p(dir)) return TIRX_ERR_IO;
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return TIRX_ERR_IO;
+  return tx_file_write(path, data, len, TX_WRITE_DURABLE) ? TIRX_ERR_IO : TIRX_OK;
 }

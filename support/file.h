@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "tirx/tirx.h"
+
 typedef enum tx_write_flags {
   TX_WRITE_DEFAULT = 0,
   TX_WRITE_DURABLE = 1, /* fsync the file before it replaces the old one */
@@ -25,5 +27,13 @@ typedef enum tx_write_flags {
  * of the step that failed (nothing at `path` has changed then, except for a
  * write-through target, which may hold part of the data). */
 int tx_file_write(const char *path, const char *data, size_t len, tx_write_flags flags);
+
+/* Whole file into a buffer from `alloc` (NULL: malloc; free it with
+ * tx_mem_free). Returns 0, or an errno value: ENOMEM when an allocation
+ * failed, another one when the file does not exist or cannot be read. */
+int tx_read_file(const tirx_allocator *alloc, const char *path, char **data, size_t *len);
+/* Write through a temporary file in the same directory and rename(2), so a
+ * reader sees either no file or a whole one. Creates the directory. */
+tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 
 #endif

@@ -223,9 +223,11 @@ TIRX_API tirx_status tirx_compile(const char *name, const char *text, size_t len
 TIRX_API tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_options *opts,
                                          tirx_executable **out, tirx_error *err);
 TIRX_API void tirx_executable_free(tirx_executable *exe);
-/* One file: magic, format version, the target, the lowered module, the PTX
- * and a checksum. Load re-checks all of them (a version mismatch or a
- * damaged file is TIRX_ERR_INPUT naming what is wrong). */
+/* One file: magic, format version, the target, the compile options, the
+ * launch programs of the host functions (built at compile time: loading
+ * needs no compiler, so libtirx_rt loads it alone), the PTX and a checksum.
+ * Load re-checks all of them (a version mismatch, a damaged file or a
+ * malformed program is TIRX_ERR_INPUT naming what is wrong). */
 TIRX_API tirx_status tirx_executable_save(const tirx_executable *exe, const char *path,
                                           tirx_error *err);
 TIRX_API tirx_status tirx_executable_load(const char *path, tirx_executable **out, tirx_error *err);
@@ -233,6 +235,12 @@ TIRX_API tirx_status tirx_executable_load(const char *path, tirx_executable **ou
  * must stay valid until tirx_executable_free returns. */
 TIRX_API tirx_status tirx_executable_load_with(const char *path, const tirx_allocator *alloc,
                                                tirx_executable **out, tirx_error *err);
+/* An executable from the bytes of an executable file (an embedded one, say),
+ * copied; allocated through `alloc` (NULL: malloc), which must stay valid
+ * until tirx_executable_free returns. */
+TIRX_API tirx_status tirx_executable_load_bytes(const void *data, size_t len,
+                                                const tirx_allocator *alloc, tirx_executable **out,
+                                                tirx_error *err);
 /* The callable (packed) functions, in module order. */
 TIRX_API size_t tirx_executable_func_count(const tirx_executable *exe);
 TIRX_API const char *tirx_executable_func_name(const tirx_executable *exe, size_t i);
@@ -244,14 +252,16 @@ TIRX_API int tirx_executable_from_cache(const tirx_executable *exe);
 
 /* Parameters of function `name`, for tools that build arguments (tirxc run):
  * kind (TIRX_ARG_*), DLPack dtype, ndim and shape (-1 for a symbolic dim,
- * whose name goes to dim_names[d]). Returns TIRX_ERR_USAGE for a bad index. */
+ * whose name goes to dim_names[d], NULL for a literal one). shape and
+ * dim_names hold ndim entries (NULL when ndim is 0); like name, they belong
+ * to the executable. Returns TIRX_ERR_USAGE for a bad index. */
 typedef struct tirx_param_info {
   const char *name;
   int kind;
   DLDataType dtype;
   int32_t ndim;
-  int64_t shape[8];
-  const char *dim_names[8];
+  const int64_t *shape;
+  const char *const *dim_names;
 } tirx_param_info;
 TIRX_API size_t tirx_executable_param_count(const tirx_executable *exe, const char *func);
 TIRX_API tirx_status tirx_executable_param(const tirx_executable *exe, const char *func, size_t i,

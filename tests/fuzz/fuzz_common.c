@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runtime/cache.h"
+#include "abi/exe_format.h"
+#include "support/file.h"
 
 void fuzz_fix_checksum(uint8_t *data, size_t size) {
   if (size < FUZZ_EXE_MIN_LEN) return;
@@ -48,10 +49,10 @@ uint8_t *fuzz_container(const uint8_t *data, size_t size, size_t *len) {
   snprintf(arch_z, sizeof arch_z, "%.*s", (int)n_arch, arch);
   snprintf(name_z, sizeof name_z, "%.*s", (int)n_name, name);
   tx_exe_parts parts = {.arch = arch_z, .name = name_z};
-  parts.lowered = next_part(&p, end, &parts.lowered_len);
+  parts.options = next_part(&p, end, &parts.options_len);
   parts.ptx = next_part(&p, end, &parts.ptx_len);
-  parts.kernel_info = p;
-  parts.kernel_info_len = (size_t)(end - p);
+  parts.program = p; /* binary, with NULs inside: the rest */
+  parts.program_len = (size_t)(end - p);
   tx_strbuf out = {0};
   FUZZ_CHECK(tx_exe_serialize(&parts, &out) == TIRX_OK, "serialize");
   *len = out.len;

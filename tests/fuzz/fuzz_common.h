@@ -44,10 +44,10 @@ void fuzz_fix_checksum(uint8_t *data, size_t size);
 /* An executable file's bytes from a fuzz input, in one of two forms:
  * - a container (starts with "TIRXEXE\0"): copied, its checksum fixed up,
  *   so mutations reach the section parser;
- * - anything else: parts, "ARCH\0NAME\0LOWERED\0PTX\0KERNEL_INFO" (missing
- *   ones empty), serialized with tx_exe_serialize, so mutations of the
- *   lowered text and the kernel info keep the section lengths right and
- *   reach the loader.
+ * - anything else: parts, "ARCH\0NAME\0OPTIONS\0PTX\0" and the launch
+ *   programs to the end (missing ones empty), serialized with
+ *   tx_exe_serialize, so mutations of the programs keep the section
+ *   lengths right and reach the program reader.
  * Returns a malloc'ed buffer and its length in *len. */
 uint8_t *fuzz_container(const uint8_t *data, size_t size, size_t *len);
 

@@ -1,13 +1,15 @@
 /*
  * fuzz_exe.c - libFuzzer target: loading executable files
- * (tirx_executable_load, runtime/api.c; the container of runtime/cache.c).
+ * (tirx_executable_load, runtime/executable.c; the container of
+ * abi/exe_format.c, the launch programs of abi/launch_program.c).
  *
  * The input is a file's bytes. As they are, tx_exe_deserialize must accept
  * them or say why not. Then they become a file that gets past the checksum
  * (fuzz_container: a container with its checksum fixed up, or parts that
- * are serialized), so that mutations reach the section parser, the
- * re-parse of the lowered host functions, the launcher builder and the
- * source map, through tirx_executable_load. A loaded executable is used
+ * are serialized), so that mutations reach the section parser and the
+ * launch-program reader and verifier (abi/launch_program.c) through
+ * tirx_executable_load; the raw bytes also go to the program reader
+ * directly. A loaded executable is used
  * (fuzz_use_executable: its functions listed, loaded on the fake CUDA
  * driver and called), saved and loaded again, which must give the same
  * functions. Rejections are fine; crashes, sanitizer reports, leaks and
@@ -17,7 +19,9 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "runtime/cache.h"
+#include "abi/exe_format.h"
+#include "abi/launch_program.h"
+#include "support/file.h"
 
 static char input_path[600], resaved_path[600];
 
@@ -39,7 +43,22 @@ static void deserialize_as_is(const uint8_t *data, size_t size) {
   FUZZ_CHECK(st == TIRX_OK || (st == TIRX_ERR_INPUT && why[0]), "deserialize: %s (%s)",
              tirx_status_name(st), why);
   if (st == TIRX_OK)
-    FUZZ_CHECK(p.arch && p.name && p.lowered, "accepted without arch, name or lowered module");
+    FUZZ_CHECK(p.arch && p.name && p.program, "accepted without arch, name or program");
+}
+
+/* The bytes as a launch-program section: read and verified, or refused
+ * with a reason (abi/launch_program.c). */
+static void read_program_as_is(const uint8_t *data, size_t size) {
+  tx_lp_module *m = NULL;
+  char why[320] = "";
+  tirx_status st = tx_lp_read(data, size, NULL, &m, why, sizeof why);
+  FUZZ_CHECK(st == TIRX_OK || (st == TIRX_ERR_INPUT && why[0]), "tx_lp_read: %s (%s)",
+             tirx_status_name(st), why);
+  FUZZ_CHECK((st == TIRX_OK) == (m != NULL), "status %s with module %p", tirx_status_name(st),
+             (void *)m);
+  for (uint32_t i = 0; m && i < m->nfuncs; i++)
+    FUZZ_CHECK(tx_lp_verify(&m->funcs[i], why, sizeof why), "read but not verified: %s", why);
+  tx_lp_module_free(m);
 }
 
 /* Saving a loaded executable and loading the file gives the same functions. */
@@ -65,6 +84,7 @@ static void check_resave(const tirx_executable *exe) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   deserialize_as_is(data, size);
+  read_program_as_is(data, size);
   size_t len = 0;
   uint8_t *file = fuzz_container(data, size, &len);
   FUZZ_CHECK(fuzz_write_file(input_path, file, len), "cannot write %s", input_path);

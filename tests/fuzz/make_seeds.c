@@ -18,7 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime/cache.h"
+#include "abi/exe_format.h"
+#include "support/file.h"
 #include "tirx/tirx.h"
 
 static const char STAND_IN_PTX[] = "// stand-in PTX: the fake CUDA driver accepts any image\n";
@@ -56,16 +57,16 @@ static int write_bytes(const char *path, const tx_strbuf *b) {
   return ok;
 }
 
-/* The parts form of fuzz_container (fuzz_common.h): ARCH NAME LOWERED PTX
- * KERNEL_INFO separated by NULs. */
+/* The parts form of fuzz_container (fuzz_common.h): ARCH NAME OPTIONS PTX
+ * separated by NULs, then the launch programs (binary) to the end. */
 static void put_parts(const tx_exe_parts *p, tx_strbuf *out) {
   tx_sb_putn(out, p->arch, strlen(p->arch) + 1);
   tx_sb_putn(out, p->name, strlen(p->name) + 1);
-  tx_sb_putn(out, p->lowered, p->lowered_len);
+  tx_sb_putn(out, p->options ? p->options : "", p->options_len);
   tx_sb_putc(out, 0);
   tx_sb_putn(out, p->ptx ? p->ptx : "", p->ptx_len);
   tx_sb_putc(out, 0);
-  tx_sb_putn(out, p->kernel_info ? p->kernel_info : "", p->kernel_info_len);
+  tx_sb_putn(out, p->program, p->program_len);
 }
 
 /* From the saved file `path` (STEM.host.tirxexe): STEM.ptx.tirxexe, the

@@ -30,7 +30,8 @@
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
 #include "driver/compile.h"
-#include "runtime/cache.h"
+#include "abi/exe_format.h"
+#include "support/file.h"
 #include "runtime/runtime.h"
 #include "tirx/tirx.h"
 

@@ -22,7 +22,9 @@
 #include "fake/fake_cuda.h"
 #include "ir/context.h"
 #include "driver/compile.h"
-#include "runtime/cache.h"
+#include "abi/exe_format.h"
+#include "abi/launch_program.h"
+#include "support/file.h"
 #include "tirx/tirx.h"
 
 #define HDR "# from tvm.script import tirx as T\n\n@T.prim_func\n"
@@ -380,18 +382,18 @@ Test(rtapi_file, empty_and_blank_source_names) {
                  "name %zu: %s", i, err.message);
     char file[64];
     tirx_span span = mismatch_span(exe, file, sizeof file);
-    /* a name the map can hold is kept whole; the others just have no map */
-    int kept = i == 1 || i == 2 || i == 3;
-    cr_expect_str_eq(file, kept ? names[i] : "", "name %zu", i);
-    cr_expect_eq(span.line, kept ? 5u : 0u, "name %zu", i);
+    /* the binary source map keeps every name whole */
+    cr_expect_str_eq(file, names[i], "name %zu", i);
+    cr_expect_eq(span.line, 5u, "name %zu", i);
     tirx_executable_free(exe);
   }
 }
 
 /* The executable bytes of `src` (compiled host-only, saved) with its PTX or
- * kernel info replaced where ptx/info is not NULL, re-serialized so the
- * checksum is valid again. */
-static void rebuilt_bytes(const char *src, const char *ptx, const char *info, tx_strbuf *out) {
+ * launch programs replaced where ptx/program is not NULL, re-serialized so
+ * the checksum is valid again. */
+static void rebuilt_bytes(const char *src, const char *ptx, const tx_strbuf *program,
+                          tx_strbuf *out) {
   tirx_executable *exe = compile_host(src);
   char path[] = "/tmp/tirx_rtapi_exe_XXXXXX";
   int fd = mkstemp(path);
@@ -408,73 +410,100 @@ static void rebuilt_bytes(const char *src, const char *ptx, const char *info, tx
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
   if (ptx) parts.ptx = ptx, parts.ptx_len = strlen(ptx);
-  if (info) parts.kernel_info = info, parts.kernel_info_len = strlen(info);
+  if (program) parts.program = program->data, parts.program_len = program->len;
   cr_assert_eq(tx_exe_serialize(&parts, out), TIRX_OK);
   free(data);
 }
 
-/* scale_dyn's executable bytes with kernel_info replaced. */
-static void with_kernel_info(const char *info, tx_strbuf *out) {
-  rebuilt_bytes(SCALE_DYN, NULL, info, out);
+/* The launch-program section of src's executable. */
+static void program_of(const char *src, tx_strbuf *out) {
+  tx_strbuf bytes = {0};
+  rebuilt_bytes(src, NULL, NULL, &bytes);
+  tx_exe_parts parts;
+  char why[256];
+  cr_assert_eq(tx_exe_deserialize(bytes.data, bytes.len, &parts, why, sizeof why), TIRX_OK);
+  tx_sb_putn(out, parts.program, parts.program_len);
+  tx_sb_free(&bytes);
 }
 
-static tirx_executable *load_bytes(const tx_strbuf *bytes, const char *path) {
-  FILE *fp = fopen(path, "wb");
-  cr_assert(fp && fwrite(bytes->data, 1, bytes->len, fp) == bytes->len);
-  fclose(fp);
+/* Loading `program` in scale_dyn's executable (checksum valid): accepted,
+ * or refused with TIRX_ERR_INPUT and a message; an accepted one lists its
+ * parameters. Returns 1 when accepted. */
+static int load_program(const tx_strbuf *program) {
+  tx_strbuf bytes = {0};
+  rebuilt_bytes(SCALE_DYN, NULL, program, &bytes);
   tirx_executable *exe = NULL;
   tirx_error err = {0};
-  cr_assert_eq(tirx_executable_load(path, &exe, &err), TIRX_OK, "%s", err.message);
-  return exe;
-}
-
-/* A regression test: kernel info that is slightly off (a valid checksum,
- * so only the reader stands between it and memory) used to corrupt the
- * heap. Every damaged line is ignored; the good ones still work. */
-Test(rtapi_file, damaged_source_map_is_ignored) {
-  static const char *const damaged[] = {
-      "@src scale_dyn 5 1 \n",
-      "@src scale_dyn 5 1 ",
-      "@src scale_dyn 5 1\n",
-      "@src scale_dyn 5\n",
-      "@src scale_dyn\n",
-      "@src \n",
-      "@src",
-      "@src  5 1 t.tirx\n",
-      "@src scale_dyn x 1 t.tirx\n",
-      "@src scale_dyn 5 y t.tirx\n",
-      "@src scale_dyn 99999999999 1 t.tirx\n",
-      "@src scale_dyn -5 1 t.tirx\n",
-      "\n\n\n",
-      "@src scale_dyn 5 1 \n\n@src",
-  };
-  char path[] = "/tmp/tirx_rtapi_dmg_XXXXXX";
-  int fd = mkstemp(path);
-  cr_assert(fd >= 0);
-  close(fd);
-  for (size_t i = 0; i < sizeof damaged / sizeof *damaged; i++) {
-    tx_strbuf bytes = {0};
-    with_kernel_info(damaged[i], &bytes);
-    tirx_executable *exe = load_bytes(&bytes, path);
-    char file[64];
-    tirx_span span = mismatch_span(exe, file, sizeof file);
-    cr_expect_str_eq(file, "", "case %zu", i);
-    cr_expect_eq(span.line, 0u, "case %zu", i);
-    tirx_executable_free(exe);
-    tx_sb_free(&bytes);
+  tirx_status st = tirx_executable_load_bytes(bytes.data, bytes.len, NULL, &exe, &err);
+  cr_assert(st == TIRX_OK || (st == TIRX_ERR_INPUT && err.message[0]), "%s: %s",
+            tirx_status_name(st), err.message);
+  size_t touched = 0; /* reads every byte the accessors hand out (ASan checks them) */
+  for (size_t f = 0; exe && f < tirx_executable_func_count(exe); f++) {
+    const char *name = tirx_executable_func_name(exe, f);
+    for (size_t i = 0; i < tirx_executable_param_count(exe, name); i++) {
+      tirx_param_info pi;
+      cr_assert_eq(tirx_executable_param(exe, name, i, &pi), TIRX_OK);
+      touched += strlen(pi.name);
+      for (int32_t d = 0; d < pi.ndim; d++)
+        touched += (size_t)pi.shape[d] + (pi.dim_names[d] ? strlen(pi.dim_names[d]) : 0);
+    }
   }
-  /* A good line after a damaged one, without a final newline, with spaces. */
-  tx_strbuf bytes = {0};
-  with_kernel_info("@src scale_dyn 5\n@src scale_dyn 7 3 my kernels.tirx", &bytes);
-  tirx_executable *exe = load_bytes(&bytes, path);
-  char file[64];
-  tirx_span span = mismatch_span(exe, file, sizeof file);
-  cr_expect_str_eq(file, "my kernels.tirx");
-  cr_expect_eq(span.line, 7u);
-  cr_expect_eq(span.col, 3u);
+  cr_assert(!exe || touched > 0, "an accepted program has named parameters");
   tirx_executable_free(exe);
   tx_sb_free(&bytes);
-  unlink(path);
+  return st == TIRX_OK;
+}
+
+/* Launch programs come from files: every truncation and every flipped byte
+ * of scale_dyn's (behind a valid checksum, so only the reader and its
+ * verifier stand between the bytes and memory) loads or is refused with a
+ * reason, never a crash (ASan runs this too). */
+Test(rtapi_file, damaged_launch_programs_are_refused) {
+  tx_strbuf prog = {0};
+  program_of(SCALE_DYN, &prog);
+  cr_assert(prog.len > 100, "%zu bytes", prog.len);
+  cr_assert(load_program(&prog), "the program as compiled must load");
+  int refused = 0;
+  for (size_t cut = 0; cut < prog.len; cut++) {
+    tx_strbuf t = {0};
+    tx_sb_putn(&t, prog.data, cut);
+    refused += !load_program(&t);
+    tx_sb_free(&t);
+  }
+  cr_expect_eq(refused, (int)prog.len, "every truncation is refused");
+  for (size_t i = 0; i < prog.len; i++) {
+    tx_strbuf t = {0};
+    tx_sb_putn(&t, prog.data, prog.len);
+    t.data[i] ^= (char)0xa5;
+    (void)load_program(&t);
+    tx_sb_free(&t);
+  }
+  tx_sb_free(&prog);
+}
+
+/* The verifier, on programs built by hand: each malformed one is refused
+ * with the reason. */
+Test(rtapi_file, verifier_refuses_malformed_programs) {
+  tx_lp_ins code[3] = {
+      {TX_LP_CONST, 0, 0, {.i = 1}}, {TX_LP_ADD, 0, 0, {0}}, {TX_LP_LOAD, 5, 0, {0}}};
+  tx_lp_stmt st = {.kind = TX_LP_CHECK, .msg = "m", .expr = {0, 1}};
+  tx_lp_func f = {.name = "f", .code = code, .ncode = 3, .stmts = &st, .nstmts = 1, .nslots = 1};
+  char why[128];
+  cr_assert(tx_lp_verify(&f, why, sizeof why), "%s", why);
+  st.expr = (tx_lp_range){0, 2}; /* ADD with one operand */
+  cr_assert_not(tx_lp_verify(&f, why, sizeof why));
+  cr_expect(strstr(why, "underflow"), "%s", why);
+  st.expr = (tx_lp_range){2, 3}; /* slot 5 of 1 */
+  cr_assert_not(tx_lp_verify(&f, why, sizeof why));
+  cr_expect(strstr(why, "slot"), "%s", why);
+  st.expr = (tx_lp_range){1, 4}; /* past the code */
+  cr_assert_not(tx_lp_verify(&f, why, sizeof why));
+  st.expr = (tx_lp_range){0, 1};
+  st.kind = TX_LP_LAUNCH; /* launch 0 of none */
+  cr_assert_not(tx_lp_verify(&f, why, sizeof why));
+  cr_expect(strstr(why, "launch"), "%s", why);
+  st.kind = 99;
+  cr_assert_not(tx_lp_verify(&f, why, sizeof why));
 }
 
 /* A damaged disk-cache entry: the documented behaviour is a miss (the
@@ -501,14 +530,12 @@ Test(rtapi_cache, damaged_disk_entry_is_a_miss) {
   char *data = NULL;
   size_t len = 0;
   cr_assert_eq(tx_read_file(NULL, entry, &data, &len), 0);
-  /* three kinds of damage: truncated, a flipped byte, an odd source map */
-  tx_strbuf odd = {0};
-  with_kernel_info("@src scale_dyn 5 1 \n", &odd);
+  /* two kinds of damage (truncated, a flipped byte), then the entry intact */
   const struct {
     const char *bytes;
     size_t len;
     int hit;
-  } cases[] = {{data, len / 2, 0}, {data, len, 0}, {odd.data, odd.len, 1}};
+  } cases[] = {{data, len / 2, 0}, {data, len, 0}, {data, len, 1}};
   for (size_t i = 0; i < 3; i++) {
     FILE *fp = fopen(entry, "wb");
     cr_assert(fp);
@@ -527,7 +554,6 @@ Test(rtapi_cache, damaged_disk_entry_is_a_miss) {
     cr_expect_str_eq(tirx_executable_func_name(b, 0), "scale_dyn");
     tirx_executable_free(b);
   }
-  tx_sb_free(&odd);
   free(data);
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   cr_assert_eq(system(cmd), 0);
@@ -648,12 +674,10 @@ static fake_cuda_state *fake_state(const char *path) {
 static tirx_executable *compile_with_stand_in_ptx(const char *src) {
   tx_strbuf bytes = {0};
   rebuilt_bytes(src, "// stand-in PTX for the fake driver\n", NULL, &bytes);
-  char path[] = "/tmp/tirx_rtapi_tma_XXXXXX";
-  int fd = mkstemp(path);
-  cr_assert(fd >= 0);
-  close(fd);
-  tirx_executable *exe = load_bytes(&bytes, path);
-  unlink(path);
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_executable_load_bytes(bytes.data, bytes.len, NULL, &exe, &err), TIRX_OK, "%s",
+               err.message);
   tx_sb_free(&bytes);
   return exe;
 }

@@ -1,8 +1,8 @@
 /*
- * cache.c - compile cache pieces (cache.h): hashing, the executable
- * container, the in-memory table and atomic file writes.
+ * cache.c - the compile cache's pieces (cache.h): hashing, the in-memory
+ * table (the public tirx_cache) and the cache directory.
  */
-#include "runtime/cache.h"
+#include "driver/cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -77,116 +77,6 @@ void tx_hash_hex(tx_hash128 k, char out[33]) {
     out[2 * i + 1] = HEX[k.b[i] & 15];
   }
   out[32] = 0;
-}
-
-/* ---- container ----------------------------------------------------------------
- * "TIRXEXE\0", u32 version, u32 section count, then per section u32 tag,
- * u32 zero, u64 length, bytes; then u64 FNV-1a-64 of everything before it.
- * Little-endian (the only byte order CUDA hosts have). */
-
-static const char MAGIC[8] = {'T', 'I', 'R', 'X', 'E', 'X', 'E', 0};
-enum { TAG_ARCH = 1, TAG_NAME = 2, TAG_LOWERED = 3, TAG_PTX = 4, TAG_KERNELS = 5 };
-
-static uint64_t fnv64(const char *p, size_t n) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char)p[i]) * UINT64_C(0x100000001b3);
-  return h;
-}
-
-static void put_u32(tx_strbuf *o, uint32_t v) {
-  tx_sb_putn(o, (const char *)&v, 4);
-}
-static void put_u64(tx_strbuf *o, uint64_t v) {
-  tx_sb_putn(o, (const char *)&v, 8);
-}
-static void put_section(tx_strbuf *o, uint32_t tag, const char *d, size_t n) {
-  put_u32(o, tag);
-  put_u32(o, 0);
-  put_u64(o, n);
-  tx_sb_putn(o, d ? d : "", n);
-}
-
-tirx_status tx_exe_serialize(const tx_exe_parts *p, tx_strbuf *out) {
-  size_t start = out->len;
-  tx_sb_putn(out, MAGIC, sizeof MAGIC);
-  put_u32(out, TX_EXE_FORMAT_VERSION);
-  put_u32(out, 5);
-  /* Names keep their NUL so that readers can use them in place. */
-  put_section(out, TAG_ARCH, p->arch, strlen(p->arch) + 1);
-  put_section(out, TAG_NAME, p->name, strlen(p->name) + 1);
-  put_section(out, TAG_LOWERED, p->lowered, p->lowered_len);
-  put_section(out, TAG_PTX, p->ptx, p->ptx_len);
-  put_section(out, TAG_KERNELS, p->kernel_info, p->kernel_info_len);
-  if (out->failed) return TIRX_ERR_NOMEM;
-  put_u64(out, fnv64(out->data + start, out->len - start));
-  return out->failed ? TIRX_ERR_NOMEM : TIRX_OK;
-}
-
-tirx_status tx_exe_deserialize(const char *data, size_t len, tx_exe_parts *p, char *why,
-                               size_t cap) {
-  memset(p, 0, sizeof *p);
-  if (len < 24 || memcmp(data, MAGIC, sizeof MAGIC) != 0) {
-    snprintf(why, cap, "not a tirx executable (bad magic)");
-    return TIRX_ERR_INPUT;
-  }
-  uint32_t version, count;
-  memcpy(&version, data + 8, 4);
-  memcpy(&count, data + 12, 4);
-  if (version != TX_EXE_FORMAT_VERSION) {
-    snprintf(why, cap, "executable format version %u, this libtirx reads version %u; recompile",
-             version, (unsigned)TX_EXE_FORMAT_VERSION);
-    return TIRX_ERR_INPUT;
-  }
-  uint64_t sum;
-  memcpy(&sum, data + len - 8, 8);
-  if (fnv64(data, len - 8) != sum) {
-    snprintf(why, cap, "checksum mismatch (the file is damaged or truncated)");
-    return TIRX_ERR_INPUT;
-  }
-  size_t off = 16, end = len - 8;
-  for (uint32_t i = 0; i < count; i++) {
-    uint32_t tag;
-    uint64_t n;
-    if (end - off < 16) goto truncated;
-    memcpy(&tag, data + off, 4);
-    memcpy(&n, data + off + 8, 8);
-    off += 16;
-    if (n > end - off) goto truncated;
-    const char *d = data + off;
-    /* Sections are followed by the next header, not a NUL: the text ones
-     * are copied out by the caller with their lengths. */
-    switch (tag) {
-    case TAG_ARCH:
-      if (n == 0 || d[n - 1]) goto truncated;
-      p->arch = d;
-      break;
-    case TAG_NAME:
-      if (n == 0 || d[n - 1]) goto truncated;
-      p->name = d;
-      break;
-    case TAG_LOWERED:
-      p->lowered = d;
-      p->lowered_len = n;
-      break;
-    case TAG_PTX:
-      p->ptx = d;
-      p->ptx_len = n;
-      break;
-    case TAG_KERNELS:
-      p->kernel_info = d;
-      p->kernel_info_len = n;
-      break;
-    default:
-      break; /* unknown sections of the same version are skipped */
-    }
-    off += n;
-  }
-  if (!p->arch || !p->lowered || !p->name) goto truncated;
-  return TIRX_OK;
-truncated:
-  snprintf(why, cap, "truncated or malformed executable");
-  return TIRX_ERR_INPUT;
 }
 
 /* ---- in-memory ------------------------------------------------------------------ */
@@ -303,36 +193,4 @@ int tx_cache_dir(const char *explicit_dir, char *buf, size_t cap) {
   else if ((e = getenv("HOME")) && e[0])
     n = snprintf(buf, cap, "%s/.cache/tirx", e);
   return n > 0 && (size_t)n < cap;
-}
-
-int tx_read_file(const tirx_allocator *alloc, const char *path, char **data, size_t *len) {
-  tx_strbuf sb = {.alloc = alloc};
-  int e = tx_sb_read_file(&sb, path);
-  if (e) {
-    tx_sb_free(&sb);
-    return e;
-  }
-  *len = sb.len;
-  *data = sb.data; /* tx_sb_read_file gives even an empty file a buffer */
-  return 0;
-}
-
-static int mkdir_p(const char *dir) {
-  char tmp[4096];
-  int n = snprintf(tmp, sizeof tmp, "%s", dir);
-  if (n <= 0 || (size_t)n >= sizeof tmp) return 0;
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return 0;
-      *p = '/';
-    }
-  return mkdir(tmp, 0755) == 0 || errno == EEXIST;
-}
-
-tirx_status tx_write_atomic(const char *dir, const char *name, const char *data, size_t len) {
-  if (!mkdir_p(dir)) return TIRX_ERR_IO;
-  char path[4096];
-  if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return TIRX_ERR_IO;
-  return tx_file_write(path, data, len, TX_WRITE_DURABLE) ? TIRX_ERR_IO : TIRX_OK;
 }
