@@ -66,7 +66,9 @@ typedef struct builder {
   int in_function;
   int s_tir; /* the function is @T.prim_func(s_tir=True): blocks are allowed */
   int loop_depth;
-  int device_entry_seen;
+  int flat_entry_seen;         /* a flat T.device_entry(): the rest of the function is its kernel */
+  int entry_depth;             /* inside with-form device entries */
+  int if_depth;                /* inside if/else arms */
   uint8_t dialect;             /* tx_dialect the file is written in (dialect_tirx.c sets it) */
   uint8_t dialect_fixed;       /* an import of tvm.script or tvm_tirx.script decided it */
   const tx_stmt *launch_entry; /* T.device_entry(launch=T.cuda.LaunchConfig(...)), or NULL */

@@ -170,12 +170,37 @@ static const tx_stmt *build_scope_id(builder *b, const tx_ast *call, const char 
   return set_vars(b, s, vars, (uint32_t)ntargets) ? s : NULL;
 }
 
-static const tx_stmt *build_device_entry(builder *b, const tx_ast *call, const tx_ast_list *body) {
-  if (b->device_entry_seen) {
-    BLD_ERROR(b, call, "T.device_entry() appears twice in one function");
-    return NULL;
+/* May a device entry (the with form when with_form) start here? Each
+ * with-form entry at the top of the function is a kernel of its own; a flat
+ * one makes the rest of the function its kernel, so no entry may follow it.
+ * An entry inside another is an error too (one inside host control flow reads
+ * and prints; the verifier refuses to lower it). Returns 0 after reporting one. */
+static int device_entry_allowed(builder *b, const tx_ast *call, int with_form) {
+  if (b->flat_entry_seen) {
+    BLD_ERROR(b, call,
+              "T.device_entry() after a flat T.device_entry(): the rest of the function is "
+              "already one kernel; write `with T.device_entry():` around each kernel to launch "
+              "several");
+    return 0;
   }
-  b->device_entry_seen = 1;
+  if (b->entry_depth) {
+    BLD_ERROR(b, call, "T.device_entry() inside another device entry: a kernel cannot launch one");
+    return 0;
+  }
+  if (!with_form) b->flat_entry_seen = 1;
+  return 1;
+}
+
+/* The body of a with-form device entry: device code, where no entry may start. */
+static const tx_stmt *build_entry_body(builder *b, const tx_ast_list *body) {
+  b->entry_depth++;
+  const tx_stmt *inner = bld_block(b, body);
+  b->entry_depth--;
+  return inner;
+}
+
+static const tx_stmt *build_device_entry(builder *b, const tx_ast *call, const tx_ast_list *body) {
+  if (!device_entry_allowed(b, call, body != NULL)) return NULL;
   /* TVM's T.device_entry(launch=T.cuda.LaunchConfig(grid=.., block=.., cluster=..))
    * is T.device_entry(grid=.., block=.., cluster=..). */
   tx_ast flat;
@@ -207,9 +232,9 @@ static const tx_stmt *build_device_entry(builder *b, const tx_ast *call, const t
   }
   tx_stmt *s = call_stmt(b, STMT_DEVICE_ENTRY, call, NULL);
   if (!s) return NULL;
-  if (lc) b->launch_entry = s;
+  b->launch_entry = lc ? s : NULL; /* T.cuda.block_idx reads this kernel's launch */
   if (body) {
-    const tx_stmt *inner = bld_block(b, body);
+    const tx_stmt *inner = build_entry_body(b, body);
     if (!inner) return NULL;
     s->stmts = TX_DUP(b->ir, tx_stmt, &inner, 1);
     s->nstmts = 1;
@@ -294,17 +319,16 @@ static const tx_stmt *build_attr(builder *b, const tx_ast *call, const tx_ast_li
   }
   /* T.attr({"tirx.device_entry": ...}) is how TVM prints T.device_entry(): what follows it
    * (the rest of the sequence, or the with-body) is device code. */
+  int is_entry = 0;
   for (size_t i = 0; ok && i < keys.len; i++)
     if (strcmp(keys.items[i], "tirx.device_entry") == 0) {
-      if (b->device_entry_seen) {
-        BLD_ERROR(b, call, "T.device_entry() appears twice in one function");
-        ok = 0;
-      }
-      b->device_entry_seen = 1;
+      is_entry = 1;
+      ok = device_entry_allowed(b, call, body != NULL);
+      if (ok) b->launch_entry = NULL;
     }
   tx_stmt *s = NULL;
   const tx_stmt *inner = NULL;
-  if (ok && body) inner = bld_block(b, body);
+  if (ok && body) inner = is_entry ? build_entry_body(b, body) : bld_block(b, body);
   if (ok && (!body || inner)) {
     s = new_stmt(b, STMT_ATTR, (const tx_expr *const *)vals.items, vals.len, inner ? &inner : NULL,
                  inner ? 1 : 0, call->span);

@@ -979,7 +979,9 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
 
   b->in_function = 1;
   b->loop_depth = 0;
-  b->device_entry_seen = 0;
+  b->flat_entry_seen = 0;
+  b->entry_depth = 0;
+  b->if_depth = 0;
   b->launch_entry = NULL;
   b->dyn_shared_span = (tirx_span){0};
 

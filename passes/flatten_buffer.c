@@ -677,6 +677,10 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
   if (body && body->kind == STMT_SEQ)
     for (uint32_t i = 0; i < body->nstmts && entry < 0; i++)
       if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = i;
+  /* Several kernels share the declarations: they go at the top, and
+   * split-host-device declares each in the kernels that use it. */
+  for (int64_t i = entry + 1; entry >= 0 && i < body->nstmts; i++)
+    if (body->stmts[i]->kind == STMT_DEVICE_ENTRY) entry = -1;
   const tx_stmt **top = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *top),
                 **after = tx_mem_calloc(tx_ir_alloc(st->ir), f->nparams + 1, sizeof *after);
   uint32_t ntop = 0, nafter = 0;

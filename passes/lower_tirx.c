@@ -3,7 +3,8 @@
  * an explicit launch, scalar sugar becomes one-element local buffers.
  *
  * Requires: a module as built by the frontend (scope ids after their
- * device entry, at most one device entry per function).
+ * device entry; several device entries only as top-level with-form regions,
+ * the last of which may be flat).
  * Guarantees (docs/lowering.md, "After lower-tirx"):
  *  - every device entry is the flat STMT_DEVICE_ENTRY carrying
  *    grid=(gx, gy, gz), block=(tx, ty, tz) [, cluster=, preferred_cluster=,
@@ -16,7 +17,10 @@
  *    its grid is the cluster shape), followed by
  *    the bindings of every scope id (T.launch_thread for cta/thread ids,
  *    arithmetic on threadIdx.x for warp/lane/warpgroup ids, T.cuda cluster
- *    intrinsics for cluster ids); no STMT_SCOPE_ID is left;
+ *    intrinsics for cluster ids); no STMT_SCOPE_ID is left. A function with
+ *    several top-level device entries (several kernels), or a with-form one
+ *    that host statements follow, keeps each as a with-form
+ *    STMT_DEVICE_ENTRY whose region starts with its own bindings;
  *  - no VAR_SCALAR variable, BIND_SCALAR / BIND_LOCAL_SCALAR binding or
  *    STMT_ASSIGN is left: each scalar is a T.alloc_local((1,), dtype)
  *    buffer of the same name, read as x[0] and written by stores;
@@ -85,6 +89,7 @@ typedef struct lt_state {
   /* buffers whose shape, strides or offset read a scalar: old -> rewritten */
   tx_ptrmap rebufs;
   tx_lc_names names;
+  int with_entry; /* several kernels: each device entry stays a with-form region */
   int error, oom;
 } lt_state;
 
@@ -731,8 +736,18 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   for (uint32_t i = 0; i < st->nlaunch; i++)
     items[k++] = st->launch[i];
   if (body) items[k++] = tx_mutate_stmt(m, body);
-  const tx_stmt *r = tx_lc_seq(st->ir, items, k, s->span);
+  /* One of several kernels: the entry keeps its region, the launch inside. */
+  const tx_stmt *r = st->with_entry ? tx_lc_seq(st->ir, items + 1, k - 1, s->span)
+                                    : tx_lc_seq(st->ir, items, k, s->span);
   tx_mem_free(tx_ir_alloc(st->ir), items);
+  if (r && st->with_entry) {
+    tx_stmt *w = tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, e->exprs, e->nexprs, &r, 1, s->span);
+    if (w) {
+      w->kw = e->kw;
+      w->flag = 1;
+    }
+    r = w;
+  }
   return r ? r : (m->failed = 1, s);
 }
 
@@ -812,13 +827,14 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   return NULL;
 }
 
-static const tx_func *lower_func(lt_state *st, const tx_func *f) {
+/* Lowers f (or one region of it, as a function whose body is the region);
+ * the caller has collected the function's names. */
+static const tx_func *lower_body(lt_state *st, const tx_func *f) {
   st->ndefs = 0;
   st->nlaunch = 0;
   st->nentry = 0;
   st->entry = NULL;
   memset(st->first, 0, sizeof st->first);
-  tx_lc_names_collect(&st->names, st->pc, f);
   tx_visitor v = {.user = st, .pre_stmt = collect_pre_stmt};
   tx_visit_stmt(&v, f->body);
   if (st->error || st->oom) return f;
@@ -834,6 +850,88 @@ static const tx_func *lower_func(lt_state *st, const tx_func *f) {
   const tx_func *r = tx_mutate_func(&m, f);
   if (m.failed) st->oom = 1;
   return r;
+}
+
+static int is_entry_stmt(const tx_stmt *s) {
+  return s && (s->kind == STMT_DEVICE_ENTRY || is_entry_attr(s));
+}
+
+/* The statements of the function's top-level sequence. */
+static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
+  if (f->body && f->body->kind == STMT_SEQ) {
+    *n = f->body->nstmts;
+    return f->body->stmts;
+  }
+  *n = f->body ? 1 : 0;
+  return &f->body;
+}
+
+/* Are the function's kernels regions: several top-level device entries, or
+ * a with-form one that host statements follow? (One kernel that ends the
+ * function becomes the flat form.) */
+static int has_regions(const tx_func *f) {
+  uint32_t n, k = 0;
+  const tx_stmt *const *items = top_items(f, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!is_entry_stmt(items[i])) continue;
+    k++;
+    if (items[i]->flag == 1 && i + 1 < n) return 1;
+  }
+  return k > 1;
+}
+
+/* A flat entry followed by rest[0..n): the same entry with the rest as its region. */
+static const tx_stmt *as_region(lt_state *st, const tx_stmt *entry, const tx_stmt *const *rest,
+                                uint32_t n) {
+  const tx_stmt *body = tx_lc_seq(st->ir, rest, n, entry->span);
+  tx_stmt *w = body ? tx_arena_alloc(st->ir->arena, sizeof *w) : NULL;
+  const tx_stmt **stmts = w ? tx_arena_alloc(st->ir->arena, sizeof *stmts) : NULL;
+  if (!stmts) return st->oom = 1, NULL;
+  *w = *entry; /* a fresh node: the operand arrays are shared, never written */
+  stmts[0] = body;
+  w->stmts = stmts;
+  w->nstmts = 1;
+  w->flag = 1;
+  return w;
+}
+
+/* Several kernels: each top-level device entry is lowered on its own (its
+ * scope ids give its launch) and stays a with-form region; a flat entry's
+ * region is the rest of the sequence. Host statements in between are
+ * lowered as host code. */
+static const tx_func *lower_kernels(lt_state *st, const tx_func *f) {
+  uint32_t n, k = 0;
+  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt **out = tx_arena_alloc(st->ir->arena, n * sizeof *out);
+  if (!out) return st->oom = 1, f;
+  for (uint32_t i = 0; i < n && !st->error && !st->oom; i++) {
+    const tx_stmt *region = items[i];
+    int kernel = is_entry_stmt(region);
+    if (kernel && region->flag == 0) {
+      region = as_region(st, region, items + i + 1, n - i - 1);
+      i = n;
+      if (!region) return f;
+    }
+    tx_func part = *f;
+    part.body = region;
+    st->with_entry = kernel;
+    const tx_func *r = lower_body(st, &part);
+    out[k++] = r->body;
+  }
+  st->with_entry = 0;
+  if (st->error || st->oom) return f;
+  tx_func *r = tx_arena_alloc(st->ir->arena, sizeof *r);
+  const tx_stmt *body = r ? tx_lc_seq(st->ir, out, k, f->body->span) : NULL;
+  if (!body) return st->oom = 1, f;
+  *r = *f;
+  r->body = body;
+  return r;
+}
+
+static const tx_func *lower_func(lt_state *st, const tx_func *f) {
+  tx_lc_names_collect(&st->names, st->pc, f);
+  if (has_regions(f)) return lower_kernels(st, f);
+  return lower_body(st, f);
 }
 
 /* Every function is lowered, after an error too (to report them all). */

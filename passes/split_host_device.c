@@ -1,10 +1,14 @@
 /*
  * split_host_device.c - the split-host-device pass: each function with a
  * device entry becomes a host launcher `f` and a device function `f_kernel`
- * (docs/lowering.md, "After split-host-device").
+ * (docs/lowering.md, "After split-host-device"); a function with several
+ * top-level entries gets `f_kernel`, `f_kernel_1`, `f_kernel_2`, ... in
+ * source order, and its launcher launches them in that order, the host
+ * statements between them kept in place.
  *
- * The device part is everything after the flat STMT_DEVICE_ENTRY of the
- * function's top-level sequence (or the body of a with-form entry). Its
+ * A kernel's device part is everything after a flat STMT_DEVICE_ENTRY of the
+ * function's top-level sequence (the last kernel), or the body of a
+ * with-form entry. Its
  * parameters are computed from what that part reads and does not define:
  * buffer storage first, then scalars, in an order that depends only on the
  * function's declarations, so output is deterministic. The declarations of
@@ -217,51 +221,48 @@ static void usage_free(usage *u) {
 typedef struct split {
   tx_pass_ctx *pc;
   const tx_func *f;
-  const tx_stmt *entry;
-  const tx_stmt *const *host;
-  uint32_t nhost;
+  const tx_stmt *entry; /* the kernel being split: its entry ... */
   const tx_stmt *const *dev;
-  uint32_t ndev;
+  uint32_t ndev;  /* ... and its device statements */
+  uint32_t index; /* its place among the function's kernels */
 } split;
 
-/* Find the device entry among the top-level statements; 0 when there is
- * none, -1 after a diagnostic. */
-static int find_entry(split *sp) {
-  const tx_stmt *body = sp->f->body;
-  if (!body) return 0;
-  const tx_stmt *const *items = &sp->f->body;
-  uint32_t n = 1;
-  if (body->kind == STMT_SEQ) {
-    items = body->stmts;
-    n = body->nstmts;
+/* The top-level statements of f's body. */
+static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
+  if (f->body && f->body->kind == STMT_SEQ) {
+    *n = f->body->nstmts;
+    return f->body->stmts;
   }
-  for (uint32_t i = 0; i < n; i++) {
-    if (!items[i] || items[i]->kind != STMT_DEVICE_ENTRY) continue;
-    sp->entry = items[i];
-    sp->host = items;
-    sp->nhost = i;
-    if (items[i]->flag == 1) {
-      /* with T.device_entry(...): the body is the device part. */
-      if (i + 1 != n) {
-        tx_error(sp->pc->diags, items[i + 1]->span,
-                 "statements after a `with T.device_entry()` block are not supported");
-        return -1;
-      }
-      const tx_stmt *inner = items[i]->nstmts ? items[i]->stmts[0] : NULL;
-      if (inner && inner->kind == STMT_SEQ) {
-        sp->dev = inner->stmts;
-        sp->ndev = inner->nstmts;
-      } else {
-        sp->dev = inner ? &items[i]->stmts[0] : NULL;
-        sp->ndev = inner ? 1 : 0;
-      }
-    } else {
-      sp->dev = items + i + 1;
-      sp->ndev = n - i - 1;
-    }
-    return 1;
-  }
+  *n = f->body ? 1 : 0;
+  return &f->body;
+}
+
+/* Does the top-level sequence have a device entry? */
+static int has_entry(const tx_func *f) {
+  uint32_t n;
+  const tx_stmt *const *items = top_items(f, &n);
+  for (uint32_t i = 0; i < n; i++)
+    if (items[i] && items[i]->kind == STMT_DEVICE_ENTRY) return 1;
   return 0;
+}
+
+/* Point sp at the kernel whose entry is items[i]: a with-form entry's body,
+ * or everything after a flat entry. */
+static void kernel_at(split *sp, const tx_stmt *const *items, uint32_t i, uint32_t n) {
+  sp->entry = items[i];
+  if (items[i]->flag == 1) {
+    const tx_stmt *inner = items[i]->nstmts ? items[i]->stmts[0] : NULL;
+    if (inner && inner->kind == STMT_SEQ) {
+      sp->dev = inner->stmts;
+      sp->ndev = inner->nstmts;
+    } else {
+      sp->dev = inner ? &items[i]->stmts[0] : NULL;
+      sp->ndev = inner ? 1 : 0;
+    }
+  } else {
+    sp->dev = items + i + 1;
+    sp->ndev = n - i - 1;
+  }
 }
 
 static const tx_expr *one(tx_ir *ir) {
@@ -412,7 +413,9 @@ static const tx_stmt *kernel_body(split *sp, const usage *u, const tx_buffer *co
   return tx_stmt_new(ir, STMT_SEQ, NULL, 0, items, n, sp->entry->span);
 }
 
-static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func **dev_out) {
+/* Splits off the kernel sp points at: *dev_out is the device function,
+ * *launch_out the host statement that launches it. */
+static tirx_status split_kernel(split *sp, const tx_func **dev_out, const tx_stmt **launch_out) {
   tx_pass_ctx *pc = sp->pc;
   tx_ir *ir = pc->ir;
   const tx_func *f = sp->f;
@@ -561,13 +564,17 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   }
 
   /* The device function, named as TVM names it: the function's
-   * global_symbol (its name when it has none) and "_kernel". */
+   * global_symbol (its name when it has none) and "_kernel", then
+   * "_kernel_1", "_kernel_2", ... for the later kernels of the function. */
   char name[256];
   const char *base = kernel_base_name(f);
   size_t fl = strlen(base);
-  if (fl + 8 > sizeof name) fl = sizeof name - 8;
+  if (fl + 20 > sizeof name) fl = sizeof name - 20;
   memcpy(name, base, fl);
-  memcpy(name + fl, "_kernel", 8);
+  if (sp->index)
+    snprintf(name + fl, sizeof name - fl, "_kernel_%u", sp->index);
+  else
+    memcpy(name + fl, "_kernel", 8);
   tx_func *df = tx_arena_alloc(ir->arena, sizeof *df);
   if (!df) goto done;
   *df = (tx_func){0};
@@ -604,18 +611,7 @@ static tirx_status split_func(split *sp, const tx_func **host_out, const tx_func
   const tx_expr *callc = call;
   const tx_stmt *launch = tx_stmt_new(ir, STMT_EVAL, &callc, 1, NULL, 0, e->span);
   if (!launch || !call->u.call.op) goto done;
-  const tx_stmt **hs = tx_arena_alloc(ir->arena, (sp->nhost + 1) * sizeof *hs);
-  if (!hs) goto done;
-  for (uint32_t i = 0; i < sp->nhost; i++)
-    hs[i] = sp->host[i];
-  hs[sp->nhost] = launch;
-  tx_func *hf = tx_arena_alloc(ir->arena, sizeof *hf);
-  if (!hf) goto done;
-  *hf = *f;
-  hf->body = sp->nhost == 0 ? launch
-                            : tx_stmt_new(ir, STMT_SEQ, NULL, 0, hs, sp->nhost + 1, f->body->span);
-  if (!hf->body) goto done;
-  *host_out = hf;
+  *launch_out = launch;
   *dev_out = df;
   st = TIRX_OK;
 done:
@@ -642,42 +638,88 @@ static int probe_pre_stmt(tx_visitor *v, const tx_stmt *s) {
   return 1;
 }
 
+/* The device entry nested in s, or NULL. */
+static const tx_stmt *nested_entry(const tx_stmt *s) {
+  nested_probe probe = {0};
+  tx_visitor v = {0};
+  v.user = &probe;
+  v.pre_stmt = probe_pre_stmt;
+  tx_visit_stmt(&v, s);
+  return probe.found;
+}
+
+static tirx_status report_nested(tx_pass_ctx *pc, const tx_stmt *entry) {
+  tx_error(pc->diags, entry->span,
+           "a kernel launch inside host control flow (for, while, if) is not supported: each "
+           "T.device_entry() (or outermost T.launch_thread) must be a top-level statement of "
+           "the function");
+  return TIRX_ERR_INPUT;
+}
+
+/* Splits f into its host launcher (*funcs first) and one device function per
+ * top-level device entry, in source order; *n counts what was written. The
+ * launcher keeps the host statements in order, each kernel's entry replaced
+ * by its launch (a flat entry's launch ends it). */
+static tirx_status split_func(tx_pass_ctx *pc, const tx_func *f, const tx_func **funcs,
+                              uint32_t *n) {
+  tx_ir *ir = pc->ir;
+  uint32_t nitems, nhs = 0, k = 0;
+  const tx_stmt *const *items = top_items(f, &nitems);
+  const tx_stmt **hs = tx_arena_alloc(ir->arena, (nitems + 1) * sizeof *hs);
+  if (!hs) return TIRX_ERR_NOMEM;
+  for (uint32_t i = 0; i < nitems; i++) {
+    if (!items[i] || items[i]->kind != STMT_DEVICE_ENTRY) {
+      const tx_stmt *nested = items[i] ? nested_entry(items[i]) : NULL;
+      if (nested) return report_nested(pc, nested);
+      hs[nhs++] = items[i];
+      continue;
+    }
+    split sp = {.pc = pc, .f = f, .index = k};
+    kernel_at(&sp, items, i, nitems);
+    const tx_func *df = NULL;
+    tirx_status st = split_kernel(&sp, &df, &hs[nhs++]);
+    if (st != TIRX_OK) return st;
+    funcs[1 + k++] = df;
+    if (items[i]->flag == 0) break; /* the rest was its kernel */
+  }
+  tx_func *hf = tx_arena_alloc(ir->arena, sizeof *hf);
+  if (!hf) return TIRX_ERR_NOMEM;
+  *hf = *f;
+  hf->body = nhs == 1 ? hs[0] : tx_stmt_new(ir, STMT_SEQ, NULL, 0, hs, nhs, f->body->span);
+  if (!hf->body) return TIRX_ERR_NOMEM;
+  funcs[0] = hf;
+  *n = k + 1;
+  return TIRX_OK;
+}
+
 tirx_status tx_pass_split_host_device(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
   tx_ir *ir = pc->ir;
-  const tx_func **funcs = tx_arena_alloc(ir->arena, (2 * in->nfuncs + 1) * sizeof *funcs);
+  /* Room for each function and each of its top-level statements (kernels). */
+  uint32_t cap = 1;
+  for (uint32_t i = 0; i < in->nfuncs; i++) {
+    uint32_t nitems;
+    top_items(in->funcs[i], &nitems);
+    cap += 1 + nitems;
+  }
+  const tx_func **funcs = tx_arena_alloc(ir->arena, cap * sizeof *funcs);
   if (!funcs) return TIRX_ERR_NOMEM;
   uint32_t n = 0;
   int changed = 0;
   tirx_status result = TIRX_OK;
   for (uint32_t i = 0; i < in->nfuncs; i++) {
-    split sp = {pc, in->funcs[i], NULL, NULL, 0, NULL, 0};
-    int found = find_entry(&sp);
-    if (found < 0) {
-      result = TIRX_ERR_INPUT;
-      continue;
-    }
-    if (found == 0) {
-      nested_probe probe = {0};
-      tx_visitor v = {0};
-      v.user = &probe;
-      v.pre_stmt = probe_pre_stmt;
-      tx_visit_stmt(&v, in->funcs[i]->body);
-      if (probe.found) {
-        tx_error(pc->diags, probe.found->span,
-                 "T.device_entry() must be a top-level statement of the function after lowering");
-        result = TIRX_ERR_INPUT;
-      }
+    if (!has_entry(in->funcs[i])) {
+      const tx_stmt *nested = in->funcs[i]->body ? nested_entry(in->funcs[i]->body) : NULL;
+      if (nested) result = report_nested(pc, nested);
       funcs[n++] = in->funcs[i];
       continue;
     }
-    const tx_func *hf = NULL, *df = NULL;
-    tirx_status st = split_func(&sp, &hf, &df);
+    uint32_t nf = 0;
+    tirx_status st = split_func(pc, in->funcs[i], funcs + n, &nf);
     if (st != TIRX_OK) {
       if (result == TIRX_OK || st == TIRX_ERR_NOMEM) result = st;
       continue;
     }
-    funcs[n++] = hf;
-    funcs[n++] = df;
+    n += nf;
     changed = 1;
   }
   if (result != TIRX_OK) return result;

@@ -30,6 +30,12 @@
  *    multiple of the constant cluster dimension);
  *  - a function with launches and no device entry gets one, flat, where its
  *    outermost launch was (that launch must be the only outermost one);
+ *  - a function with several kernel regions at its top level (with-form
+ *    device entries, TVM's outermost with-form launches or thread-binding
+ *    loops; a flat entry or launch makes the rest of the sequence the last
+ *    one), or one with-form region that host statements follow, is unified
+ *    region by region, each a kernel with launches of its own, and a legacy
+ *    region becomes a with-form device entry;
  *  - a function that needs none of this, or a device function split earlier
  *    ("tirx.kernel"), is returned unchanged.
  * The unified variable is the first binding's variable when it can be
@@ -85,6 +91,8 @@ typedef struct ut_state {
   uint32_t nsubst, capsubst;
   const tx_expr *grid[3], *block[3], *cluster[3];
   int entry_cluster; /* the entry has cluster= */
+  int wrap_legacy;   /* one of several kernels: a legacy launch becomes a with-form entry */
+  int names_ready;   /* names holds the function's names already */
   tx_lc_names names;
   int error, oom;
 } ut_state;
@@ -482,7 +490,7 @@ static const tx_stmt *entry_with_binds(tx_mutator *m, const tx_stmt *old, const 
   uint32_t k = 0;
   const tx_stmt *e = new_entry(st, old, span);
   if (!e) return m->failed = 1, old;
-  int with_form = old && old->flag == 1 && old->nstmts == 1;
+  int with_form = old ? old->flag == 1 && old->nstmts == 1 : st->wrap_legacy;
   if (!with_form) items[k++] = e;
   /* binds in order of first appearance of their tag */
   int done[NTAGS] = {0};
@@ -508,7 +516,8 @@ static const tx_stmt *entry_with_binds(tx_mutator *m, const tx_stmt *old, const 
   const tx_stmt *r = tx_lc_seq(st->ir, items, k, span);
   if (!r) return m->failed = 1, old;
   if (!with_form) return r;
-  tx_stmt *w = tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, e->exprs, e->nexprs, &r, 1, old->span);
+  tx_stmt *w =
+      tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, e->exprs, e->nexprs, &r, 1, old ? old->span : span);
   if (!w) return m->failed = 1, old;
   w->flag = 1;
   w->kw = e->kw;
@@ -575,8 +584,8 @@ static int is_kernel_func(const tx_func *f) {
   return 0;
 }
 
-static const tx_func *unify_func(ut_state *st, const tx_func *f) {
-  if (is_kernel_func(f)) return f;
+/* Unifies f, or one kernel region of it (a function whose body is the region). */
+static const tx_func *unify_region(ut_state *st, const tx_func *f) {
   st->nsites = 0;
   st->nsubst = 0;
   st->open = 0;
@@ -599,7 +608,8 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
     return f;
   }
   /* Names are needed only for fresh variables, i.e. when there is work. */
-  tx_lc_names_collect(&st->names, st->pc, f);
+  if (!st->names_ready) tx_lc_names_collect(&st->names, st->pc, f);
+  st->names_ready = 1;
   if (!st->entry) {
     /* One kernel per function: all launches must sit under one outermost one. */
     const site *first = NULL;
@@ -651,6 +661,92 @@ static const tx_func *unify_func(ut_state *st, const tx_func *f) {
   const tx_func *r = tx_mutate_func(&m, f);
   if (m.failed) st->oom = 1;
   return r;
+}
+
+/* What a top-level statement starts: REGION_HOST (nothing), REGION_WITH (a
+ * kernel that is this statement: a with-form device entry, or TVM's
+ * outermost with-form launch or thread-binding loop), REGION_REST (a kernel
+ * that is the rest of the sequence: a flat device entry or launch binding). */
+typedef enum region_kind { REGION_HOST, REGION_WITH, REGION_REST } region_kind;
+
+static region_kind region_of(const tx_stmt *s) {
+  int entry = s->kind == STMT_DEVICE_ENTRY || (s->kind == STMT_ATTR && s->kw.names && s->nexprs &&
+                                               strcmp(s->kw.names[0], "tirx.device_entry") == 0);
+  if (entry) return s->flag == 1 ? REGION_WITH : REGION_REST;
+  if (is_site_with(s) || is_site_for(s)) return REGION_WITH;
+  if (s->kind == STMT_BIND && s->nvars == 1 && s->nexprs == 1 && launch_call(s->exprs[0]))
+    return REGION_REST;
+  return REGION_HOST;
+}
+
+static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
+  if (f->body && f->body->kind == STMT_SEQ) {
+    *n = f->body->nstmts;
+    return f->body->stmts;
+  }
+  *n = f->body ? 1 : 0;
+  return &f->body;
+}
+
+/* Are the function's kernels regions: several at the top level (a
+ * REGION_REST ends them), or one REGION_WITH that host statements follow?
+ * (One kernel that ends the function becomes the flat form.) */
+static int has_regions(const tx_func *f) {
+  uint32_t n, k = 0;
+  const tx_stmt *const *items = top_items(f, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    region_kind r = region_of(items[i]);
+    k += r != REGION_HOST;
+    if (r == REGION_REST) break;
+    if (r == REGION_WITH && i + 1 < n) return 1;
+  }
+  return k > 1;
+}
+
+/* Several kernels in one function: each region is unified on its own, with
+ * launches of its own, and a legacy one gets a with-form device entry (host
+ * statements follow it). Host statements are unified too, which reports
+ * launches nested in host control flow as for one kernel. */
+static const tx_func *unify_kernels(ut_state *st, const tx_func *f) {
+  uint32_t n, k = 0;
+  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt **out = tx_arena_alloc(st->ir->arena, n * sizeof *out);
+  if (!out) return st->oom = 1, f;
+  tx_lc_names_collect(&st->names, st->pc, f);
+  st->names_ready = 1;
+  int changed = 0;
+  for (uint32_t i = 0; i < n && !st->error && !st->oom; i++) {
+    region_kind kind = region_of(items[i]);
+    tx_func part = *f;
+    part.body =
+        kind == REGION_REST ? tx_lc_seq(st->ir, items + i, n - i, items[i]->span) : items[i];
+    if (!part.body) return st->oom = 1, f;
+    st->wrap_legacy = kind == REGION_WITH;
+    const tx_func *r = unify_region(st, &part);
+    st->wrap_legacy = 0;
+    if (r == &part) {
+      for (uint32_t j = i; j < (kind == REGION_REST ? n : i + 1); j++)
+        out[k++] = items[j];
+    } else {
+      out[k++] = r->body;
+      changed = 1;
+    }
+    if (kind == REGION_REST) break;
+  }
+  if (st->error || st->oom || !changed) return f;
+  tx_func *r = tx_arena_alloc(st->ir->arena, sizeof *r);
+  const tx_stmt *body = r ? tx_lc_seq(st->ir, out, k, f->body->span) : NULL;
+  if (!body) return st->oom = 1, f;
+  *r = *f;
+  r->body = body;
+  return r;
+}
+
+static const tx_func *unify_func(ut_state *st, const tx_func *f) {
+  if (is_kernel_func(f)) return f;
+  st->names_ready = 0;
+  if (has_regions(f)) return unify_kernels(st, f);
+  return unify_region(st, f);
 }
 
 /* The walk ends at the first error. */

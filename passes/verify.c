@@ -14,8 +14,9 @@
  *  - scope ids come after T.device_entry(), and thread ids (scope-id vars and
  *    T.launch_thread bindings) are used only in device code;
  *  - one scope-id kind (or launch_thread tag) is not given two different
- *    constant extents;
- *  - break/continue are inside a loop; T.device_entry() appears once;
+ *    constant extents within one kernel;
+ *  - break/continue are inside a loop; no device entry follows a flat one or
+ *    sits in device code (each with-form entry at the top is a kernel);
  *  - no scalable vector (T.vscale() lanes): tirx-c reads and prints them but
  *    CUDA has none, so lowering stops here with a located error; likewise a
  *    function without a name (TVM's `def (`), a buffer used undeclared
@@ -149,7 +150,7 @@ typedef struct verifier {
   int in_buffer;       /* walking a buffer definition's fields */
   uint32_t device;     /* DEVICE_MARKs on the stack */
   uint32_t loops;
-  int device_entries;
+  int flat_entry; /* a flat device entry was seen: the rest of the function is its kernel */
   launch_rec *launch;
   size_t nlaunch, launch_cap;
   int errors, oom;
@@ -231,7 +232,8 @@ static void pop_to(verifier *vf, size_t mark) {
   while (vf->nstack > mark) {
     const void *key = vf->stack[--vf->nstack];
     if (key == DEVICE_MARK) {
-      vf->device--;
+      /* A kernel ends: the next one has launch extents of its own. */
+      if (--vf->device == 0) vf->nlaunch = 0;
       continue;
     }
     slot *s = map_find(&vf->map, key);
@@ -613,10 +615,14 @@ static int pre_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_DEVICE_ENTRY:
   case STMT_ATTR:
     if (!is_device_entry(s)) break;
-    if (vf->device_entries++)
-      report(vf, s->span, "T.device_entry() appears twice in one function");
+    if (vf->flat_entry)
+      report(vf, s->span,
+             "T.device_entry() after a flat T.device_entry(): the rest of the function is "
+             "already one kernel; write `with T.device_entry():` around each kernel to launch "
+             "several");
     else if (vf->device)
       report(vf, s->span, "T.device_entry() inside device code");
+    if (!s->flag) vf->flat_entry = 1;
     if (s->flag) open_device(vf); /* with-form: the body is device code */
     break;
   case STMT_FOR:
@@ -680,7 +686,7 @@ static void verify_func(verifier *vf, const tx_func *f) {
   vf->header_top = 0;
   vf->in_buffer = 0;
   vf->device = vf->loops = 0;
-  vf->device_entries = 0;
+  vf->flat_entry = 0;
   /* A device function (after split-host-device) is device code throughout. */
   if (func_is_kernel(f)) open_device(vf);
   if (f->name && !f->name[0])

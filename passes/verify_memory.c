@@ -4,8 +4,9 @@
  *
  * Runs right before split-host-device. The host part of a function is what
  * split-host-device will put in the host launcher: the statements of its
- * top-level sequence before the flat T.device_entry() (or before a with-form
- * entry), or the whole body of a function without a device entry. The host
+ * top-level sequence other than with-form device entries (each a kernel),
+ * up to a flat T.device_entry(), or the whole body of a function without a
+ * device entry. The host
  * part runs on the CPU, so it must not load, store or slice a buffer whose
  * storage is on the GPU:
  *  - parameter buffers (the runtime passes GPU tensors);
@@ -25,7 +26,8 @@
  *    tx_backend.dyn_smem_layout, the rule split-host-device and codegen use)
  *    within the shared memory a block may opt in to;
  *  - every `local` buffer within the local memory of a thread.
- * Buffers with symbolic extents are sized at run time and not checked.
+ * Buffers with symbolic extents are sized at run time and not checked. Each
+ * kernel of a function with several is checked on its own.
  *
  * The pass only checks: it never changes the module (*out = in). A function
  * whose device entry is not a top-level statement is left to
@@ -194,6 +196,15 @@ static int find_nested_entry(tx_visitor *v, const tx_stmt *s) {
   return 1;
 }
 
+static int has_nested_entry(const tx_stmt *s) {
+  int nested = 0;
+  tx_visitor probe = {0};
+  probe.user = &nested;
+  probe.pre_stmt = find_nested_entry;
+  tx_visit_stmt(&probe, s);
+  return nested;
+}
+
 static void check_func(vm_state *st) {
   const tx_func *f = st->f;
   if (!f->body) return;
@@ -203,22 +214,22 @@ static void check_func(vm_state *st) {
     items = f->body->stmts;
     n = f->body->nstmts;
   }
+  /* Host code: the top-level statements that are not device entries, up to a
+   * flat entry (several with-form entries are several kernels). */
   uint32_t nhost = n;
+  st->host_only = 1;
   for (uint32_t i = 0; i < n; i++)
     if (items[i] && items[i]->kind == STMT_DEVICE_ENTRY) {
-      nhost = i;
-      break;
+      st->host_only = 0;
+      if (items[i]->flag == 0) {
+        nhost = i;
+        break;
+      }
     }
-  st->host_only = nhost == n;
   if (st->host_only) {
     /* A device entry below the top level: split-host-device rejects it with
      * a clearer message than the accesses it would make look host-side. */
-    int nested = 0;
-    tx_visitor probe = {0};
-    probe.user = &nested;
-    probe.pre_stmt = find_nested_entry;
-    tx_visit_stmt(&probe, f->body);
-    if (nested) return;
+    if (has_nested_entry(f->body)) return;
   }
   /* Parameter buffers are GPU tensors. */
   for (uint32_t i = 0; i < f->nparams; i++)
@@ -228,6 +239,8 @@ static void check_func(vm_state *st) {
   v.pre_expr = vm_pre_expr;
   v.pre_stmt = vm_pre_stmt;
   for (uint32_t i = 0; i < nhost && !v.stop; i++) {
+    if (items[i] && items[i]->kind == STMT_DEVICE_ENTRY) continue;
+    if (!st->host_only && has_nested_entry(items[i])) continue; /* split-host-device's error */
     st->fallback = items[i]->span;
     tx_visit_stmt(&v, items[i]);
   }
@@ -391,10 +404,34 @@ static void check_dyn_shared(size_state *z) {
   tx_mem_free(tx_ir_alloc(z->pc->ir), offs);
 }
 
-static void check_sizes(size_state *z) {
+static int is_with_entry(const tx_stmt *s) {
+  return s && s->kind == STMT_DEVICE_ENTRY && s->flag == 1;
+}
+
+/* The buffers of one kernel: the top-level statements in items[0..n) that
+ * are (kernels) or are not (the rest) with-form device entries. */
+static void check_kernel_sizes(size_state *z, const tx_stmt *const *items, uint32_t n,
+                               int kernels) {
   tx_visitor v = {.user = z, .pre_stmt = size_pre_stmt, .pre_expr = tx_lc_skip_expr};
-  if (z->f->body) tx_visit_stmt(&v, z->f->body);
-  if (!z->oom) check_dyn_shared(z);
+  for (uint32_t i = 0; i < n && !v.stop; i++) {
+    if (is_with_entry(items[i]) != kernels) continue;
+    tx_visit_stmt(&v, items[i]);
+    if (kernels && !z->oom) check_dyn_shared(z);
+    if (kernels) z->static_bytes = z->static_reported = 0, z->ndyn = 0;
+  }
+  if (!kernels && !z->oom) check_dyn_shared(z);
+  z->static_bytes = z->static_reported = 0;
+  z->ndyn = 0;
+}
+
+/* Each with-form device entry is a kernel of its own (several in one
+ * function); the rest of the function (a flat entry's kernel) is another. */
+static void check_sizes(size_state *z) {
+  const tx_stmt *body = z->f->body;
+  const tx_stmt *const *items = body && body->kind == STMT_SEQ ? body->stmts : &z->f->body;
+  uint32_t n = body && body->kind == STMT_SEQ ? body->nstmts : body ? 1 : 0;
+  check_kernel_sizes(z, items, n, 0);
+  if (!z->oom) check_kernel_sizes(z, items, n, 1);
   tx_mem_free(tx_ir_alloc(z->pc->ir), (void *)z->dyn);
   tx_mem_free(tx_ir_alloc(z->pc->ir), z->dyn_spans);
 }

@@ -15,7 +15,9 @@
  *    each host function's packed-API prologue translated statement by
  *    statement into C (asserts become `if (!(cond)) return fail(...)` with
  *    the same message plus ", got <value>"; T.arg_bind becomes a checked
- *    assignment) followed by the launch of the T.call_packed kernel.
+ *    assignment) followed by the launch of each T.call_packed kernel, in
+ *    order (a function with several kernels launches them one after the
+ *    other on the caller's stream; a failed launch ends the call).
  *
  * Everything the generator does not understand is a located error rather
  * than a guess: a launcher that compiles but checks less than the runtime
@@ -64,7 +66,8 @@ typedef struct gen {
   binding binds[MAX_NAMES];
   uint32_t nbinds;
   char pnames[MAX_NAMES][NAME_CAP]; /* C names of f's parameters */
-  int launched;
+  uint32_t launched;                /* kernel launches translated so far ... */
+  uint32_t nlaunches;               /* ... of the function's, in order */
 } gen;
 
 static void gen_error(gen *g, tirx_span span, const char *fmt, ...)
@@ -698,11 +701,12 @@ static void emit_stmt(gen *g, const tx_stmt *s) {
     emit_assert(g, s);
     return;
   case STMT_EVAL:
-    if (g->launched) {
-      gen_error(g, s->span, "--emit=c-launcher: '%s' has statements after its kernel launch",
-                g->f->name);
+    if (g->launched && g->launched == g->nlaunches) {
+      gen_error(g, s->span, "--emit=c-launcher: '%s' has statements after its %skernel launch",
+                g->f->name, g->nlaunches > 1 ? "last " : "");
       return;
     }
+    if (s->exprs[0]->kind == EXPR_INT) return; /* T.evaluate(0): nothing to do */
     if (is_call(s->exprs[0], "T.arg_bind")) {
       emit_arg_bind(g, s->exprs[0]);
       return;
@@ -781,9 +785,27 @@ static void emit_dim3_attr(gen *g, tx_strbuf *o, const tx_func *k, const char *k
   tx_sb_puts(o, "};\n");
 }
 
+/* Is s a kernel launch, T.call_packed("f_kernel", ...) (not a tensor-map encode)? */
+static int is_launch_stmt(const tx_stmt *s) {
+  return s->kind == STMT_EVAL && s->nexprs == 1 && is_call(s->exprs[0], "T.call_packed") &&
+         !tx_tensormap_is_encode(s->exprs[0]);
+}
+
+/* The kernel launches among the host function's statements. */
+static uint32_t count_launches(const tx_stmt *s) {
+  if (s->kind != STMT_SEQ) return (uint32_t)is_launch_stmt(s);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < s->nstmts; i++)
+    n += count_launches(s->stmts[i]);
+  return n;
+}
+
+/* One kernel launch. Launches run in statement order on the caller's stream;
+ * the first that fails ends the call with its status, the last one's is the
+ * call's. */
 static void emit_launch(gen *g, const tx_expr *call) {
   tx_strbuf *o = g->src;
-  g->launched = 1;
+  g->launched++;
   const tx_expr *name = call->nops ? call->ops[0] : NULL;
   if (!name || name->kind != EXPR_STRING) {
     gen_error(g, call->span, "T.call_packed: the first operand must be the kernel name");
@@ -868,15 +890,18 @@ static void emit_launch(gen *g, const tx_expr *call) {
       device = g->pnames[i];
       break;
     }
-  tx_sb_printf(o, "    return tx_aot_launch(\"%s\", %d, ", g->f->name, ki);
+  int last = g->launched >= g->nlaunches;
+  tx_sb_printf(o, "    %s tx_aot_launch(\"%s\", %d, ",
+               last ? "return" : "const int tx_aot_rc =", g->f->name, ki);
   if (strcmp(device, "-1") == 0)
     tx_sb_puts(o, "-1");
   else
     tx_sb_printf(o, "%s->device.device_id", device);
-  tx_sb_printf(o, ", tx_aot_dims, %s, %s, stream, %s, err, err_cap);\n  }\n",
+  tx_sb_printf(o, ", tx_aot_dims, %s, %s, stream, %s, err, err_cap);\n",
                attr(k, "tirx.cluster") ? "tx_aot_cluster" : "NULL",
                attr(k, "tirx.preferred_cluster") ? "tx_aot_preferred" : "NULL",
                k->nparams ? "tx_aot_args" : "NULL");
+  tx_sb_puts(o, last ? "  }\n" : "    if (tx_aot_rc) return tx_aot_rc;\n  }\n");
 }
 
 /* ---- one host function -------------------------------------------------------- */
@@ -930,6 +955,7 @@ static void emit_host_func(gen *g, const tx_func *f) {
   g->f = f;
   g->nbinds = 0;
   g->launched = 0;
+  g->nlaunches = f->body ? count_launches(f->body) : 0;
   if (f->nparams > MAX_NAMES / 2) {
     gen_error(g, f->span, "--emit=c-launcher: '%s' has too many parameters", f->name);
     return;

@@ -5,7 +5,8 @@
  * the driver API.
  *
  * Built and run by tests/aot/run_aot_test.sh, which generates scale.c,
- * scale_dyn.c, block_sum.c, cluster.c, tma_tile.c and unread_shape.c from
+ * scale_dyn.c, block_sum.c, cluster.c, tma_tile.c, unread_shape.c and
+ * two_kernels_host_stmt.c (one function, two kernel launches) from
  * tests/golden/lowering first.
  *
  *   on a GPU:          every launcher runs; results are checked against CPU
@@ -34,6 +35,7 @@
 #include "scale.h"
 #include "scale_dyn.h"
 #include "tma_tile.h"
+#include "two_kernels_host_stmt.h"
 #include "unread_shape.h"
 
 #ifdef AOT_FAKE
@@ -314,6 +316,56 @@ static void test_unread_shape(void) {
   cu.MemFree(b);
 }
 
+/* two_kernels_host_stmt: one call of two_stage launches two_stage_kernel
+ * (B = A * s, grid n // 128) and then two_stage_kernel_1 (C += m with the
+ * m = n // 2 bound between the launches, grid 2, block 32), in that order. */
+static void test_two_kernels(void) {
+  enum { N = 256, NC = 64 };
+  float ha[N], hb[N], hc[NC], hc0[NC];
+  for (int i = 0; i < N; i++)
+    ha[i] = (float)i * 0.25f - 9.0f;
+  for (int i = 0; i < NC; i++)
+    hc0[i] = (float)i;
+  CUdeviceptr a = dalloc(sizeof ha), b = dalloc(sizeof hb), c = dalloc(sizeof hc);
+  h2d(a, ha, sizeof ha);
+  h2d(c, hc0, sizeof hc0);
+  int64_t shape[1] = {N}, cshape[1] = {NC};
+  DLTensor A = tensor(a, shape, 1, kDLFloat, 32), B = tensor(b, shape, 1, kDLFloat, 32);
+  DLTensor C = tensor(c, cshape, 1, kDLFloat, 32);
+  char err[256] = "";
+#ifdef AOT_FAKE
+  fake_cuda_state *s = fake();
+  int before = s->launches;
+  s->capture_size[1] = sizeof(int32_t);
+  memset(s->captured[1], 0, sizeof s->captured[1]);
+#endif
+  int rc = two_stage(&A, &B, &C, 3.0f, NULL, err, sizeof err);
+  CHECK(rc == TIRX_AOT_OK, "rc %d: %s", rc, err);
+#ifdef AOT_FAKE
+  int32_t m = 0;
+  memcpy(&m, s->captured[1], sizeof m);
+  s->capture_size[1] = 0;
+  CHECK(s->launches == before + 2, "%d launches, expected 2", s->launches - before);
+  /* The last launch is the second kernel's: its grid, block and m. */
+  CHECK(s->last_config.gridDimX == 2 && s->last_config.blockDimX == 32 &&
+            s->last_config.sharedMemBytes == 0,
+        "grid %u block %u smem %u", s->last_config.gridDimX, s->last_config.blockDimX,
+        s->last_config.sharedMemBytes);
+  CHECK(m == N / 2, "kernel parameter m = %d, expected %d", m, N / 2);
+#else
+  d2h(hb, b, sizeof hb);
+  d2h(hc, c, sizeof hc);
+  for (int i = 0; i < N; i++)
+    CHECK(hb[i] == ha[i] * 3.0f, "B[%d] = %g, expected %g", i, hb[i], ha[i] * 3.0f);
+  for (int i = 0; i < NC; i++)
+    CHECK(hc[i] == hc0[i] + (float)(N / 2), "C[%d] = %g, expected %g", i, hc[i],
+          hc0[i] + (float)(N / 2));
+#endif
+  cu.MemFree(a);
+  cu.MemFree(b);
+  cu.MemFree(c);
+}
+
 static void test_block_sum(void) {
   enum { N = 256 };
   float ha[N], out = 0.0f;
@@ -534,6 +586,7 @@ int main(void) {
   test_scale_errors();
   test_scale_dyn();
   test_unread_shape();
+  test_two_kernels();
   test_block_sum();
   test_cluster();
   test_tma_tile();
@@ -544,6 +597,7 @@ int main(void) {
   cluster_shutdown();
   tma_tile_shutdown();
   unread_shape_shutdown();
+  two_kernels_host_stmt_shutdown();
 #ifdef AOT_FAKE
   fake_cuda_state *s = fake();
   /* Every module loaded was unloaded; every context reference the

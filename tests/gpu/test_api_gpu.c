@@ -3,9 +3,10 @@
  * kernel of tests/golden/lowering through tirx_compile / tirx_runtime_load /
  * tirx_function_call against CPU references (tma_tile: tensor maps the
  * runtime encodes from the host part, sm_90+; tma_multicast: a cluster
- * launch from the compiled cluster shape, sm_90+), one function called from two
- * threads on their own streams, a save/load round trip and argument-check
- * errors on the real launch path.
+ * launch from the compiled cluster shape, sm_90+; two_kernels: one call, two
+ * launches in order, which needs the runtime to run several), one function
+ * called from two threads on their own streams, a save/load round trip and
+ * argument-check errors on the real launch path.
  *
  *   test_api_gpu [--driver LIB] [DIR]     run on GPU 0 (77 = no GPU)
  *   test_api_gpu --compile-only [DIR]     tirx_compile every kernel (NVRTC, no GPU)
@@ -887,6 +888,21 @@ static int run_arg_errors(env *e) {
 
 /* ---- the case table ------------------------------------------------------------------ */
 
+/* two_kernels: one call launches two_kernel (B = 2A) and then two_kernel_1
+ * (B += 1) on the same stream. Needs the runtime to run several T.call_packed
+ * launches of one host function, in order. */
+static int run_two_kernels(env *e) {
+  enum { N = 256 };
+  static float a[N], b[N];
+  fill_floats(a, N, 31);
+  int r = run_a_to_b(e, a, b, 0);
+  if (r) return r;
+  for (int i = 0; i < N; i++)
+    if (f2u(b[i]) != f2u(a[i] * 2.0f + 1.0f))
+      return fail(e, "B[%d] = %g, want 2 * %g + 1 = %g", i, b[i], a[i], a[i] * 2.0f + 1.0f);
+  return CHILD_PASS;
+}
+
 typedef struct gcase {
   const char *name; /* test name */
   const char *file; /* tests/golden/lowering/<file>.tirx */
@@ -916,6 +932,7 @@ static const gcase CASES[] = {
     {"tma_multicast", "tma_multicast", "tma_multicast", 90, run_tma_multicast},
     {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids},
     {"unread_shape", "unread_shape", "unread_shape", 0, run_unread_shape},
+    {"two_kernels", "two_kernels", "two", 0, run_two_kernels},
     {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},
     {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load},
     {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors},
