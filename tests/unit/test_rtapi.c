@@ -1154,3 +1154,44 @@ Test(rtapi_null, memory_and_dlpack) {
   expect_usage(tirx_stream_create(rt, NULL, &err), &err, "stream out");
   tirx_runtime_close(rt);
 }
+
+/* ---- several kernels in one host function -------------------------------------------- */
+
+/* Two kernels with different grids and parameters, and a host binding
+ * between them: the call launches both, in order, with their own shapes. */
+static const char TWO_KERNELS[] =
+    HDR "def two(A: T.Buffer((256,), \"float32\"), B: T.Buffer((256,), \"float32\")):\n"
+        "    with T.attr({\"tirx.device_entry\": T.bool(True)}):\n"
+        "        bx = T.cta_id([2])\n"
+        "        tx = T.thread_id([128])\n"
+        "        B[bx * 128 + tx] = A[bx * 128 + tx] * T.float32(2.0)\n"
+        "    with T.attr({\"tirx.device_entry\": T.bool(True)}):\n"
+        "        bx = T.cta_id([1])\n"
+        "        tx = T.thread_id([256])\n"
+        "        B[tx] = B[tx] + T.float32(1.0)\n";
+
+Test(rtapi_multi, two_kernels_launch_in_order) {
+  tma_fixture f;
+  tma_setup(&f, FAKE_CUDA_PATH, TWO_KERNELS, "two", 1);
+  fake_cuda_state *s = f.fake;
+  static float a[256], b[256];
+  static int64_t shape[1] = {256};
+  DLTensor ta = tensor(a, shape, 1, F32), tb = tensor(b, shape, 1, F32);
+  tirx_arg args[2] = {{TIRX_ARG_TENSOR, {.tensor = &ta}}, {TIRX_ARG_TENSOR, {.tensor = &tb}}};
+  int before = s->launches, logged = s->nlaunch_log;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_function_call(f.fn, args, 2, NULL, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(s->launches - before, 2);
+  cr_assert_eq(s->nlaunch_log - logged, 2);
+  cr_expect_str_eq(s->launch_log[logged].kernel, "two_kernel");
+  cr_expect(s->launch_log[logged].grid_x == 2 && s->launch_log[logged].block_x == 128);
+  cr_expect_str_eq(s->launch_log[logged + 1].kernel, "two_kernel_1");
+  cr_expect(s->launch_log[logged + 1].grid_x == 1 && s->launch_log[logged + 1].block_x == 256);
+  /* A bad argument is caught by the checks, before either launch. */
+  DLTensor wrong = tensor(b, shape, 1, F16);
+  args[1].v.tensor = &wrong;
+  cr_assert_eq(tirx_function_call(f.fn, args, 2, NULL, &err), TIRX_ERR_USAGE);
+  cr_expect(strstr(err.message, "expected dtype float32"), "%s", err.message);
+  cr_expect_eq(s->launches - before, 2, "no launch after a failed check");
+  tma_teardown(&f);
+}

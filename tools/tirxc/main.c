@@ -72,7 +72,7 @@ static const char HELP[] =
     "  --cuda-path=DIR   the CUDA toolkit NVRTC is loaded from (default $CUDA_HOME,\n"
     "                    then /usr/local/cuda)\n"
     "\n"
-    "pipeline (with --emit=lowered, cuda, ptx or cubin):\n"
+    "pipeline (with every --emit but tirx):\n"
     "  --list-passes         list the passes in pipeline order and exit\n"
     "  --disable-pass=NAME   do not run pass NAME (repeatable)\n"
     "  --only-pass=NAME      run pass NAME alone (for testing one pass)\n"
@@ -125,6 +125,7 @@ typedef struct options {
   int print_after_all, verify_each, time_passes;
   const char *pipeline_flag;    /* the first pipeline-only option given, for the tirx check */
   int embed_cubin, embed_given; /* --embed */
+  int host_only;                /* --host-only */
   int dialect;                  /* --dialect: a tx_dialect, or -1 for the input's */
 } options;
 
@@ -166,6 +167,8 @@ static int parse_args(int argc, char **argv, options *o) {
       return fflush(stdout) == 0 ? TIRX_OK : TIRX_ERR_IO;
     } else if (strcmp(a, "--time") == 0) {
       o->time = 1;
+    } else if (strcmp(a, "--host-only") == 0) {
+      o->host_only = 1;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
       o->verbose = 1;
     } else if (strcmp(a, "--list-passes") == 0) {
@@ -193,7 +196,9 @@ static int parse_args(int argc, char **argv, options *o) {
       int k = tx_emit_lookup(v);
       if (k < 0)
         return usage_error(
-            "unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin, c-launcher)", v);
+            "unknown --emit kind '%s' (kinds: tirx, lowered, cuda, ptx, cubin, c-launcher, "
+            "executable)",
+            v);
       o->emit = (tx_emit_kind)k;
     } else if (take_value(argc, argv, &i, "--dialect", &v)) {
       o->dialect = tx_dialect_lookup(v);
@@ -250,9 +255,12 @@ static int parse_args(int argc, char **argv, options *o) {
     return usage_error("--embed needs --emit=c-launcher");
   if (o->emit == TX_EMIT_C_LAUNCHER && (!o->output || strcmp(o->output, "-") == 0))
     return usage_error("--emit=c-launcher writes two files: use -o OUT.c (the header is OUT.h)");
-  if (o->emit == TX_EMIT_CUBIN && (!o->output || strcmp(o->output, "-") == 0) &&
-      isatty(STDOUT_FILENO))
-    return usage_error("--emit=cubin writes binary data: use -o FILE or redirect standard output");
+  if ((o->emit == TX_EMIT_CUBIN || o->emit == TX_EMIT_EXECUTABLE) &&
+      (!o->output || strcmp(o->output, "-") == 0) && isatty(STDOUT_FILENO))
+    return usage_error("--emit=%s writes binary data: use -o FILE or redirect standard output",
+                       tx_emit_name(o->emit));
+  if (o->host_only && o->emit != TX_EMIT_EXECUTABLE)
+    return usage_error("--host-only needs --emit=executable");
   return -1;
 }
 
@@ -353,6 +361,7 @@ static int compile(const options *o) {
   req.target.opt_level = o->opt_level;
   req.cuda_path = o->cuda_path;
   req.verbose = o->verbose;
+  req.host_only = o->host_only;
   const char *arch_origin = "--arch";
   if (o->arch) {
     tx_target_from_arch(o->arch, &req.target);
@@ -417,10 +426,10 @@ static int compile(const options *o) {
                   stats.pass_ms[i]);
       fprintf(stderr, "tirxc: verify %.2f ms\n", stats.pass_ms[TX_PASS_COUNT]);
     }
-    if (o->emit == TX_EMIT_CUDA || o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN ||
-        o->emit == TX_EMIT_C_LAUNCHER)
-      fprintf(stderr, "tirxc: codegen %.2f ms\n", stats.codegen_ms);
-    if (o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN || o->emit == TX_EMIT_C_LAUNCHER) {
+    int device = o->emit == TX_EMIT_CUDA || o->emit == TX_EMIT_PTX || o->emit == TX_EMIT_CUBIN ||
+                 o->emit == TX_EMIT_C_LAUNCHER || (o->emit == TX_EMIT_EXECUTABLE && !o->host_only);
+    if (device) fprintf(stderr, "tirxc: codegen %.2f ms\n", stats.codegen_ms);
+    if (device && o->emit != TX_EMIT_CUDA) {
       fprintf(stderr, "tirxc: nvrtc %.2f ms\n", stats.nvrtc_ms);
       if (log.len)
         fprintf(stderr, "tirxc: nvrtc log:\n%.*s%s", (int)log.len, log.data,

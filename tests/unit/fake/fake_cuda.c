@@ -12,6 +12,7 @@
 #include "fake_cuda.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,11 +178,26 @@ tx_cu_result cuModuleUnload(tx_cu_module m) {
   count(&S.modules_unloaded);
   return 0;
 }
+/* Function handles: one per name (the first 32 names; later ones share the
+ * last), so that launches can be told apart by kernel. */
+static char function_names[32][64];
+static int nfunction_names;
+
+static int function_slot(const char *name) {
+  for (int i = 0; i < nfunction_names; i++)
+    if (strcmp(function_names[i], name) == 0) return i;
+  if (nfunction_names == 32) return 31;
+  snprintf(function_names[nfunction_names], sizeof function_names[0], "%s", name);
+  return nfunction_names++;
+}
+
 tx_cu_result cuModuleGetFunction(tx_cu_function *f, tx_cu_module m, const char *name) {
   (void)m;
   count(&S.get_function_calls);
   if (strcmp(name, "missing") == 0) return TX_CUDA_ERROR_NOT_FOUND;
-  *f = (tx_cu_function)(void *)&token_store[8 + (name[0] & 31)];
+  pthread_mutex_lock(&record_lock);
+  *f = (tx_cu_function)(void *)&token_store[8 + function_slot(name)];
+  pthread_mutex_unlock(&record_lock);
   return 0;
 }
 tx_cu_result cuFuncSetAttribute(tx_cu_function f, int attrib, int value) {
@@ -197,9 +213,16 @@ tx_cu_result cuFuncSetAttribute(tx_cu_function f, int attrib, int value) {
 }
 tx_cu_result cuLaunchKernelEx(const tx_cu_launch_config *cfg, tx_cu_function f, void **params,
                               void **extra) {
-  (void)f, (void)extra;
+  (void)extra;
   pthread_mutex_lock(&record_lock);
   S.launches++;
+  if (S.nlaunch_log < 8) {
+    int slot = (int)((char *)(void *)f - &token_store[8]);
+    snprintf(S.launch_log[S.nlaunch_log].kernel, sizeof S.launch_log[0].kernel, "%s",
+             slot >= 0 && slot < nfunction_names ? function_names[slot] : "?");
+    S.launch_log[S.nlaunch_log].grid_x = cfg->gridDimX;
+    S.launch_log[S.nlaunch_log++].block_x = cfg->blockDimX;
+  }
   for (int i = 0; i < 8; i++)
     if (S.capture_size[i] && params)
       memcpy(S.captured[i], params[i],

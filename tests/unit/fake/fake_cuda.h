@@ -43,6 +43,12 @@ typedef struct fake_cuda_state {
    * parameters to copy (0: none), the fake copies them at the launch. */
   size_t capture_size[8];
   unsigned char captured[8][128];
+  /* The first launches in order: the kernel's name and its x extents. */
+  int nlaunch_log;
+  struct {
+    char kernel[64];
+    unsigned grid_x, block_x;
+  } launch_log[8];
 } fake_cuda_state;
 
 enum { FAKE_TENSORMAP_MAGIC = 0x7a70 };
