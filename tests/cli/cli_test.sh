@@ -39,7 +39,7 @@ has() {
 
 # ---- help, version, list ----------------------------------------------------------
 expect 0 "--help" -- "$TIRXC" --help
-for opt in --emit=KIND lowered cuda ptx cubin --target=cuda --arch=ARCH sm_90a sm_120a -O0 \
+for opt in --emit=KIND lowered cuda ptx cubin executable --host-only --target=cuda --arch=ARCH sm_90a sm_120a -O0 \
     --cuda-path=DIR --list-passes --disable-pass=NAME --print-after=NAME --print-after-all \
     --verify-each --time-passes --time -v --version golden; do
   has "$TMP/out" "$opt" "--help mentions $opt"
@@ -58,6 +58,12 @@ for p in lower-tirx flatten-buffer simplify verify-memory split-host-device make
 done
 
 # ---- usage errors: exit 2 --------------------------------------------------------
+expect 2 "--host-only without --emit=executable" -- "$TIRXC" "$SCALE" --host-only --emit=ptx
+has "$TMP/err" "--host-only needs --emit=executable" "--host-only's usage error"
+# ---- an executable file, host-only (no NVRTC needed) ---------------------------------------
+expect 0 "--emit=executable --host-only" -- "$TIRXC" "$SCALE" --emit=executable --host-only \
+  --arch=sm_90a -o "$TMP/scale.tirxexe"
+head -c 8 "$TMP/scale.tirxexe" | grep -q TIRXEXE || fail "--emit=executable: no TIRXEXE magic"
 expect 2 "--list-passes with an argument" -- "$TIRXC" --list-passes extra
 has "$TMP/err" "--list-passes takes no input file (got 'extra')" "--list-passes extra"
 [ -s "$TMP/out" ] && fail "--list-passes extra still listed the passes"
