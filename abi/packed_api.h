@@ -24,6 +24,22 @@ enum { TX_MAX_KERNEL_PARAMS = 512, TX_MAX_KERNEL_TENSORMAPS = 16 };
  * public API's tirx_arg_kind (TIRX_ARG_INT, _FLOAT, _HANDLE, _TENSOR): one
  * enum for the packed ABI and the API that fills it. */
 
+/* The kind as messages say it: "an int", "a float", "a handle", "a tensor";
+ * "?" for a value outside the enum. */
+static inline const char *tx_arg_kind_phrase(tirx_arg_kind k) {
+  switch (k) {
+  case TIRX_ARG_INT:
+    return "an int";
+  case TIRX_ARG_FLOAT:
+    return "a float";
+  case TIRX_ARG_HANDLE:
+    return "a handle";
+  case TIRX_ARG_TENSOR:
+    return "a tensor";
+  }
+  return "?";
+}
+
 /* DLDataTypeCode values compared with T.arg_dtype_code(i). */
 enum {
   TX_DL_INT = 0,

@@ -605,10 +605,8 @@ static void build_stmt(lb *b, const tx_stmt *s) {
  * it by a top-level T.match_buffer. */
 static const tx_buffer *param_buffer(const tx_func *f, uint32_t i) {
   if (f->param_bufs && f->param_bufs[i]) return f->param_bufs[i];
-  const tx_stmt *body = f->body;
-  if (!body) return NULL;
-  const tx_stmt *const *items = body->kind == STMT_SEQ ? body->stmts : &f->body;
-  uint32_t n = body->kind == STMT_SEQ ? body->nstmts : 1;
+  uint32_t n;
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   for (uint32_t k = 0; k < n; k++)
     if (items[k]->kind == STMT_DECL && items[k]->buffer && items[k]->buffer->form == BUF_MATCH &&
         items[k]->buffer->origin == f->params[i])

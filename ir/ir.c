@@ -99,6 +99,15 @@ tx_expr *tx_none(tx_ir *ir, tirx_span span) {
   return tx_expr_new(ir, EXPR_NONE, TX_VOID, NULL, 0, span);
 }
 
+const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n) {
+  if (f->body && f->body->kind == STMT_SEQ) {
+    *n = f->body->nstmts;
+    return f->body->stmts;
+  }
+  *n = f->body ? 1 : 0;
+  return &f->body;
+}
+
 int tx_expr_is_compare(tx_expr_kind kind) {
   return kind == EXPR_EQ || kind == EXPR_NE || kind == EXPR_LT || kind == EXPR_LE ||
          kind == EXPR_GT || kind == EXPR_GE;

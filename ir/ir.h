@@ -347,6 +347,9 @@ int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32
 int tx_expr_is_compare(tx_expr_kind kind);
 /* Is e a scalar integer (or bool) literal? Then 1, its value in *out. */
 int tx_expr_int_literal(const tx_expr *e, int64_t *out);
+/* The statements of f's top level: its body's, or the body itself when it
+ * is not a sequence (none for no body); *n gets their count. */
+const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n);
 
 /* Does expression kind `k` bind a variable over part of its operands? */
 static inline int tx_expr_binds(tx_expr_kind k) {

@@ -856,22 +856,12 @@ static int is_entry_stmt(const tx_stmt *s) {
   return s && (s->kind == STMT_DEVICE_ENTRY || is_entry_attr(s));
 }
 
-/* The statements of the function's top-level sequence. */
-static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
-  if (f->body && f->body->kind == STMT_SEQ) {
-    *n = f->body->nstmts;
-    return f->body->stmts;
-  }
-  *n = f->body ? 1 : 0;
-  return &f->body;
-}
-
 /* Are the function's kernels regions: several top-level device entries, or
  * a with-form one that host statements follow? (One kernel that ends the
  * function becomes the flat form.) */
 static int has_regions(const tx_func *f) {
   uint32_t n, k = 0;
-  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   for (uint32_t i = 0; i < n; i++) {
     if (!is_entry_stmt(items[i])) continue;
     k++;
@@ -901,7 +891,7 @@ static const tx_stmt *as_region(lt_state *st, const tx_stmt *entry, const tx_stm
  * lowered as host code. */
 static const tx_func *lower_kernels(lt_state *st, const tx_func *f) {
   uint32_t n, k = 0;
-  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   const tx_stmt **out = tx_arena_alloc(st->ir->arena, n * sizeof *out);
   if (!out) return st->oom = 1, f;
   for (uint32_t i = 0; i < n && !st->error && !st->oom; i++) {

@@ -290,20 +290,6 @@ static tirx_arg_kind scalar_kind(tx_dtype t) {
   return TIRX_ARG_HANDLE;
 }
 
-static const char *kind_text(tirx_arg_kind k) {
-  switch (k) {
-  case TIRX_ARG_INT:
-    return "an int";
-  case TIRX_ARG_FLOAT:
-    return "a float";
-  case TIRX_ARG_HANDLE:
-    return "a handle";
-  case TIRX_ARG_TENSOR:
-    return "a tensor";
-  }
-  return "?";
-}
-
 /* ---- one tensor argument ----------------------------------------------------- */
 
 /* Is b's layout a plain tile layout with one memory-axis shard iterator per
@@ -503,7 +489,7 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
     names[i] = param_name(f, i);
     kinds[i] = b ? "tensor" : tx_dtype_str(p->dtype, dtbuf[i]);
     if (b && first_tensor < 0) first_tensor = i;
-    snprintf(what, sizeof what, "argument '%s': expected %s", names[i], kind_text(k));
+    snprintf(what, sizeof what, "argument '%s': expected %s", names[i], tx_arg_kind_phrase(k));
     tirx_span sp = p->span.line ? p->span : f->span;
     emit_eq(pk, accessor(pk, "T.arg_kind", TX_INT32, i, 0, 1), lit(pk, TX_INT32, k), what, sp, 0);
   }

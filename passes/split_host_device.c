@@ -227,20 +227,10 @@ typedef struct split {
   uint32_t index; /* its place among the function's kernels */
 } split;
 
-/* The top-level statements of f's body. */
-static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
-  if (f->body && f->body->kind == STMT_SEQ) {
-    *n = f->body->nstmts;
-    return f->body->stmts;
-  }
-  *n = f->body ? 1 : 0;
-  return &f->body;
-}
-
 /* Does the top-level sequence have a device entry? */
 static int has_entry(const tx_func *f) {
   uint32_t n;
-  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   for (uint32_t i = 0; i < n; i++)
     if (items[i] && items[i]->kind == STMT_DEVICE_ENTRY) return 1;
   return 0;
@@ -664,7 +654,7 @@ static tirx_status split_func(tx_pass_ctx *pc, const tx_func *f, const tx_func *
                               uint32_t *n) {
   tx_ir *ir = pc->ir;
   uint32_t nitems, nhs = 0, k = 0;
-  const tx_stmt *const *items = top_items(f, &nitems);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &nitems);
   const tx_stmt **hs = tx_arena_alloc(ir->arena, (nitems + 1) * sizeof *hs);
   if (!hs) return TIRX_ERR_NOMEM;
   for (uint32_t i = 0; i < nitems; i++) {
@@ -698,7 +688,7 @@ tirx_status tx_pass_split_host_device(tx_pass_ctx *pc, const tx_module *in, cons
   uint32_t cap = 1;
   for (uint32_t i = 0; i < in->nfuncs; i++) {
     uint32_t nitems;
-    top_items(in->funcs[i], &nitems);
+    tx_func_top_stmts(in->funcs[i], &nitems);
     cap += 1 + nitems;
   }
   const tx_func **funcs = tx_arena_alloc(ir->arena, cap * sizeof *funcs);

@@ -679,21 +679,12 @@ static region_kind region_of(const tx_stmt *s) {
   return REGION_HOST;
 }
 
-static const tx_stmt *const *top_items(const tx_func *f, uint32_t *n) {
-  if (f->body && f->body->kind == STMT_SEQ) {
-    *n = f->body->nstmts;
-    return f->body->stmts;
-  }
-  *n = f->body ? 1 : 0;
-  return &f->body;
-}
-
 /* Are the function's kernels regions: several at the top level (a
  * REGION_REST ends them), or one REGION_WITH that host statements follow?
  * (One kernel that ends the function becomes the flat form.) */
 static int has_regions(const tx_func *f) {
   uint32_t n, k = 0;
-  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   for (uint32_t i = 0; i < n; i++) {
     region_kind r = region_of(items[i]);
     k += r != REGION_HOST;
@@ -709,7 +700,7 @@ static int has_regions(const tx_func *f) {
  * launches nested in host control flow as for one kernel. */
 static const tx_func *unify_kernels(ut_state *st, const tx_func *f) {
   uint32_t n, k = 0;
-  const tx_stmt *const *items = top_items(f, &n);
+  const tx_stmt *const *items = tx_func_top_stmts(f, &n);
   const tx_stmt **out = tx_arena_alloc(st->ir->arena, n * sizeof *out);
   if (!out) return st->oom = 1, f;
   tx_lc_names_collect(&st->names, st->pc, f);

@@ -183,17 +183,8 @@ static lp_val eval(const lp_call *c, tx_lp_range rg) {
 
 static const char *kind_name(const lp_call *c, int32_t i) {
   if (i < 0 || (size_t)i >= c->n) return "nothing";
-  switch (c->args[i].kind) {
-  case TIRX_ARG_INT:
-    return "an int";
-  case TIRX_ARG_FLOAT:
-    return "a float";
-  case TIRX_ARG_HANDLE:
-    return "a handle";
-  case TIRX_ARG_TENSOR:
-    return "a tensor";
-  }
-  return "an unknown kind";
+  const char *k = tx_arg_kind_phrase(c->args[i].kind);
+  return k[0] == '?' ? "an unknown kind" : k;
 }
 
 /* The check's message with ", got ..." appended. */
