@@ -6,6 +6,8 @@
  */
 #include "ir/ir.h"
 
+#include "ir/intern.h"
+
 #include <string.h>
 
 static const char *const expr_names[] = {
@@ -97,6 +99,59 @@ tx_expr *tx_var(tx_ir *ir, const char *name, tx_dtype dtype, tx_var_form form, t
 
 tx_expr *tx_none(tx_ir *ir, tirx_span span) {
   return tx_expr_new(ir, EXPR_NONE, TX_VOID, NULL, 0, span);
+}
+
+static int all_set(const tx_expr *const *ops, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!ops[i]) return 0;
+  return 1;
+}
+
+const tx_expr *tx_call_kw(tx_ir *ir, const char *op, tx_dtype dtype, const tx_expr *const *ops,
+                          uint32_t nops, tx_kwargs kw, tirx_span span) {
+  const char *name = all_set(ops, nops) ? tx_intern(ir->strings, op) : NULL;
+  tx_expr *e = name ? tx_expr_new(ir, EXPR_CALL, dtype, ops, nops, span) : NULL;
+  if (!e) return NULL;
+  e->u.call.op = name;
+  e->u.call.kw = kw;
+  return e;
+}
+
+const tx_expr *tx_call(tx_ir *ir, const char *op, tx_dtype dtype, const tx_expr *const *args,
+                       uint32_t n, tirx_span span) {
+  return tx_call_kw(ir, op, dtype, args, n, (tx_kwargs){.npos = n}, span);
+}
+
+const tx_expr *tx_buffer_ref(tx_ir *ir, const tx_buffer *b, tx_dtype dtype, tirx_span span) {
+  tx_expr *e = tx_expr_new(ir, EXPR_BUFFER, dtype, NULL, 0, span);
+  if (e) e->u.buffer = b;
+  return e;
+}
+
+const tx_expr *tx_load(tx_ir *ir, const tx_buffer *b, tx_dtype dtype, const tx_expr *const *idx,
+                       uint32_t n, tirx_span span) {
+  tx_expr *e = all_set(idx, n) ? tx_expr_new(ir, EXPR_LOAD, dtype, idx, n, span) : NULL;
+  if (e) e->u.buffer = b;
+  return e;
+}
+
+const tx_expr *tx_tuple(tx_ir *ir, tx_dtype dtype, const tx_expr *const *items, uint32_t n,
+                        int is_list, tirx_span span) {
+  tx_expr *e = all_set(items, n) ? tx_expr_new(ir, EXPR_TUPLE, dtype, items, n, span) : NULL;
+  if (e) e->u.is_list = is_list;
+  return e;
+}
+
+const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *const *ops,
+                                uint32_t n) {
+  tx_expr *r =
+      all_set(ops, n) ? tx_expr_new(ir, (tx_expr_kind)e->kind, e->dtype, ops, n, e->span) : NULL;
+  if (!r) return NULL;
+  const tx_expr *const *own = r->ops;
+  *r = *e; /* every field and flag, then the new operands */
+  r->ops = own;
+  r->nops = n;
+  return r;
 }
 
 const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n) {

@@ -332,6 +332,27 @@ tx_expr *tx_binary(tx_ir *ir, tx_expr_kind kind, const tx_expr *a, const tx_expr
                    tirx_span span);
 tx_expr *tx_none(tx_ir *ir, tirx_span span);
 
+/* Construction helpers: a node complete when it is returned, so that
+ * passes never write into one after creation. NULL when out of memory (or
+ * when an operand is NULL, so that a failed sub-expression propagates). */
+/* op(args...) with n positional operands (op is interned). */
+const tx_expr *tx_call(tx_ir *ir, const char *op, tx_dtype dtype, const tx_expr *const *args,
+                       uint32_t n, tirx_span span);
+/* op(ops...) with keywords: kw.npos positional operands, then one per name
+ * in kw.names (kept by pointer: interned or arena strings). */
+const tx_expr *tx_call_kw(tx_ir *ir, const char *op, tx_dtype dtype, const tx_expr *const *ops,
+                          uint32_t nops, tx_kwargs kw, tirx_span span);
+/* A reference to buffer b (EXPR_BUFFER). */
+const tx_expr *tx_buffer_ref(tx_ir *ir, const tx_buffer *b, tx_dtype dtype, tirx_span span);
+/* b[idx...]: a load of n indices. */
+const tx_expr *tx_load(tx_ir *ir, const tx_buffer *b, tx_dtype dtype, const tx_expr *const *idx,
+                       uint32_t n, tirx_span span);
+/* A tuple (is_list: written with brackets) of n items. */
+const tx_expr *tx_tuple(tx_ir *ir, tx_dtype dtype, const tx_expr *const *items, uint32_t n,
+                        int is_list, tirx_span span);
+/* e with the operands ops (n of them) and everything else as e has it. */
+const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *const *ops, uint32_t n);
+
 /* Copy an array of n pointers into the arena (NULL for n == 0). */
 const void *const *tx_ir_dup_ptrs(tx_ir *ir, const void *const *items, uint32_t n);
 #define TX_DUP(ir, type, items, n)                                                                 \

@@ -490,7 +490,7 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
  * storage (elem_offset included) -- the same pointer as the flat
  * A.ptr_to([elem_offset + o]), which is what it becomes. */
 static const tx_expr *access_ptr(fb_state *st, tx_mutator *m, const tx_expr *e) {
-  tx_expr *r = (tx_expr *)tx_mutate_expr_children(m, e);
+  const tx_expr *r = tx_mutate_expr_children(m, e);
   const tx_buffer *b = e->ops[0]->u.buffer, *f = b;
   const tx_expr *off = NULL;
   for (uint32_t i = e->u.call.kw.npos; i < r->nops; i++)
@@ -510,18 +510,10 @@ static const tx_expr *access_ptr(fb_state *st, tx_mutator *m, const tx_expr *e) 
     a = off ? tx_binary(st->ir, EXPR_ADD, a, off, e->span) : NULL;
     if (!a) return m->failed = 1, e;
   }
-  tx_expr *ref = tx_expr_new(st->ir, EXPR_BUFFER, e->ops[0]->dtype, NULL, 0, e->ops[0]->span);
-  tx_expr *nt = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, &a, 1, e->span);
-  const tx_expr *ops[2] = {ref, nt};
-  tx_expr *c = ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, ops, 2, e->span) : NULL;
-  if (!c) return m->failed = 1, e;
-  ref->u.buffer = f;
-  nt->u.is_list = 1;
-  c->u.call.op = tx_intern(st->ir->strings, ".ptr_to");
-  if (!c->u.call.op) return m->failed = 1, e;
-  c->u.call.kw.npos = 2;
-  c->u.call.kw.names = NULL;
-  return c;
+  const tx_expr *ops[2] = {tx_buffer_ref(st->ir, f, e->ops[0]->dtype, e->ops[0]->span),
+                           tx_tuple(st->ir, TX_VOID, &a, 1, 1, e->span)};
+  const tx_expr *c = tx_call(st->ir, ".ptr_to", e->dtype, ops, 2, e->span);
+  return c ? c : (m->failed = 1, e);
 }
 
 static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
@@ -541,32 +533,28 @@ static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
     tx_mem_free(tx_ir_alloc(m->ir), idx);
     if (!a) return st->oom = !st->error, e;
     if (same) return e;
-    tx_expr *r = tx_expr_new(st->ir, EXPR_LOAD, e->dtype, &a, 1, e->span);
-    if (!r) return m->failed = 1, e;
-    r->u.buffer = f;
-    return r;
+    const tx_expr *r = tx_load(st->ir, f, e->dtype, &a, 1, e->span);
+    return r ? r : (m->failed = 1, e);
   }
   if (e->kind == EXPR_CALL && e->nops >= 2 && e->ops[0]->kind == EXPR_BUFFER &&
       e->ops[1]->kind == EXPR_TUPLE &&
       (strcmp(e->u.call.op, ".vload") == 0 || strcmp(e->u.call.op, ".vstore") == 0 ||
        strcmp(e->u.call.op, ".ptr_to") == 0)) {
-    tx_expr *r = (tx_expr *)tx_mutate_expr_children(m, e);
+    const tx_expr *r = tx_mutate_expr_children(m, e);
     const tx_buffer *b = e->ops[0]->u.buffer, *f = b;
     const tx_expr *tup = r->ops[1];
     if (!needs_flatten(b) && tup->nops == 1) return r;
     const tx_expr *a = flat_index(st, b, tup->ops, tup->nops, &f, e->span);
     if (!a) return st->oom = !st->error, e;
-    tx_expr *ref = tx_expr_new(st->ir, EXPR_BUFFER, e->ops[0]->dtype, NULL, 0, e->ops[0]->span);
-    tx_expr *nt = tx_expr_new(st->ir, EXPR_TUPLE, tup->dtype, &a, 1, tup->span);
-    tx_expr *c =
-        ref && nt ? tx_expr_new(st->ir, EXPR_CALL, e->dtype, r->ops, r->nops, e->span) : NULL;
-    if (!c) return m->failed = 1, e;
-    ref->u.buffer = f;
-    nt->u.is_list = tup->u.is_list;
-    c->u = e->u;
-    ((const tx_expr **)c->ops)[0] = ref;
-    ((const tx_expr **)c->ops)[1] = nt;
-    return c;
+    /* The same call on the flat buffer with its one flat index. */
+    const tx_expr **ops = tx_mem_calloc(tx_ir_alloc(st->ir), r->nops, sizeof *ops);
+    if (!ops) return st->oom = 1, e;
+    memcpy(ops, r->ops, r->nops * sizeof *ops);
+    ops[0] = tx_buffer_ref(st->ir, f, e->ops[0]->dtype, e->ops[0]->span);
+    ops[1] = tx_tuple(st->ir, tup->dtype, &a, 1, tup->u.is_list, tup->span);
+    const tx_expr *c = tx_expr_with_ops(st->ir, e, ops, r->nops);
+    tx_mem_free(tx_ir_alloc(st->ir), (void *)ops);
+    return c ? c : (m->failed = 1, e);
   }
   if (e->kind == EXPR_CALL && e->nops >= 1 && e->ops[0]->kind == EXPR_BUFFER &&
       strcmp(e->u.call.op, ".access_ptr") == 0)

@@ -87,13 +87,7 @@ const tx_expr *tx_lc_cast(tx_ir *ir, tx_dtype t, const tx_expr *e) {
 
 const tx_expr *tx_lc_call(tx_ir *ir, const char *op, tx_dtype t, const tx_expr *const *args,
                           uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    if (!args[i]) return NULL;
-  tx_expr *e = tx_expr_new(ir, EXPR_CALL, t, args, n, NOSPAN);
-  if (!e) return NULL;
-  e->u.call.op = tx_intern(ir->strings, op);
-  e->u.call.kw.npos = n;
-  return e->u.call.op ? e : NULL;
+  return tx_call(ir, op, t, args, n, NOSPAN);
 }
 
 /* ---- sequences ---------------------------------------------------------------- */

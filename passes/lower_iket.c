@@ -895,10 +895,8 @@ static const tx_expr *event_call(tx_mutator *m, const tx_expr *id, const tx_expr
     if (ops[i] || i != 2) args[n++] = ops[i];
   for (uint32_t i = 0; i < n; i++)
     if (!args[i]) return NULL;
-  tx_expr *e = tx_expr_new(m->ir, EXPR_CALL, tx_dt(DT_UINT, 32, 1), args, n, span);
-  if (!e || !(e->u.call.op = tx_intern(m->ir->strings, "T.cuda.func_call"))) return NULL;
-  e->u.call.kw = (tx_kwargs){.npos = n - 2, .names = st->kw_names};
-  return e;
+  return tx_call_kw(m->ir, "T.cuda.func_call", tx_dt(DT_UINT, 32, 1), args, n,
+                    (tx_kwargs){.npos = n - 2, .names = st->kw_names}, span);
 }
 
 /* The event of a declaring call (mark, range_push, range_start). */
@@ -980,11 +978,9 @@ static const tx_stmt *direct_event(tx_mutator *m, const tx_stmt *s) {
   snprintf(fn, sizeof fn, "tvm_builtin_iket_official_event_impl<%u>", (unsigned)id);
   const tx_expr *args[] = {tx_string(m->ir, fn, strlen(fn), e->span), st->source};
   if (!args[0]) return NULL;
-  tx_expr *c = tx_expr_new(m->ir, EXPR_CALL, TX_VOID, args, 2, e->span);
-  if (!c || !(c->u.call.op = tx_intern(m->ir->strings, "T.cuda.func_call"))) return NULL;
-  c->u.call.kw = (tx_kwargs){.npos = 1, .names = st->kw_names};
-  const tx_expr *ce = c;
-  return tx_stmt_new(m->ir, STMT_EVAL, &ce, 1, NULL, 0, s->span);
+  const tx_expr *c = tx_call_kw(m->ir, "T.cuda.func_call", TX_VOID, args, 2,
+                                (tx_kwargs){.npos = 1, .names = st->kw_names}, e->span);
+  return c ? tx_stmt_new(m->ir, STMT_EVAL, &c, 1, NULL, 0, s->span) : NULL;
 }
 
 static const tx_stmt *ik_stmt(tx_mutator *m, const tx_stmt *s) {

@@ -589,18 +589,14 @@ static tirx_status split_kernel(split *sp, const tx_func **dev_out, const tx_stm
   for (uint32_t d = 0; d < 3; d++)
     pv_push(&cargs, bt->ops[d]);
   pv_push(&cargs, dyn);
-  tx_expr *call = NULL;
-  if (!cargs.failed && !pv_has(&cargs, NULL))
-    call = tx_expr_new(ir, EXPR_CALL, TX_INT32, (const tx_expr *const *)cargs.items, cargs.len,
-                       e->span);
+  const tx_expr *call = NULL;
+  if (!cargs.failed)
+    call = tx_call(ir, "T.call_packed", TX_INT32, (const tx_expr *const *)cargs.items, cargs.len,
+                   e->span);
   pv_free(&cargs);
   if (!call) goto done;
-  call->u.call.op = tx_intern(ir->strings, "T.call_packed");
-  call->u.call.kw.npos = call->nops;
-  call->u.call.kw.names = NULL;
-  const tx_expr *callc = call;
-  const tx_stmt *launch = tx_stmt_new(ir, STMT_EVAL, &callc, 1, NULL, 0, e->span);
-  if (!launch || !call->u.call.op) goto done;
+  const tx_stmt *launch = tx_stmt_new(ir, STMT_EVAL, &call, 1, NULL, 0, e->span);
+  if (!launch) goto done;
   *launch_out = launch;
   *dev_out = df;
   st = TIRX_OK;
