@@ -154,6 +154,19 @@ const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *cons
   return r;
 }
 
+const tx_stmt *tx_stmt_with(tx_ir *ir, const tx_stmt *s, const tx_expr *const *exprs,
+                            const tx_stmt *const *stmts, const tx_expr *const *vars,
+                            const tx_buffer *buffer) {
+  tx_stmt *r = tx_arena_alloc(ir->arena, sizeof *r);
+  if (!r) return NULL;
+  *r = *s;
+  if (exprs && s->nexprs && !(r->exprs = TX_DUP(ir, tx_expr, exprs, s->nexprs))) return NULL;
+  if (stmts && s->nstmts && !(r->stmts = TX_DUP(ir, tx_stmt, stmts, s->nstmts))) return NULL;
+  if (vars && s->nvars && !(r->vars = TX_DUP(ir, tx_expr, vars, s->nvars))) return NULL;
+  if (buffer) r->buffer = buffer;
+  return r;
+}
+
 const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n) {
   if (f->body && f->body->kind == STMT_SEQ) {
     *n = f->body->nstmts;

@@ -350,6 +350,11 @@ const tx_expr *tx_load(tx_ir *ir, const tx_buffer *b, tx_dtype dtype, const tx_e
 /* A tuple (is_list: written with brackets) of n items. */
 const tx_expr *tx_tuple(tx_ir *ir, tx_dtype dtype, const tx_expr *const *items, uint32_t n,
                         int is_list, tirx_span span);
+/* s with other children: exprs, stmts and vars (s's counts of each; NULL
+ * keeps s's own) and buffer (NULL keeps s's); every other field as s has it. */
+const tx_stmt *tx_stmt_with(tx_ir *ir, const tx_stmt *s, const tx_expr *const *exprs,
+                            const tx_stmt *const *stmts, const tx_expr *const *vars,
+                            const tx_buffer *buffer);
 /* e with the operands ops (n of them) and everything else as e has it. */
 const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *const *ops, uint32_t n);
 

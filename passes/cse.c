@@ -1122,16 +1122,8 @@ static const tx_expr *subst_expr(tx_mutator *m, const tx_expr *e) {
 /* A statement like s with other expressions and statements. */
 static const tx_stmt *stmt_like(tx_mutator *m, const tx_stmt *s, const tx_expr *const *exprs,
                                 const tx_stmt *const *stmts) {
-  tx_stmt *r =
-      tx_stmt_new(m->ir, (tx_stmt_kind)s->kind, exprs, s->nexprs, stmts, s->nstmts, s->span);
-  if (!r) return m->failed = 1, s;
-  r->flag = s->flag;
-  r->nvars = s->nvars;
-  r->vars = s->vars;
-  r->buffer = s->buffer;
-  r->name = s->name;
-  r->kw = s->kw;
-  return r;
+  const tx_stmt *r = tx_stmt_with(m->ir, s, exprs, stmts, NULL, NULL);
+  return r ? r : (m->failed = 1, s);
 }
 
 /* A heap copy of n pointers, for a statement about to change. */

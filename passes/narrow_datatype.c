@@ -237,20 +237,8 @@ static const tx_expr *nd_expr(tx_mutator *m, const tx_expr *e) {
 /* A copy of statement s with new operands and bound variables. */
 static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s, const tx_expr *const *exprs,
                                 const tx_stmt *const *stmts, const tx_expr *const *vars) {
-  tx_stmt *r =
-      tx_stmt_new(m->ir, (tx_stmt_kind)s->kind, exprs, s->nexprs, stmts, s->nstmts, s->span);
-  const tx_expr *const *vs = r ? TX_DUP(m->ir, tx_expr, vars, s->nvars) : NULL;
-  if (!r || (s->nvars && !vs)) {
-    m->failed = 1;
-    return s;
-  }
-  r->flag = s->flag;
-  r->nvars = s->nvars;
-  r->vars = vs;
-  r->buffer = s->buffer;
-  r->name = s->name;
-  r->kw = s->kw;
-  return r;
+  const tx_stmt *r = tx_stmt_with(m->ir, s, exprs, stmts, vars, NULL);
+  return r ? r : (m->failed = 1, s);
 }
 
 /* A fresh int32 variable standing for int64 variable v. */

@@ -418,17 +418,13 @@ static const tx_stmt *sp_stmt_children(tx_mutator *m, const tx_stmt *s) {
     for (uint32_t i = 0; i < r->nstmts && !m->failed; i++) {
       const tx_stmt *f = fix_empty(m, r->stmts[i]);
       if (f && f != r->stmts[i]) {
-        tx_stmt *copy = tx_stmt_new(m->ir, (tx_stmt_kind)r->kind, r->exprs, r->nexprs, r->stmts,
-                                    r->nstmts, r->span);
-        if (!copy) return m->failed = 1, s;
-        const tx_stmt **ss = (const tx_stmt **)copy->stmts;
+        const tx_stmt **ss = tx_mem_alloc(tx_ir_alloc(m->ir), r->nstmts * sizeof *ss);
+        if (!ss) return m->failed = 1, s;
+        memcpy(ss, r->stmts, r->nstmts * sizeof *ss);
         ss[i] = f;
-        copy->flag = r->flag;
-        copy->vars = r->vars;
-        copy->nvars = r->nvars;
-        copy->buffer = r->buffer;
-        copy->name = r->name;
-        copy->kw = r->kw;
+        const tx_stmt *copy = tx_stmt_with(m->ir, r, NULL, ss, NULL, NULL);
+        tx_mem_free(tx_ir_alloc(m->ir), (void *)ss);
+        if (!copy) return m->failed = 1, s;
         r = copy;
       }
     }

@@ -210,27 +210,18 @@ static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s) {
   for (uint32_t i = 0; binds && i < s->nvars; i++)
     var_changed |= lookup_var(c, s->vars[i]) != NULL;
   if (!nb && !var_changed) return r;
-  tx_stmt *n =
-      tx_stmt_new(m->ir, (tx_stmt_kind)r->kind, r->exprs, r->nexprs, r->stmts, r->nstmts, r->span);
-  if (!n) return m->failed = 1, s;
-  n->flag = r->flag;
-  n->name = r->name;
-  n->kw = r->kw;
-  n->buffer = nb ? nb : r->buffer;
-  n->nvars = r->nvars;
-  n->vars = r->vars;
+  const tx_expr **vs = NULL;
   if (var_changed) {
-    const tx_expr **vs = tx_mem_alloc(tx_ir_alloc(m->ir), s->nvars * sizeof *vs);
+    vs = tx_mem_alloc(tx_ir_alloc(m->ir), s->nvars * sizeof *vs);
     if (!vs) return m->failed = 1, s;
     for (uint32_t i = 0; i < s->nvars; i++) {
       const tx_expr *to = lookup_var(c, s->vars[i]);
       vs[i] = to ? to : s->vars[i];
     }
-    n->vars = TX_DUP(m->ir, tx_expr, vs, s->nvars);
-    tx_mem_free(tx_ir_alloc(m->ir), (void *)vs);
-    if (!n->vars) return m->failed = 1, s;
   }
-  return n;
+  const tx_stmt *n = tx_stmt_with(m->ir, r, NULL, NULL, vs, nb);
+  tx_mem_free(tx_ir_alloc(m->ir), (void *)vs);
+  return n ? n : (m->failed = 1, s);
 }
 
 /* A fresh variable like v (same dtype and form), named v_1, v_2, ... */
