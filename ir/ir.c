@@ -167,6 +167,22 @@ const tx_stmt *tx_stmt_with(tx_ir *ir, const tx_stmt *s, const tx_expr *const *e
   return r;
 }
 
+const tx_expr *tx_expr_with_buffer(tx_ir *ir, const tx_expr *e, const tx_buffer *b) {
+  tx_expr *r = tx_arena_alloc(ir->arena, sizeof *r);
+  if (!r) return NULL;
+  *r = *e; /* the operand array is shared: nodes are never written */
+  r->u.buffer = b;
+  return r;
+}
+
+const tx_func *tx_func_with_body(tx_ir *ir, const tx_func *f, const tx_stmt *body) {
+  tx_func *r = body ? tx_arena_alloc(ir->arena, sizeof *r) : NULL;
+  if (!r) return NULL;
+  *r = *f;
+  r->body = body;
+  return r;
+}
+
 const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n) {
   if (f->body && f->body->kind == STMT_SEQ) {
     *n = f->body->nstmts;

@@ -355,6 +355,10 @@ const tx_expr *tx_tuple(tx_ir *ir, tx_dtype dtype, const tx_expr *const *items, 
 const tx_stmt *tx_stmt_with(tx_ir *ir, const tx_stmt *s, const tx_expr *const *exprs,
                             const tx_stmt *const *stmts, const tx_expr *const *vars,
                             const tx_buffer *buffer);
+/* e (a buffer reference, a load) on buffer b, everything else as e has it. */
+const tx_expr *tx_expr_with_buffer(tx_ir *ir, const tx_expr *e, const tx_buffer *b);
+/* f with the body body, everything else as f has it (NULL body: NULL). */
+const tx_func *tx_func_with_body(tx_ir *ir, const tx_func *f, const tx_stmt *body);
 /* e with the operands ops (n of them) and everything else as e has it. */
 const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *const *ops, uint32_t n);
 

@@ -644,12 +644,8 @@ static const tx_expr *remap_buffer_use(tx_mutator *m, const tx_expr *e) {
   lt_state *st = m->user;
   const tx_buffer *nb = tx_ptrmap_get(&st->rebufs, e->u.buffer);
   if (!nb) return NULL;
-  const tx_expr *c = tx_mutate_expr_children(m, e);
-  tx_expr *r = tx_arena_alloc(st->ir->arena, sizeof *r);
-  if (!r) return m->failed = 1, e;
-  *r = *c; /* a fresh node: the operand array is shared, never written */
-  r->u.buffer = nb;
-  return r;
+  const tx_expr *r = tx_expr_with_buffer(st->ir, tx_mutate_expr_children(m, e), nb);
+  return r ? r : (m->failed = 1, e);
 }
 
 static const tx_expr *lt_expr(tx_mutator *m, const tx_expr *e) {
@@ -665,10 +661,8 @@ static const tx_expr *lt_expr(tx_mutator *m, const tx_expr *e) {
     return e;
   }
   const tx_expr *idx = zero_index(st);
-  tx_expr *load = idx ? tx_expr_new(st->ir, EXPR_LOAD, b->dtype, &idx, 1, e->span) : NULL;
-  if (!load) return m->failed = 1, e;
-  load->u.buffer = b;
-  return load;
+  const tx_expr *load = idx ? tx_load(st->ir, b, b->dtype, &idx, 1, e->span) : NULL;
+  return load ? load : (m->failed = 1, e);
 }
 
 static const tx_stmt *store0(lt_state *st, const tx_buffer *b, const tx_expr *value,
@@ -760,11 +754,8 @@ static const tx_stmt *lower_buffer_stmt(tx_mutator *m, const tx_stmt *s) {
                             ? remap_buffer(m, s->buffer)
                             : tx_ptrmap_get(&st->rebufs, s->buffer);
   if (!nb || nb == s->buffer) return NULL;
-  tx_stmt *r = tx_arena_alloc(st->ir->arena, sizeof *r);
-  if (!r) return m->failed = 1, s;
-  *r = *s; /* a fresh node: the operand arrays are shared, never written */
-  r->buffer = nb;
-  return tx_mutate_stmt_children(m, r);
+  const tx_stmt *r = tx_stmt_with(st->ir, s, NULL, NULL, NULL, nb);
+  return r ? tx_mutate_stmt_children(m, r) : (m->failed = 1, s);
 }
 
 static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
@@ -910,12 +901,8 @@ static const tx_func *lower_kernels(lt_state *st, const tx_func *f) {
   }
   st->with_entry = 0;
   if (st->error || st->oom) return f;
-  tx_func *r = tx_arena_alloc(st->ir->arena, sizeof *r);
-  const tx_stmt *body = r ? tx_lc_seq(st->ir, out, k, f->body->span) : NULL;
-  if (!body) return st->oom = 1, f;
-  *r = *f;
-  r->body = body;
-  return r;
+  const tx_func *r = tx_func_with_body(st->ir, f, tx_lc_seq(st->ir, out, k, f->body->span));
+  return r ? r : (st->oom = 1, f);
 }
 
 static const tx_func *lower_func(lt_state *st, const tx_func *f) {

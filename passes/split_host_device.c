@@ -668,11 +668,9 @@ static tirx_status split_func(tx_pass_ctx *pc, const tx_func *f, const tx_func *
     funcs[1 + k++] = df;
     if (items[i]->flag == 0) break; /* the rest was its kernel */
   }
-  tx_func *hf = tx_arena_alloc(ir->arena, sizeof *hf);
+  const tx_func *hf = tx_func_with_body(
+      ir, f, nhs == 1 ? hs[0] : tx_stmt_new(ir, STMT_SEQ, NULL, 0, hs, nhs, f->body->span));
   if (!hf) return TIRX_ERR_NOMEM;
-  *hf = *f;
-  hf->body = nhs == 1 ? hs[0] : tx_stmt_new(ir, STMT_SEQ, NULL, 0, hs, nhs, f->body->span);
-  if (!hf->body) return TIRX_ERR_NOMEM;
   funcs[0] = hf;
   *n = k + 1;
   return TIRX_OK;

@@ -725,12 +725,8 @@ static const tx_func *unify_kernels(ut_state *st, const tx_func *f) {
     if (kind == REGION_REST) break;
   }
   if (st->error || st->oom || !changed) return f;
-  tx_func *r = tx_arena_alloc(st->ir->arena, sizeof *r);
-  const tx_stmt *body = r ? tx_lc_seq(st->ir, out, k, f->body->span) : NULL;
-  if (!body) return st->oom = 1, f;
-  *r = *f;
-  r->body = body;
-  return r;
+  const tx_func *r = tx_func_with_body(st->ir, f, tx_lc_seq(st->ir, out, k, f->body->span));
+  return r ? r : (st->oom = 1, f);
 }
 
 static const tx_func *unify_func(ut_state *st, const tx_func *f) {
