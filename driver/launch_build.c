@@ -399,13 +399,9 @@ static int kparam_type_ok(tx_dtype t) {
 static void kernel_cluster(const tx_module *m, const char *name, uint32_t out[3]) {
   for (uint32_t f = 0; f < m->nfuncs; f++) {
     const tx_func *k = m->funcs[f];
-    if (strcmp(k->name, name) != 0) continue;
-    for (uint32_t a = 0; a < k->nattrs; a++) {
-      const tx_expr *v = k->attr_values[a];
-      if (strcmp(k->attr_keys[a], "tirx.cluster") != 0 || v->kind != EXPR_TUPLE) continue;
-      for (uint32_t d = 0; d < v->nops && d < 3; d++)
-        if (v->ops[d]->kind == EXPR_INT) out[d] = (uint32_t)v->ops[d]->u.ival;
-    }
+    const tx_expr *v = strcmp(k->name, name) == 0 ? tx_func_attr(k, "tirx.cluster") : NULL;
+    for (uint32_t d = 0; v && v->kind == EXPR_TUPLE && d < v->nops && d < 3; d++)
+      if (v->ops[d]->kind == EXPR_INT) out[d] = (uint32_t)v->ops[d]->u.ival;
   }
 }
 
@@ -643,9 +639,7 @@ static void build_pinfo(lb *b, const tx_func *fn, uint32_t i, tx_lp_param_info *
 }
 
 static int is_packed(const tx_func *f) {
-  for (uint32_t a = 0; a < f->nattrs; a++)
-    if (strcmp(f->attr_keys[a], "tirx.packed_api") == 0) return 1;
-  return 0;
+  return tx_func_attr(f, "tirx.packed_api") != NULL;
 }
 
 /* Where `name` was written in the source module. */

@@ -183,6 +183,18 @@ const tx_func *tx_func_with_body(tx_ir *ir, const tx_func *f, const tx_stmt *bod
   return r;
 }
 
+const tx_expr *tx_func_attr(const tx_func *f, const char *key) {
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    if (f->attr_keys[i] && strcmp(f->attr_keys[i], key) == 0) return f->attr_values[i];
+  return NULL;
+}
+
+int tx_func_attr_true(const tx_func *f, const char *key) {
+  const tx_expr *v = tx_func_attr(f, key);
+  int64_t c;
+  return v && (!tx_expr_int_literal(v, &c) || c != 0);
+}
+
 const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n) {
   if (f->body && f->body->kind == STMT_SEQ) {
     *n = f->body->nstmts;

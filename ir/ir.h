@@ -377,6 +377,10 @@ int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32
 int tx_expr_is_compare(tx_expr_kind kind);
 /* Is e a scalar integer (or bool) literal? Then 1, its value in *out. */
 int tx_expr_int_literal(const tx_expr *e, int64_t *out);
+/* The value of f's attribute `key` (T.func_attr), or NULL. */
+const tx_expr *tx_func_attr(const tx_func *f, const char *key);
+/* Is f's attribute `key` there and not a literal 0 / False? */
+int tx_func_attr_true(const tx_func *f, const char *key);
 /* The statements of f's top level: its body's, or the body itself when it
  * is not a sequence (none for no body); *n gets their count. */
 const tx_stmt *const *tx_func_top_stmts(const tx_func *f, uint32_t *n);

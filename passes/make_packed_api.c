@@ -436,19 +436,8 @@ static int check_tensormap_stmt(tx_visitor *v, const tx_stmt *s) {
 
 /* ---- one function -------------------------------------------------------------- */
 
-static int has_attr(const tx_func *f, const char *key) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (strcmp(f->attr_keys[i], key) == 0) return 1;
-  return 0;
-}
-
 static int is_kernel(const tx_func *f) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (strcmp(f->attr_keys[i], "tirx.kernel") == 0) {
-      int64_t v;
-      return !tx_expr_int_literal(f->attr_values[i], &v) || v != 0;
-    }
-  return 0;
+  return tx_func_attr_true(f, "tirx.kernel");
 }
 
 static const char *param_name(const tx_func *f, uint32_t i) {
@@ -587,7 +576,7 @@ tirx_status tx_pass_make_packed_api(tx_pass_ctx *pc, const tx_module *in, const 
   for (uint32_t i = 0; i < in->nfuncs; i++) {
     const tx_func *f = in->funcs[i];
     funcs[i] = f;
-    if (is_kernel(f) || f->is_private || has_attr(f, "tirx.packed_api")) continue;
+    if (is_kernel(f) || f->is_private || tx_func_attr(f, "tirx.packed_api")) continue;
     /* The packer's arrays are too big for the stack; freed right after.
      * They are not cleared: only their first n* entries are ever read, and
      * clearing 64 KiB per function showed up in compile time. */

@@ -578,10 +578,7 @@ static const tx_stmt *ut_stmt(tx_mutator *m, const tx_stmt *s) {
 /* A device function made by split-host-device ("tirx.kernel"): its launches are already
  * the kernel's, with no device entry to unify them under. */
 static int is_kernel_func(const tx_func *f) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tirx.kernel") == 0)
-      return !(f->attr_values[i]->kind == EXPR_INT && f->attr_values[i]->u.ival == 0);
-  return 0;
+  return tx_func_attr_true(f, "tirx.kernel");
 }
 
 /* Unifies f, or one kernel region of it (a function whose body is the region). */

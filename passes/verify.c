@@ -670,12 +670,7 @@ static void post_stmt(tx_visitor *v, const tx_stmt *s) {
 /* ---- Entry point -------------------------------------------------------------------- */
 
 static int func_is_kernel(const tx_func *f) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (f->attr_keys[i] && strcmp(f->attr_keys[i], "tirx.kernel") == 0) {
-      const tx_expr *val = f->attr_values[i];
-      return !(val && val->kind == EXPR_INT && val->u.ival == 0);
-    }
-  return 0;
+  return tx_func_attr_true(f, "tirx.kernel");
 }
 
 static void verify_func(verifier *vf, const tx_func *f) {

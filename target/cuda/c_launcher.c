@@ -207,18 +207,6 @@ static const char *c_param_type(tx_dtype t) {
 
 /* ---- attributes and kernels --------------------------------------------------- */
 
-static const tx_expr *attr(const tx_func *f, const char *key) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (strcmp(f->attr_keys[i], key) == 0) return f->attr_values[i];
-  return NULL;
-}
-
-static int attr_true(const tx_func *f, const char *key) {
-  const tx_expr *v = attr(f, key);
-  int64_t c;
-  return v && (!tx_expr_int_literal(v, &c) || c != 0);
-}
-
 static int kernel_index(const gen *g, const char *name) {
   for (uint32_t i = 0; i < g->nkernels; i++)
     if (strcmp(g->kernels[i]->name, name) == 0) return (int)i;
@@ -770,7 +758,7 @@ static void emit_stmt(gen *g, const tx_stmt *s) {
  * or "NULL" when the kernel has none. */
 static void emit_dim3_attr(gen *g, tx_strbuf *o, const tx_func *k, const char *key,
                            const char *var) {
-  const tx_expr *v = attr(k, key);
+  const tx_expr *v = tx_func_attr(k, key);
   if (!v) return;
   if (v->kind != EXPR_TUPLE || v->nops != 3) {
     gen_error(g, k->span, "kernel '%s': attribute %s is not a 3-tuple", k->name, key);
@@ -898,8 +886,8 @@ static void emit_launch(gen *g, const tx_expr *call) {
   else
     tx_sb_printf(o, "%s->device.device_id", device);
   tx_sb_printf(o, ", tx_aot_dims, %s, %s, stream, %s, err, err_cap);\n",
-               attr(k, "tirx.cluster") ? "tx_aot_cluster" : "NULL",
-               attr(k, "tirx.preferred_cluster") ? "tx_aot_preferred" : "NULL",
+               tx_func_attr(k, "tirx.cluster") ? "tx_aot_cluster" : "NULL",
+               tx_func_attr(k, "tirx.preferred_cluster") ? "tx_aot_preferred" : "NULL",
                k->nparams ? "tx_aot_args" : "NULL");
   tx_sb_puts(o, last ? "  }\n" : "    if (tx_aot_rc) return tx_aot_rc;\n  }\n");
 }
@@ -1591,13 +1579,13 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
   uint32_t nhost = 0;
   for (uint32_t i = 0; i < lowered->nfuncs; i++) {
     const tx_func *f = lowered->funcs[i];
-    if (attr_true(f, "tirx.kernel")) {
+    if (tx_func_attr_true(f, "tirx.kernel")) {
       if (g->nkernels >= MAX_KERNELS) {
         gen_error(g, f->span, "--emit=c-launcher: too many kernels");
         break;
       }
       g->kernels[g->nkernels++] = f;
-    } else if (!f->is_private && attr_true(f, "tirx.packed_api")) {
+    } else if (!f->is_private && tx_func_attr_true(f, "tirx.packed_api")) {
       nhost++;
     }
   }
@@ -1686,7 +1674,8 @@ tirx_status tx_codegen_c_launcher(tx_diag_sink *diags, const tx_module *lowered,
       src, "/* ---- the host functions -------------------------------------------------- */\n\n");
   for (uint32_t i = 0; i < lowered->nfuncs && !g->errors; i++) {
     const tx_func *f = lowered->funcs[i];
-    if (!attr_true(f, "tirx.kernel") && !f->is_private && attr_true(f, "tirx.packed_api"))
+    if (!tx_func_attr_true(f, "tirx.kernel") && !f->is_private &&
+        tx_func_attr_true(f, "tirx.packed_api"))
       emit_host_func(g, f);
   }
 

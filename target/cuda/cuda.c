@@ -1223,21 +1223,15 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-static const tx_expr *attr(const tx_func *f, const char *key) {
-  for (uint32_t i = 0; i < f->nattrs; i++)
-    if (strcmp(f->attr_keys[i], key) == 0) return f->attr_values[i];
-  return NULL;
-}
-
 /* The kernel's launch bounds, as TVM writes them: a register cap
  * (tirx.max_registers) as __maxnreg__(N) alone, since nvcc accepts no
  * __launch_bounds__ beside it; else __launch_bounds__(threads
  * [, tirx.min_blocks_per_sm [, tirx.max_blocks_per_cluster]]) when the
  * block size is a constant above 1. */
 static void launch_bounds(cuda_cg *g, const tx_func *f, int64_t threads, tx_strbuf *head) {
-  const tx_expr *minb = attr(f, "tirx.min_blocks_per_sm");
-  const tx_expr *maxc = attr(f, "tirx.max_blocks_per_cluster");
-  const tx_expr *maxreg = attr(f, "tirx.max_registers");
+  const tx_expr *minb = tx_func_attr(f, "tirx.min_blocks_per_sm");
+  const tx_expr *maxc = tx_func_attr(f, "tirx.max_blocks_per_cluster");
+  const tx_expr *maxreg = tx_func_attr(f, "tirx.max_registers");
   if (maxreg && maxreg->kind == EXPR_INT) {
     if (minb || maxc)
       cuda_error(g, f->span,
@@ -1258,7 +1252,7 @@ static void launch_bounds(cuda_cg *g, const tx_func *f, int64_t threads, tx_strb
 }
 
 static int is_kernel(const tx_func *f) {
-  const tx_expr *k = attr(f, "tirx.kernel");
+  const tx_expr *k = tx_func_attr(f, "tirx.kernel");
   return k && k->kind == EXPR_INT && k->u.ival != 0;
 }
 
@@ -1372,7 +1366,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   tx_strbuf *out = g->out;
   const char *kname = unique_name(g, f->name, NULL);
   /* Launch bounds from a constant block shape. */
-  const tx_expr *block = attr(f, "tirx.block");
+  const tx_expr *block = tx_func_attr(f, "tirx.block");
   int64_t threads = 1;
   if (block && block->kind == EXPR_TUPLE) {
     for (uint32_t i = 0; i < block->nops; i++) {
@@ -1387,7 +1381,7 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
   }
   /* The cluster shape, as split-host-device recorded it: (n, 1, 1) or
    * none makes %cluster_ctarank the x coordinate. */
-  const tx_expr *cl = attr(f, "tirx.cluster");
+  const tx_expr *cl = tx_func_attr(f, "tirx.cluster");
   g->cluster_x_is_rank = 1;
   if (cl && cl->kind == EXPR_TUPLE)
     for (uint32_t i = 1; i < cl->nops; i++)
