@@ -21,7 +21,9 @@
 #include "support/file.h"
 #include "support/mem.h"
 
-/* The first error diagnostic of ctx (or a generic message). */
+/* The first error diagnostic of ctx (or a generic message), named after
+ * `file`, or after its span's own file when file is NULL (a file name that
+ * outlives ctx: a module's, when ctx is the module's child). */
 static tirx_status from_diags(tirx_error *err, tirx_status st, const tirx_ctx *ctx,
                               const char *file) {
   if (!err) return st;
@@ -29,6 +31,7 @@ static tirx_status from_diags(tirx_error *err, tirx_status st, const tirx_ctx *c
   for (size_t i = 0; i < n; i++) {
     tirx_diagnostic d;
     if (tirx_diag_get(ctx, i, &d) != TIRX_OK || d.severity != TIRX_SEV_ERROR) continue;
+    if (!file) file = d.span.file;
     if (d.span.line)
       tx_error_set(err, st, "%s:%u:%u: %s", file ? file : "<input>", d.span.line, d.span.col,
                    d.message);
@@ -170,17 +173,18 @@ static tirx_status request_of(const tirx_compile_options *o, const char *name,
   return TIRX_OK;
 }
 
-/* Compile m (in ctx) into an executable, storing its bytes in the caches. */
+/* Compile m (in ctx) into an executable called name, storing its bytes in
+ * the caches; errors are named after err_file (see from_diags). */
 static tirx_status compile_common(tirx_ctx *ctx, const tx_module *m, const char *name,
-                                  const tirx_compile_options *o, tx_hash128 key,
-                                  tirx_executable **out, tirx_error *err) {
+                                  const char *err_file, const tirx_compile_options *o,
+                                  tx_hash128 key, tirx_executable **out, tirx_error *err) {
   tx_compile_request req;
   tirx_status st = request_of(o, name, &req, err);
   if (st != TIRX_OK) return st;
   tx_strbuf bytes = {.alloc = o->allocator};
   st = tx_compile_module(ctx, m, &req, NULL, &bytes);
   if (st != TIRX_OK) {
-    from_diags(err, st, ctx, name);
+    from_diags(err, st, ctx, err_file);
   } else {
     st = exe_from_bytes(bytes.data, bytes.len, name, o->allocator, out, err);
     if (st == TIRX_OK) cache_store(o, key, bytes.data, bytes.len);
@@ -207,7 +211,7 @@ tirx_status tirx_compile(const char *name, const char *text, size_t len,
   if (st != TIRX_OK)
     from_diags(err, st, ctx, name);
   else
-    st = compile_common(ctx, m->mod, name, &o, key, out, err);
+    st = compile_common(ctx, m->mod, name, name, &o, key, out, err);
   tirx_ctx_destroy(ctx);
   return st;
 }
@@ -221,7 +225,7 @@ tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_optio
   tirx_compile_options o;
   read_options(opts, &o);
   /* The key is the canonical text, so equal modules share entries. */
-  tx_strbuf text = {.alloc = tx_arena_allocator(mod->ctx->arena)};
+  tx_strbuf text = {.alloc = o.allocator};
   tx_print_module(mod->mod, &text);
   if (text.failed) {
     tx_sb_free(&text);
@@ -231,5 +235,12 @@ tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_optio
   tx_sb_free(&text);
   if (cache_lookup(&o, key, out)) return TIRX_OK;
   const char *name = mod->mod->name ? mod->mod->name : "<module>";
-  return compile_common(mod->ctx, mod->mod, name, &o, key, out, err);
+  /* The module is const: the passes build into a child context, so mod's
+   * context gains nothing and one module compiles from several threads. */
+  tirx_ctx *work = NULL;
+  tirx_status st = tx_ctx_create_child(mod->ctx, o.allocator, &work);
+  if (st != TIRX_OK) return tx_error_set(err, st, "out of memory");
+  st = compile_common(work, mod->mod, name, NULL, &o, key, out, err);
+  tirx_ctx_destroy(work);
+  return st;
 }

@@ -649,8 +649,8 @@ static const tx_expr *build_unary(builder *b, const tx_ast *a, int depth) {
   const tx_expr *x = build(b, operand, depth + 1);
   if (!x) return NULL;
   switch (a->u.unop.op) {
-  case UNOP_POS:
-    return x;
+  case UNOP_POS: /* `+x` is x, but only for a value (`+T.break_loop()` is no statement) */
+    return check_operand(b, x, a->span, "+") ? x : NULL;
   case UNOP_NEG:
     if (!check_operand(b, x, a->span, "-")) return NULL;
     if (x->kind == EXPR_FLOAT) return tx_float(b->ir, x->dtype, -x->u.fval, a->span);

@@ -19,16 +19,21 @@ tirx_status tirx_ctx_create(tirx_ctx **out) {
   return tirx_ctx_create_with(NULL, out);
 }
 
-tirx_status tirx_ctx_create_with(const tirx_allocator *alloc, tirx_ctx **out) {
-  if (!out) return TIRX_ERR_USAGE;
+/* A context over a fresh arena whose strings look in parent's first (or not,
+ * when parent is NULL). */
+static tirx_status create_ctx(const tirx_allocator *alloc, const tirx_ctx *parent,
+                              tirx_ctx **out) {
   *out = NULL;
   tx_arena *arena = tx_arena_create(alloc);
   if (!arena) return TIRX_ERR_NOMEM;
   /* The context struct itself lives in its arena: one less thing to free. */
   tirx_ctx *ctx = tx_arena_alloc(arena, sizeof *ctx);
-  tx_interner *strings = ctx ? tx_interner_create(arena) : NULL;
+  tx_interner *strings = !ctx      ? NULL
+                         : parent ? tx_interner_create_child(arena, parent->strings)
+                                  : tx_interner_create(arena);
   tx_diag_sink *diags = strings ? tx_diag_create(arena) : NULL;
-  if (!diags) {
+  if (!diags || (parent && !tx_diag_share_sources(diags, parent->diags))) {
+    tx_diag_destroy(diags);
     tx_interner_destroy(strings);
     tx_arena_destroy(arena);
     return TIRX_ERR_NOMEM;
@@ -39,6 +44,16 @@ tirx_status tirx_ctx_create_with(const tirx_allocator *alloc, tirx_ctx **out) {
   ctx->ir = (tx_ir){arena, strings};
   *out = ctx;
   return TIRX_OK;
+}
+
+tirx_status tirx_ctx_create_with(const tirx_allocator *alloc, tirx_ctx **out) {
+  if (!out) return TIRX_ERR_USAGE;
+  return create_ctx(alloc, NULL, out);
+}
+
+tirx_status tx_ctx_create_child(const tirx_ctx *parent, const tirx_allocator *alloc,
+                                tirx_ctx **out) {
+  return create_ctx(alloc, parent, out);
 }
 
 void tirx_ctx_destroy(tirx_ctx *ctx) {

@@ -36,6 +36,14 @@ struct tirx_module {
   const tx_module *mod;
 };
 
+/* A context for working on parent's IR without writing into parent: new
+ * nodes go to the child's arena, strings parent has keep parent's pointers,
+ * diagnostics go to the child and render with parent's sources. parent is
+ * only read (it must outlive the child and not change meanwhile: two
+ * children of one parent may be used from two threads at once). */
+tirx_status tx_ctx_create_child(const tirx_ctx *parent, const tirx_allocator *alloc,
+                                tirx_ctx **out);
+
 /* Timings of the last parse on ctx (zeroes when ctx is NULL or none ran). */
 void tx_ctx_last_timings(const tirx_ctx *ctx, tx_timings *out);
 

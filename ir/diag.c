@@ -45,24 +45,35 @@ const tirx_allocator *tx_diag_allocator(const tx_diag_sink *sink) {
   return tx_arena_allocator(sink->arena);
 }
 
-const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char *text, size_t len) {
+/* Append a source whose name and text outlive the sink; 0 when out of memory. */
+static int push_source(tx_diag_sink *sink, source src) {
   if (sink->nsources == sink->sources_cap) {
     size_t cap = sink->sources_cap ? sink->sources_cap * 2 : 4;
     source *p = tx_mem_realloc(tx_diag_allocator(sink), sink->sources, cap * sizeof *p);
     if (!p) {
       sink->oom = 1;
-      return name;
+      return 0;
     }
     sink->sources = p;
     sink->sources_cap = cap;
   }
+  sink->sources[sink->nsources++] = src;
+  return 1;
+}
+
+const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char *text, size_t len) {
   const char *copy = tx_arena_strndup(sink->arena, name, strlen(name));
   if (!copy) {
     sink->oom = 1;
     return name;
   }
-  sink->sources[sink->nsources++] = (source){copy, text, len};
-  return copy;
+  return push_source(sink, (source){copy, text, len}) ? copy : name;
+}
+
+int tx_diag_share_sources(tx_diag_sink *sink, const tx_diag_sink *from) {
+  for (size_t i = 0; i < from->nsources; i++)
+    if (!push_source(sink, from->sources[i])) return 0;
+  return 1;
 }
 
 static void push(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const char *msg) {

@@ -32,6 +32,10 @@ const tirx_allocator *tx_diag_allocator(const tx_diag_sink *sink);
  * text is not copied: it must live as long as the sink (copy it into the
  * arena first). Returns the interned-by-pointer name to put in spans. */
 const char *tx_diag_add_source(tx_diag_sink *sink, const char *name, const char *text, size_t len);
+/* Make the sources of from known to sink too (names and texts shared, not
+ * copied: from must outlive sink), so spans into them render with their
+ * source lines. 0 when out of memory (the sink then reports it). */
+int tx_diag_share_sources(tx_diag_sink *sink, const tx_diag_sink *from);
 
 void tx_diag_report(tx_diag_sink *sink, tirx_severity sev, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -18,6 +18,7 @@ typedef struct {
 
 struct tx_interner {
   tx_arena *arena;
+  const tx_interner *parent; /* looked up first, never written; or NULL */
   slot *slots;
   size_t cap, count;
 };
@@ -40,6 +41,12 @@ tx_interner *tx_interner_create(tx_arena *arena) {
     tx_mem_free(a, in);
     return NULL;
   }
+  return in;
+}
+
+tx_interner *tx_interner_create_child(tx_arena *arena, const tx_interner *parent) {
+  tx_interner *in = tx_interner_create(arena);
+  if (in) in->parent = parent;
   return in;
 }
 
@@ -67,14 +74,27 @@ static int grow(tx_interner *in) {
   return 1;
 }
 
-const char *tx_intern_n(tx_interner *in, const char *s, size_t n) {
-  if (in->count * 2 >= in->cap && !grow(in)) return NULL;
-  uint64_t h = fnv1a(s, n);
+/* The slot of in holding s[0..n) (hash h), or the empty slot where it goes. */
+static size_t find(const tx_interner *in, const char *s, size_t n, uint64_t h) {
   size_t j = h & (in->cap - 1);
   for (; in->slots[j].str; j = (j + 1) & (in->cap - 1)) {
-    slot *sl = &in->slots[j];
-    if (sl->hash == h && sl->len == n && memcmp(sl->str, s, n) == 0) return sl->str;
+    const slot *sl = &in->slots[j];
+    if (sl->hash == h && sl->len == n && memcmp(sl->str, s, n) == 0) break;
   }
+  return j;
+}
+
+const char *tx_intern_n(tx_interner *in, const char *s, size_t n) {
+  uint64_t h = fnv1a(s, n);
+  /* A string the parent has keeps the parent's pointer, so names made in a
+   * child compare with == against the parent's IR. */
+  for (const tx_interner *p = in->parent; p; p = p->parent) {
+    const char *found = p->slots[find(p, s, n, h)].str;
+    if (found) return found;
+  }
+  if (in->count * 2 >= in->cap && !grow(in)) return NULL;
+  size_t j = find(in, s, n, h);
+  if (in->slots[j].str) return in->slots[j].str;
   char *copy = tx_arena_strndup(in->arena, s, n);
   if (!copy) return NULL;
   in->slots[j] = (slot){copy, n, h};

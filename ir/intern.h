@@ -15,6 +15,9 @@
 typedef struct tx_interner tx_interner;
 
 tx_interner *tx_interner_create(tx_arena *arena);
+/* An interner that first looks strings up in parent (read, never written:
+ * parent must outlive it and not change while it is used). */
+tx_interner *tx_interner_create_child(tx_arena *arena, const tx_interner *parent);
 void tx_interner_destroy(tx_interner *interner);
 /* The interned copy of s[0..n), or NULL when out of memory. */
 const char *tx_intern_n(tx_interner *interner, const char *s, size_t n);

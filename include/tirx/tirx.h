@@ -161,7 +161,8 @@ TIRX_API tirx_status tirx_ctx_set_program_name(tirx_ctx *ctx, const char *name);
  * the first error in the TIRx source.
  *
  * Thread safety: tirx_compile may run on many threads at once (each call uses
- * its own context; a shared tirx_cache is locked). A tirx_function may be
+ * its own context; a shared tirx_cache is locked), and so may
+ * tirx_compile_module, on one module too (it never writes into the module). A tirx_function may be
  * called from many threads at once (calls share no mutable state).
  * Open/close/load/free calls must not race with uses of the same object. */
 
@@ -218,8 +219,11 @@ typedef struct tirx_executable tirx_executable;
 TIRX_API tirx_status tirx_compile(const char *name, const char *text, size_t len,
                                   const tirx_compile_options *opts, tirx_executable **out,
                                   tirx_error *err);
-/* Compile a parsed module; its diagnostics also go to the module's context,
- * whose allocator the pipeline uses (opts->allocator is the executable's). */
+/* Compile a parsed module. The module is only read: the pipeline works in
+ * a context of its own (memory from opts->allocator, as the executable's),
+ * so the module's context gains neither IR nor diagnostics, and one module
+ * may be compiled from several threads at once. Errors name the module's
+ * source file and line, as tirx_compile's do. */
 TIRX_API tirx_status tirx_compile_module(const tirx_module *mod, const tirx_compile_options *opts,
                                          tirx_executable **out, tirx_error *err);
 TIRX_API void tirx_executable_free(tirx_executable *exe);

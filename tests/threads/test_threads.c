@@ -32,6 +32,7 @@
 #include "driver/compile.h"
 #include "abi/exe_format.h"
 #include "support/file.h"
+#include "runtime/api_internal.h"
 #include "runtime/runtime.h"
 #include "tirx/tirx.h"
 
@@ -140,11 +141,11 @@ static tirx_status compile_host(const kernel *k, tirx_cache *cache, const char *
 }
 
 static int load_kernels(kernel ks[NKERNELS], char *msg, size_t cap) {
+  memset(ks, 0, NKERNELS * sizeof *ks); /* free_kernels may follow a failure */
   for (int i = 0; i < NKERNELS; i++) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", TIRX_SOURCE_DIR, KERNEL_FILES[i]);
     kernel *k = &ks[i];
-    memset(k, 0, sizeof *k);
     k->name = KERNEL_FILES[i];
     if (tx_read_file(NULL, path, &k->text, &k->len) != 0) {
       snprintf(msg, cap, "cannot read %s", path);
@@ -232,6 +233,69 @@ static int case_contexts(void *arg, char *msg, size_t cap) {
       if (jobs[t].hits) fail(&o, "thread %d: %d cache hits without a cache", t, jobs[t].hits);
   free_kernels(ks);
   return msg[0] ? CHILD_FAIL : finish(&o, msg, cap);
+}
+
+/* ---- one parsed module compiled by every thread at once --------------------------------- */
+
+typedef struct module_job {
+  const tirx_module *m;
+  const tirx_executable *want; /* compiled before the threads started */
+  outcome *o;
+} module_job;
+
+static void *module_worker(void *arg) {
+  module_job *j = arg;
+  tirx_compile_options opts;
+  tirx_compile_options_init(&opts);
+  opts.host_only = 1;
+  for (int round = 0; round < ROUNDS && !j->o->failed; round++) {
+    tirx_executable *exe = NULL;
+    tirx_error err = {0};
+    if (tirx_compile_module(j->m, &opts, &exe, &err) != TIRX_OK)
+      fail(j->o, "tirx_compile_module: %s", err.message);
+    else if (exe->len != j->want->len || memcmp(exe->bytes, j->want->bytes, exe->len) != 0)
+      fail(j->o, "an executable compiled on a thread differs from the one compiled before");
+    tirx_executable_free(exe);
+  }
+  return NULL;
+}
+
+/* tirx_compile_module takes a const module: the threads share one, each
+ * gets the single-threaded executable byte for byte, and the module's
+ * context gains neither memory nor diagnostics. */
+static int case_one_module(void *arg, char *msg, size_t cap) {
+  (void)arg;
+  kernel ks[NKERNELS];
+  outcome o = {PTHREAD_MUTEX_INITIALIZER, "", 0};
+  if (!load_kernels(ks, msg, cap)) return free_kernels(ks), CHILD_FAIL;
+  for (int i = 0; i < NKERNELS && !o.failed; i++) {
+    tirx_ctx *ctx = NULL;
+    tirx_module *m = NULL;
+    tirx_executable *want = NULL;
+    tirx_error err = {0};
+    tirx_compile_options opts;
+    tirx_compile_options_init(&opts);
+    opts.host_only = 1;
+    if (tirx_ctx_create(&ctx) != TIRX_OK ||
+        tirx_parse_string(ctx, ks[i].name, ks[i].text, ks[i].len, &m) != TIRX_OK ||
+        tirx_compile_module(m, &opts, &want, &err) != TIRX_OK) {
+      fail(&o, "%s: does not compile as a module: %s", ks[i].name, err.message);
+    } else {
+      size_t used = tx_arena_used(ctx->arena), diags = tirx_diag_count(ctx);
+      module_job jobs[THREADS];
+      for (int t = 0; t < THREADS; t++)
+        jobs[t] = (module_job){m, want, &o};
+      run_threads(THREADS, module_worker, jobs, sizeof *jobs, &o);
+      if (tx_arena_used(ctx->arena) != used)
+        fail(&o, "%s: compiling grew the module's arena by %zu bytes", ks[i].name,
+             tx_arena_used(ctx->arena) - used);
+      if (tirx_diag_count(ctx) != diags) fail(&o, "%s: compiling added diagnostics", ks[i].name);
+    }
+    tirx_executable_free(want);
+    tirx_ctx_destroy(ctx);
+  }
+  free_kernels(ks);
+  return finish(&o, msg, cap);
 }
 
 /* ---- one cache shared by the threads -------------------------------------------------- */
@@ -658,6 +722,7 @@ typedef struct test_case {
 
 static const test_case CASES[] = {
     {"threads.contexts_compile_at_once", case_contexts},
+    {"threads.one_module_many_compilers", case_one_module},
     {"threads.memory_cache_shared", case_memory_cache},
     {"threads.disk_cache_shared", case_disk_cache},
     {"threads.memory_and_disk_cache_shared", case_memory_and_disk_cache},

@@ -225,6 +225,34 @@ Test(rtapi_checks, unknown_function_and_compile_error) {
   cr_assert_str_eq(err.span.file, "bad.tirx");
 }
 
+/* A module that parses but does not compile: the error names the module's
+ * file and line, and the module's context gets no diagnostics (the pipeline
+ * runs in a child context: the module is const). */
+Test(rtapi_checks, compile_module_error_leaves_the_module_alone) {
+  const char src[] = HDR "def t(A: T.Buffer((128,), \"float32\")):\n"
+                         "    T.device_entry()\n"
+                         "    tx = T.thread_id([128])\n"
+                         "    T.tile.fill(A[0:128], T.float32(0.0))\n";
+  tirx_ctx *ctx = NULL;
+  tirx_module *m = NULL;
+  cr_assert_eq(tirx_ctx_create(&ctx), TIRX_OK);
+  cr_assert_eq(tirx_parse_string(ctx, "mod.tirx", src, strlen(src), &m), TIRX_OK);
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  tirx_compile_options o;
+  tirx_compile_options_init(&o);
+  o.host_only = 1;
+  cr_assert_eq(tirx_compile_module(m, &o, &exe, &err), TIRX_ERR_INPUT, "%s", err.message);
+  cr_assert_null(exe);
+  cr_assert(strstr(err.message, "mod.tirx:7:5: tile primitive T.tile.fill is not lowered yet"),
+            "%s", err.message);
+  cr_assert_eq(err.span.line, 7);
+  cr_assert_str_eq(err.span.file, "mod.tirx");
+  cr_assert_eq(tirx_diag_count(ctx), 0, "the module's context got %zu diagnostics",
+               tirx_diag_count(ctx));
+  tirx_ctx_destroy(ctx);
+}
+
 /* ---- save / load ------------------------------------------------------------------ */
 
 Test(rtapi_file, save_load_round_trip) {
