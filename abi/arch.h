@@ -14,4 +14,24 @@
  * NULL when tirx-c does not support it. */
 const char *tx_arch_for_cc(int major, int minor);
 
+/* The compute capability of architecture `name` as major * 10 + minor
+ * ("sm_90a": 90), or -1 for a name of no row. */
+int tx_arch_sm(const char *name);
+
+/* Can device code built for architecture `code` run on a device whose
+ * architecture (tx_arch_for_cc) is `device`? The same name always can; an
+ * arch-specific name (ending in 'a' or 'f') only that; a portable one
+ * (sm_80, sm_90, ...) on any device of that compute capability or a later
+ * one, as PTX the driver compiles for it. */
+int tx_arch_runs_on(const char *code, const char *device);
+
+/* How many rows arches.def has: the most distinct architectures an
+ * executable can hold device code for. */
+enum {
+#define X(name, sm, dflt, static_kib, optin_kib, features) +1
+  TX_ARCH_COUNT = 0
+#include "abi/arches.def"
+#undef X
+};
+
 #endif

@@ -29,9 +29,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "ir/context.h" /* tirx_module.mod and the frontend's stage split: internal */
+#include "driver/context.h" /* tirx_module.mod and the frontend's stage split: internal */
 #include "driver/compile.h"
 #include "support/strbuf.h"
+#include "support/clock.h"
 #include "tirx/tirx.h"
 
 #include "bench/bench_stats.h"

@@ -22,8 +22,9 @@
 #include <time.h>
 
 #include "ir/arena.h"
-#include "ir/context.h" /* stage split (ctx->last) and arena bytes: internal */
+#include "driver/context.h" /* stage split (ctx->last) and arena bytes: internal */
 #include "support/strbuf.h"
+#include "support/clock.h"
 #include "tirx/tirx.h"
 
 #include "bench/bench_stats.h"

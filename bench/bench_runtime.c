@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "support/strbuf.h"
 #include "driver/compile.h"
 #include "runtime/rt_internal.h"

@@ -15,7 +15,7 @@
 #include "abi/exe_format.h"
 #include "driver/cache.h"
 #include "driver/compile.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/printer.h"
 #include "support/error.h"
 #include "support/file.h"
@@ -154,12 +154,12 @@ static tirx_status request_of(const tirx_compile_options *o, const char *name,
                               tx_compile_request *req, tirx_error *err) {
   tx_compile_request_init(req);
   req->emit = TX_EMIT_EXECUTABLE;
-  if (!tx_target_from_arch(o->arch, &req->target))
-    return tx_error_set(err, TIRX_ERR_USAGE, "unknown architecture '%s' (supported: %s)", o->arch,
-                        tx_target_arch_list());
   if (o->opt_level < 0 || o->opt_level > 3)
     return tx_error_set(err, TIRX_ERR_USAGE, "opt_level must be 0..3, got %d", o->opt_level);
   req->target.opt_level = o->opt_level;
+  char why[512];
+  if (!tx_compile_request_arches(req, o->arch, why, sizeof why))
+    return tx_error_set(err, TIRX_ERR_USAGE, "%s", why);
   for (size_t i = 0; i < o->num_disabled_passes; i++) {
     int id = tx_pass_lookup(o->disabled_passes[i]);
     if (id < 0)

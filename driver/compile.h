@@ -7,6 +7,7 @@
 #ifndef TIRX_DRIVER_COMPILE_H
 #define TIRX_DRIVER_COMPILE_H
 
+#include "abi/arch.h"
 #include "support/strbuf.h"
 #include "passes/pass.h"
 #include "tirx/tirx.h"
@@ -48,6 +49,12 @@ typedef struct tx_compile_request {
   /* TX_EMIT_EXECUTABLE only. */
   const char *exe_name; /* the executable's name; NULL: the module's, else "<module>" */
   int host_only;        /* launch programs only, no device code (no NVRTC) */
+  /* Further architectures whose device code the executable holds (target is
+   * the first): each runs the whole pipeline, and its launch programs must
+   * equal the first's. Same opt_level as target. tx_compile_request_arches
+   * fills target and these from a list. */
+  tx_target more[TX_ARCH_COUNT - 1];
+  uint32_t nmore;
 } tx_compile_request;
 
 typedef struct tx_compile_stats {
@@ -69,5 +76,10 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
 
 /* Defaults: --emit=tirx in the input's dialect, sm_90a, -O2, every pass enabled. */
 void tx_compile_request_init(tx_compile_request *req);
+
+/* Set req's architectures from a comma-separated list of names ("sm_90a" or
+ * "sm_90a,sm_100a"), keeping req->target.opt_level. Returns 1, or 0 with
+ * the reason in why (an unknown or repeated name, an empty list or item). */
+int tx_compile_request_arches(tx_compile_request *req, const char *list, char *why, size_t cap);
 
 #endif

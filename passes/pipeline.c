@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "ir/context.h"
+#include "support/clock.h"
 #include "ir/printer.h"
 #include "ir/visit.h"
 #include "passes/lower_common.h"

@@ -130,6 +130,31 @@ static tirx_status resolve_kernels(tirx_loaded *lm, tirx_function *fn, tx_rt_err
   return TIRX_OK;
 }
 
+/* The image of exe that the device (architecture `device`) runs, or NULL
+ * with the reason in e. An executable with one image hands it to the driver
+ * whatever it is for: the driver's JIT error, attached to the message, is
+ * the precise one. */
+static const tx_api_image *pick_image(const tirx_executable *exe, const char *device,
+                                      tx_rt_error *e) {
+  if (exe->nimages == 1) return &exe->images[0];
+  const tx_api_image *best = NULL;
+  for (uint32_t i = 0; i < exe->nimages; i++) {
+    const tx_api_image *im = &exe->images[i];
+    if (strcmp(im->arch, device) == 0) return im;
+    if (tx_arch_runs_on(im->arch, device) &&
+        (!best || tx_arch_sm(im->arch) > tx_arch_sm(best->arch)))
+      best = im;
+  }
+  if (best) return best;
+  int n = snprintf(e->message, sizeof e->message,
+                   "no device code for this device (%s) in the executable; it has", device);
+  for (uint32_t i = 0; i < exe->nimages && n > 0 && (size_t)n < sizeof e->message; i++)
+    n += snprintf(e->message + n, sizeof e->message - (size_t)n, "%s %s", i ? "," : "",
+                  exe->images[i].arch);
+  e->code = TIRX_ERR_USAGE;
+  return NULL;
+}
+
 tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx_loaded **out,
                               tirx_error *err) {
   if (!rt || !exe || !out)
@@ -146,9 +171,11 @@ tirx_status tirx_runtime_load(tirx_runtime *rt, const tirx_executable *exe, tirx
   lm->exe = exe;
   tx_rt_error e = {0};
   tirx_status st = TIRX_OK;
-  /* A PTX for another architecture is left to the driver's JIT, whose
-   * error (attached to the message) is the precise one. */
-  if (exe->ptx_len > 0) st = tx_rt_module_load(rt->rt, exe->ptx, exe->ptx_len + 1, &lm->module, &e);
+  const tx_api_image *im = pick_image(exe, tx_rt_arch(rt->rt), &e);
+  if (!im)
+    st = e.code;
+  else if (im->ptx_len > 0)
+    st = tx_rt_module_load(rt->rt, im->ptx, im->ptx_len + 1, &lm->module, &e);
   for (uint32_t i = 0; st == TIRX_OK && i < n; i++) {
     lm->fns[i] = (tirx_function){.owner = lm, .f = &exe->prog->funcs[i]};
     st = resolve_kernels(lm, &lm->fns[i], &e);

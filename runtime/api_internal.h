@@ -6,16 +6,24 @@
 #ifndef TIRX_RUNTIME_API_INTERNAL_H
 #define TIRX_RUNTIME_API_INTERNAL_H
 
+#include "abi/arch.h"
 #include "abi/launch_program.h"
 #include "runtime/runtime.h"
 #include "tirx/tirx.h"
+
+/* The device code for one architecture, NUL-terminated for the driver. */
+typedef struct tx_api_image {
+  char *arch, *ptx;
+  size_t ptx_len; /* without the NUL; 0 for host-only */
+} tx_api_image;
 
 struct tirx_executable {
   tirx_allocator alloc; /* everything below and calls' scratch memory */
   char *bytes;          /* the executable file, as read or compiled */
   size_t len;
-  char *arch, *name, *options, *ptx;
-  size_t ptx_len;
+  char *name, *options;
+  tx_api_image images[TX_ARCH_COUNT]; /* the file's order: the first asked for first */
+  uint32_t nimages;
   tx_lp_module *prog; /* the launch programs */
   int from_cache;
 };

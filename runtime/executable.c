@@ -28,21 +28,27 @@ void tirx_executable_free(tirx_executable *exe) {
   tirx_allocator a = exe->alloc; /* exe itself is freed last */
   tx_lp_module_free(exe->prog);
   tx_mem_free(&a, exe->bytes);
-  tx_mem_free(&a, exe->arch);
   tx_mem_free(&a, exe->name);
   tx_mem_free(&a, exe->options);
-  tx_mem_free(&a, exe->ptx);
+  for (uint32_t i = 0; i < exe->nimages; i++) {
+    tx_mem_free(&a, exe->images[i].arch);
+    tx_mem_free(&a, exe->images[i].ptx);
+  }
   tx_mem_free(&a, exe);
 }
 
 static tirx_status exe_from_parts(tirx_executable *exe, const tx_exe_parts *p, tirx_error *err) {
-  exe->arch = dup_n(exe, p->arch, strlen(p->arch));
   exe->name = dup_n(exe, p->name, strlen(p->name));
   exe->options = dup_n(exe, p->options, p->options_len);
-  exe->ptx = dup_n(exe, p->ptx, p->ptx_len);
-  exe->ptx_len = p->ptx ? p->ptx_len : 0;
-  if (!exe->arch || !exe->name || !exe->options || !exe->ptx)
-    return tx_error_set(err, TIRX_ERR_NOMEM, "out of memory");
+  if (!exe->name || !exe->options) return tx_error_set(err, TIRX_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < p->nimages; i++) {
+    const tx_exe_image *im = &p->images[i];
+    tx_api_image *to = &exe->images[exe->nimages++];
+    to->arch = dup_n(exe, im->arch, strlen(im->arch));
+    to->ptx = dup_n(exe, im->data, im->len);
+    to->ptx_len = im->len;
+    if (!to->arch || !to->ptx) return tx_error_set(err, TIRX_ERR_NOMEM, "out of memory");
+  }
   char why[320] = "";
   tirx_status st = tx_lp_read(p->program, p->program_len, &exe->alloc, &exe->prog, why, sizeof why);
   if (st != TIRX_OK) return tx_error_set(err, st, "%s", why);
@@ -117,12 +123,29 @@ const char *tirx_executable_func_name(const tirx_executable *exe, size_t i) {
 }
 
 const char *tirx_executable_arch(const tirx_executable *exe) {
-  return exe ? exe->arch : NULL;
+  return tirx_executable_arch_at(exe, 0);
+}
+
+size_t tirx_executable_arch_count(const tirx_executable *exe) {
+  return exe ? exe->nimages : 0;
+}
+
+const char *tirx_executable_arch_at(const tirx_executable *exe, size_t i) {
+  return exe && i < exe->nimages ? exe->images[i].arch : NULL;
 }
 
 const char *tirx_executable_ptx(const tirx_executable *exe, size_t *len) {
-  if (len) *len = exe ? exe->ptx_len : 0;
-  return exe ? exe->ptx : NULL;
+  return tirx_executable_ptx_for(exe, tirx_executable_arch(exe), len);
+}
+
+const char *tirx_executable_ptx_for(const tirx_executable *exe, const char *arch, size_t *len) {
+  if (len) *len = 0;
+  for (uint32_t i = 0; exe && arch && i < exe->nimages; i++)
+    if (strcmp(exe->images[i].arch, arch) == 0) {
+      if (len) *len = exe->images[i].ptx_len;
+      return exe->images[i].ptx;
+    }
+  return NULL;
 }
 
 int tirx_executable_from_cache(const tirx_executable *exe) {

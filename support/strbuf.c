@@ -208,17 +208,24 @@ const char *tx_sb_cstr(tx_strbuf *sb) {
   return sb->data ? sb->data : "";
 }
 
+int tx_sb_read_stream(tx_strbuf *sb, FILE *f, size_t limit) {
+  char buf[1 << 16];
+  size_t total = 0, n;
+  while ((!limit || total <= limit) && (n = fread(buf, 1, sizeof buf, f)) > 0) {
+    tx_sb_putn(sb, buf, n);
+    total += n;
+  }
+  int err = ferror(f) ? (errno ? errno : EIO) : 0;
+  if (!err && !sb->data) tx_sb_putn(sb, "", 0); /* an empty file still gets a buffer */
+  return err ? err : sb->failed ? ENOMEM : 0;
+}
+
 int tx_sb_read_file(tx_strbuf *sb, const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return errno ? errno : EIO;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-    tx_sb_putn(sb, buf, n);
-  int err = ferror(f) ? (errno ? errno : EIO) : sb->failed ? ENOMEM : 0;
+  int err = tx_sb_read_stream(sb, f, 0);
   fclose(f);
-  if (!err && !sb->data) tx_sb_putn(sb, "", 0); /* an empty file still gets a buffer */
-  return err ? err : sb->failed ? ENOMEM : 0;
+  return err;
 }
 
 void tx_sb_put_quoted(tx_strbuf *sb, const char *s, size_t n, tx_quote_style style,

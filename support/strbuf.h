@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tirx/tirx.h"
@@ -76,6 +77,11 @@ void tx_sb_put_quoted(tx_strbuf *sb, const char *s, size_t n, tx_quote_style sty
 /* Append the whole file at `path`. Returns 0, or an errno value (ENOMEM on
  * an allocation failure). The one file reader of tools, tests and benches. */
 int tx_sb_read_file(tx_strbuf *sb, const char *path);
+/* Append what is left of stream f (which stays open). With limit > 0 it
+ * stops once more than limit bytes are in (so an endless stdin cannot
+ * exhaust memory: the caller sees sb->len > limit). Returns 0 or an errno
+ * value as tx_sb_read_file. */
+int tx_sb_read_stream(tx_strbuf *sb, FILE *f, size_t limit);
 /* NUL-terminated contents ("" when empty); NULL after a failure. */
 const char *tx_sb_cstr(tx_strbuf *sb);
 

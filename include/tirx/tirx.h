@@ -248,9 +248,20 @@ TIRX_API tirx_status tirx_executable_load_bytes(const void *data, size_t len,
 /* The callable (packed) functions, in module order. */
 TIRX_API size_t tirx_executable_func_count(const tirx_executable *exe);
 TIRX_API const char *tirx_executable_func_name(const tirx_executable *exe, size_t i);
+/* The architectures an executable holds device code for (tirx_compile_options
+ * .arch, tirxc --arch, may name several), in the order they were asked for;
+ * tirx_executable_arch is the first. tirx_runtime_load picks the one the
+ * device runs: its own architecture, else the latest portable one (sm_80,
+ * sm_90, ...) of the device's compute capability or an earlier one. */
 TIRX_API const char *tirx_executable_arch(const tirx_executable *exe);
-/* PTX text ("" for a host-only executable); *len (optional) without the NUL. */
+TIRX_API size_t tirx_executable_arch_count(const tirx_executable *exe);
+TIRX_API const char *tirx_executable_arch_at(const tirx_executable *exe, size_t i);
+/* PTX text of the first architecture ("" for a host-only executable); *len
+ * (optional) without the NUL. */
 TIRX_API const char *tirx_executable_ptx(const tirx_executable *exe, size_t *len);
+/* The same for architecture `arch`; NULL (and *len 0) when it has none. */
+TIRX_API const char *tirx_executable_ptx_for(const tirx_executable *exe, const char *arch,
+                                             size_t *len);
 /* 1 when tirx_compile found the result in a cache (memory or disk). */
 TIRX_API int tirx_executable_from_cache(const tirx_executable *exe);
 

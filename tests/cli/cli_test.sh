@@ -64,6 +64,14 @@ has "$TMP/err" "--host-only needs --emit=executable" "--host-only's usage error"
 expect 0 "--emit=executable --host-only" -- "$TIRXC" "$SCALE" --emit=executable --host-only \
   --arch=sm_90a -o "$TMP/scale.tirxexe"
 head -c 8 "$TMP/scale.tirxexe" | grep -q TIRXEXE || fail "--emit=executable: no TIRXEXE magic"
+expect 0 "--emit=executable for two architectures" -- "$TIRXC" "$SCALE" --emit=executable \
+  --host-only --arch=sm_80,sm_90a -o "$TMP/scale2.tirxexe"
+grep -a -q "arch=sm_80,sm_90a" "$TMP/scale2.tirxexe" || fail "two architectures: not in the options"
+expect 2 "several architectures without --emit=executable" -- "$TIRXC" "$SCALE" --emit=ptx \
+  --arch=sm_90a,sm_100a
+has "$TMP/err" "several architectures in --arch need --emit=executable" "--arch list with ptx"
+expect 2 "an architecture named twice" -- "$TIRXC" "$SCALE" --emit=executable --arch=sm_90a,sm_90a
+has "$TMP/err" "--arch=sm_90a,sm_90a: architecture 'sm_90a' named twice" "--arch twice"
 expect 2 "--list-passes with an argument" -- "$TIRXC" --list-passes extra
 has "$TMP/err" "--list-passes takes no input file (got 'extra')" "--list-passes extra"
 [ -s "$TMP/out" ] && fail "--list-passes extra still listed the passes"
@@ -76,7 +84,7 @@ has "$TMP/err" "unknown or incomplete option '--compare'" "run --compare without
 expect 2 "no input" -- "$TIRXC"
 has "$TMP/err" "no input file" "no input"
 expect 2 "bad --arch" -- "$TIRXC" "$SCALE" --arch=sm_75
-has "$TMP/err" "unsupported --arch 'sm_75'" "bad --arch"
+has "$TMP/err" "--arch=sm_75: unknown architecture 'sm_75'" "bad --arch"
 has "$TMP/err" "sm_90a" "bad --arch lists the supported ones"
 expect 2 "--arch without value" -- "$TIRXC" "$SCALE" --arch
 expect 2 "bad --print-after" -- "$TIRXC" "$SCALE" --emit=lowered --print-after=nope

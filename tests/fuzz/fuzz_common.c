@@ -48,9 +48,10 @@ uint8_t *fuzz_container(const uint8_t *data, size_t size, size_t *len) {
   char arch_z[64], name_z[256]; /* the container's names are NUL-terminated */
   snprintf(arch_z, sizeof arch_z, "%.*s", (int)n_arch, arch);
   snprintf(name_z, sizeof name_z, "%.*s", (int)n_name, name);
-  tx_exe_parts parts = {.arch = arch_z, .name = name_z};
+  tx_exe_parts parts = {.name = name_z, .nimages = 1};
   parts.options = next_part(&p, end, &parts.options_len);
-  parts.ptx = next_part(&p, end, &parts.ptx_len);
+  parts.images[0].arch = arch_z;
+  parts.images[0].data = next_part(&p, end, &parts.images[0].len);
   parts.program = p; /* binary, with NULs inside: the rest */
   parts.program_len = (size_t)(end - p);
   tx_strbuf out = {0};

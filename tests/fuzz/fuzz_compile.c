@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {

@@ -42,8 +42,14 @@ static void deserialize_as_is(const uint8_t *data, size_t size) {
   tirx_status st = tx_exe_deserialize((const char *)data, size, &p, why, sizeof why);
   FUZZ_CHECK(st == TIRX_OK || (st == TIRX_ERR_INPUT && why[0]), "deserialize: %s (%s)",
              tirx_status_name(st), why);
-  if (st == TIRX_OK)
-    FUZZ_CHECK(p.arch && p.name && p.program, "accepted without arch, name or program");
+  if (st != TIRX_OK) return;
+  FUZZ_CHECK(p.nimages > 0 && p.name && p.program, "accepted without an image, name or program");
+  for (uint32_t i = 0; i < p.nimages; i++) {
+    FUZZ_CHECK(p.images[i].arch && p.images[i].code == TX_EXE_CODE_PTX, "image %u", i);
+    for (uint32_t j = 0; j < i; j++)
+      FUZZ_CHECK(strcmp(p.images[i].arch, p.images[j].arch) != 0, "two images for %s",
+                 p.images[i].arch);
+  }
 }
 
 /* The bytes as a launch-program section: read and verified, or refused

@@ -60,11 +60,11 @@ static int write_bytes(const char *path, const tx_strbuf *b) {
 /* The parts form of fuzz_container (fuzz_common.h): ARCH NAME OPTIONS PTX
  * separated by NULs, then the launch programs (binary) to the end. */
 static void put_parts(const tx_exe_parts *p, tx_strbuf *out) {
-  tx_sb_putn(out, p->arch, strlen(p->arch) + 1);
+  tx_sb_putn(out, p->images[0].arch, strlen(p->images[0].arch) + 1);
   tx_sb_putn(out, p->name, strlen(p->name) + 1);
   tx_sb_putn(out, p->options ? p->options : "", p->options_len);
   tx_sb_putc(out, 0);
-  tx_sb_putn(out, p->ptx ? p->ptx : "", p->ptx_len);
+  tx_sb_putn(out, p->images[0].data ? p->images[0].data : "", p->images[0].len);
   tx_sb_putc(out, 0);
   tx_sb_putn(out, p->program, p->program_len);
 }
@@ -81,8 +81,7 @@ static int write_variants(const char *path, const char *stem) {
   int ok = tx_exe_deserialize(data, len, &p, why, sizeof why) == TIRX_OK;
   for (int with_ptx = 0; ok && with_ptx < 2; with_ptx++) {
     if (with_ptx) {
-      p.ptx = STAND_IN_PTX;
-      p.ptx_len = sizeof STAND_IN_PTX - 1;
+      tx_exe_parts_set_ptx(&p, STAND_IN_PTX, sizeof STAND_IN_PTX - 1);
       tx_strbuf container = {0};
       ok = tx_exe_serialize(&p, &container) == TIRX_OK;
       snprintf(to, sizeof to, "%s.ptx.tirxexe", stem);

@@ -909,33 +909,40 @@ typedef struct gcase {
   const char *func; /* the function inside */
   int min_sm;       /* skip below this compute capability (x10) */
   int (*run)(env *e);
+  /* The architectures to compile for, a printf format where %s is the
+   * device's (NULL: the device's alone). */
+  const char *arches;
 } gcase;
 
 static const gcase CASES[] = {
-    {"scale", "scale", "scale", 0, run_scale},
-    {"scale_dyn", "scale_dyn", "scale_dyn", 0, run_scale_dyn},
-    {"scal", "scal", "scal", 0, run_scal},
-    {"smem_demo", "smem_demo", "smem_demo", 0, run_smem_demo},
-    {"dynamic_arena", "dynamic_arena", "dyn", 0, run_dynamic_arena},
-    {"block_sum", "block_sum", "block_sum", 0, run_block_sum},
-    {"warp_reduce", "warp_reduce", "warp_reduce", 0, run_warp_reduce},
-    {"floordiv_floormod", "floordiv_floormod", "int_div", 0, run_int_div},
-    {"dtypes", "dtypes", "dtypes", 0, run_dtypes},
-    {"layouts_four", "layouts_four", "layouts", 0, run_layouts},
-    {"launch_bounds_unroll_while", "launch_bounds_unroll_while", "loops", 0, run_loops},
-    {"func_call", "func_call", "relu", 0, run_func_call},
-    {"cluster", "cluster", "cluster", 90, run_cluster},
-    {"unrolled", "unrolled", "unrolled_sum", 0, run_unrolled},
-    {"vectorized_elementwise", "vectorized_elementwise", "vec_axpy", 0, run_vec_axpy},
-    {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy},
-    {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile},
-    {"tma_multicast", "tma_multicast", "tma_multicast", 90, run_tma_multicast},
-    {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids},
-    {"unread_shape", "unread_shape", "unread_shape", 0, run_unread_shape},
-    {"two_kernels", "two_kernels", "two", 0, run_two_kernels},
-    {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads},
-    {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load},
-    {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors},
+    {"scale", "scale", "scale", 0, run_scale, NULL},
+    {"scale_dyn", "scale_dyn", "scale_dyn", 0, run_scale_dyn, NULL},
+    {"scal", "scal", "scal", 0, run_scal, NULL},
+    {"smem_demo", "smem_demo", "smem_demo", 0, run_smem_demo, NULL},
+    {"dynamic_arena", "dynamic_arena", "dyn", 0, run_dynamic_arena, NULL},
+    {"block_sum", "block_sum", "block_sum", 0, run_block_sum, NULL},
+    {"warp_reduce", "warp_reduce", "warp_reduce", 0, run_warp_reduce, NULL},
+    {"floordiv_floormod", "floordiv_floormod", "int_div", 0, run_int_div, NULL},
+    {"dtypes", "dtypes", "dtypes", 0, run_dtypes, NULL},
+    {"layouts_four", "layouts_four", "layouts", 0, run_layouts, NULL},
+    {"launch_bounds_unroll_while", "launch_bounds_unroll_while", "loops", 0, run_loops, NULL},
+    {"func_call", "func_call", "relu", 0, run_func_call, NULL},
+    {"cluster", "cluster", "cluster", 90, run_cluster, NULL},
+    {"unrolled", "unrolled", "unrolled_sum", 0, run_unrolled, NULL},
+    {"vectorized_elementwise", "vectorized_elementwise", "vec_axpy", 0, run_vec_axpy, NULL},
+    {"legacy_launch_thread", "legacy_launch_thread", "legacy_add", 0, run_legacy, NULL},
+    {"tma_tile", "tma_tile", "tma_tile", 90, run_tma_tile, NULL},
+    {"tma_multicast", "tma_multicast", "tma_multicast", 90, run_tma_multicast, NULL},
+    {"owned_ids", "owned_ids", "owned_ids", 0, run_owned_ids, NULL},
+    {"unread_shape", "unread_shape", "unread_shape", 0, run_unread_shape, NULL},
+    {"two_kernels", "two_kernels", "two", 0, run_two_kernels, NULL},
+    {"api.two_threads_1000_calls", "scal", "scal", 0, run_two_threads, NULL},
+    {"api.save_load_roundtrip", "scale", "scale", 0, run_save_load, NULL},
+    {"api.arg_errors", "scale_dyn", "scale_dyn", 0, run_arg_errors, NULL},
+    /* Several images: the device's own among others, and (on 9.0 and
+     * later) a portable sm_80 one that the driver's JIT runs. */
+    {"api.arch_list_own", "scale", "scale", 0, run_scale, "sm_120a,%s"},
+    {"api.arch_list_portable", "scale", "scale", 90, run_scale, "sm_120a,sm_80"},
 };
 enum { NCASES = sizeof CASES / sizeof CASES[0] };
 
@@ -978,6 +985,11 @@ static int case_child(void *arg, char *msg, size_t cap) {
   tirx_compile_options o;
   tirx_compile_options_init(&o);
   o.arch = tirx_runtime_arch(rt);
+  char arches[128];
+  if (c->arches) {
+    snprintf(arches, sizeof arches, c->arches, o.arch);
+    o.arch = arches;
+  }
   if (tirx_compile(path, text, len, &o, &exe, &err) != TIRX_OK) {
     snprintf(msg, cap, "compile: %s", err.message);
     goto out;

@@ -36,7 +36,7 @@
 #include "target/cuda/codegen.h"
 #include "child_runner.h"
 #include "gpu_harness.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 #include "ir/arena.h"
 #include "ir/diag.h"

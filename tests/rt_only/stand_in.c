@@ -27,8 +27,7 @@ int main(int argc, char **argv) {
     free(data);
     return 1;
   }
-  p.ptx = PTX;
-  p.ptx_len = sizeof PTX - 1;
+  tx_exe_parts_set_ptx(&p, PTX, sizeof PTX - 1);
   tx_strbuf out = {0};
   int ok = tx_exe_serialize(&p, &out) == TIRX_OK &&
            tx_file_write(argv[2], out.data, out.len, TX_WRITE_DEFAULT) == 0;

@@ -28,7 +28,7 @@
 
 #include "child_runner.h"
 #include "fake/fake_cuda.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 #include "abi/exe_format.h"
 #include "support/file.h"
@@ -454,8 +454,7 @@ static tirx_executable *with_stand_in_ptx(const char *src, char *msg, size_t cap
   tirx_executable_free(exe);
   exe = NULL;
   if (ok) {
-    parts.ptx = STAND_IN_PTX;
-    parts.ptx_len = sizeof STAND_IN_PTX - 1;
+    tx_exe_parts_set_ptx(&parts, STAND_IN_PTX, sizeof STAND_IN_PTX - 1);
     FILE *f = tx_exe_serialize(&parts, &out) == TIRX_OK ? fopen(path, "wb") : NULL;
     ok = f && fwrite(out.data, 1, out.len, f) == out.len;
     if (f) ok = fclose(f) == 0 && ok;

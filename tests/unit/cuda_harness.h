@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "target/cuda/codegen.h"
-#include "ir/context.h"
+#include "driver/context.h"
 
 /* One text through the pipeline: the status of each stage (a later stage
  * stays 0 when an earlier one failed), the split module, the CUDA with its

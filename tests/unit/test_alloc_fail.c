@@ -55,7 +55,7 @@
 
 #include "target/cuda/codegen.h"
 #include "fake/fake_cuda.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 #include "abi/exe_format.h"
 #include "support/file.h"
@@ -522,8 +522,7 @@ static char *saved_executable(run *r, const char *ptx) {
   tx_exe_parts parts;
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
-  parts.ptx = ptx;
-  parts.ptx_len = strlen(ptx);
+  tx_exe_parts_set_ptx(&parts, ptx, strlen(ptx));
   tx_strbuf bytes = {0};
   cr_assert_eq(tx_exe_serialize(&parts, &bytes), TIRX_OK);
   FILE *f = fopen(path, "wb");

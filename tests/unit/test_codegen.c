@@ -21,7 +21,7 @@
 #include "target/cuda/cuda_call.h"
 #include "target/cuda/cuda_internal.h"
 #include "cuda_harness.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/printer.h"
 #include "driver/compile.h"
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/printer.h"
 #include "support/strbuf.h"
 #include "driver/compile.h"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 
 enum { MAX_KERNELS = 64, ROUNDS = 10 };

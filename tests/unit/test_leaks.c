@@ -29,7 +29,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 #include "runtime/runtime.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/printer.h"
 #include "passes/pass.h"
 

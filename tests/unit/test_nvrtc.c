@@ -7,12 +7,14 @@
  * machines that have the toolkit and must really run these).
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "target/cuda/codegen.h"
 #include "ir/arena.h"
 #include "ir/diag.h"
+#include "tirx/tirx.h"
 
 static const char SCALE_CU[] =
     "extern \"C\" __global__ void scale(const float *a, float *b, int n) {\n"
@@ -360,4 +362,39 @@ Test(nvrtc, unknown_arch_is_usage_error) {
                      msg);
   free(msg);
   fx_fini(&f);
+}
+
+/* An executable for two architectures through the public API: one image
+ * each, the PTX of each for its own target. */
+Test(nvrtc, executable_for_two_architectures) {
+  static const char SRC[] = "@T.prim_func\n"
+                            "def add1(A: T.Buffer((64,), \"float32\")):\n"
+                            "    T.device_entry()\n"
+                            "    bx = T.cta_id([1])\n"
+                            "    tx = T.thread_id([64])\n"
+                            "    A[tx] = A[tx] + T.float32(1.0)\n";
+  tirx_compile_options o;
+  tirx_compile_options_init(&o);
+  o.arch = "sm_100a,sm_90a";
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  tirx_status st = tirx_compile("two.tirx", SRC, strlen(SRC), &o, &exe, &err);
+  if (st == TIRX_ERR_IO && strstr(err.message, "CUDA toolkit not found")) {
+    const char *req = getenv("TIRX_REQUIRE_NVRTC");
+    if (req && strcmp(req, "1") == 0) cr_assert_fail("NVRTC required: %s", err.message);
+    cr_skip_test("NVRTC not available: %s", err.message);
+  }
+  cr_assert_eq(st, TIRX_OK, "%s", err.message);
+  cr_assert_eq(tirx_executable_arch_count(exe), 2);
+  static const char *const ARCH[2] = {"sm_100a", "sm_90a"};
+  for (int i = 0; i < 2; i++) {
+    size_t len = 0;
+    const char *ptx = tirx_executable_ptx_for(exe, ARCH[i], &len);
+    char want[32];
+    snprintf(want, sizeof want, ".target %s", ARCH[i]);
+    cr_assert(ptx && len > 0 && strstr(ptx, want), "%s: no '%s'", ARCH[i], want);
+    cr_assert(strstr(ptx, ".entry add1_kernel") || strstr(ptx, ".entry add1"), "%s", ARCH[i]);
+  }
+  cr_assert_str_eq(tirx_executable_arch(exe), "sm_100a");
+  tirx_executable_free(exe);
 }

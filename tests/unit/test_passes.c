@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "abi/arch.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/visit.h"
 #include "driver/compile.h"
 #include "passes/pass.h"

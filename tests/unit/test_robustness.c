@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "support/strbuf.h"
 #include "driver/compile.h"
 #include "tirx/tirx.h"

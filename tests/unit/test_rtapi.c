@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "fake/fake_cuda.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "driver/compile.h"
 #include "abi/exe_format.h"
 #include "abi/launch_program.h"
@@ -437,7 +437,7 @@ static void rebuilt_bytes(const char *src, const char *ptx, const tx_strbuf *pro
   tx_exe_parts parts;
   char why[256];
   cr_assert_eq(tx_exe_deserialize(data, len, &parts, why, sizeof why), TIRX_OK, "%s", why);
-  if (ptx) parts.ptx = ptx, parts.ptx_len = strlen(ptx);
+  if (ptx) tx_exe_parts_set_ptx(&parts, ptx, strlen(ptx));
   if (program) parts.program = program->data, parts.program_len = program->len;
   cr_assert_eq(tx_exe_serialize(&parts, out), TIRX_OK);
   free(data);
@@ -1222,4 +1222,118 @@ Test(rtapi_multi, two_kernels_launch_in_order) {
   cr_expect(strstr(err.message, "expected dtype float32"), "%s", err.message);
   cr_expect_eq(s->launches - before, 2, "no launch after a failed check");
   tma_teardown(&f);
+}
+
+/* ---- device code for several architectures ---------------------------------- */
+
+Test(rtapi_arches, compile_lists_every_architecture_in_order) {
+  tirx_compile_options o;
+  tirx_compile_options_init(&o);
+  o.host_only = 1;
+  o.arch = "sm_80,sm_100a,sm_90a";
+  tirx_executable *exe = NULL;
+  tirx_error err = {0};
+  cr_assert_eq(tirx_compile("t.tirx", SCALE_DYN, strlen(SCALE_DYN), &o, &exe, &err), TIRX_OK, "%s",
+               err.message);
+  cr_assert_eq(tirx_executable_arch_count(exe), 3);
+  cr_assert_str_eq(tirx_executable_arch(exe), "sm_80");
+  cr_assert_str_eq(tirx_executable_arch_at(exe, 1), "sm_100a");
+  cr_assert_str_eq(tirx_executable_arch_at(exe, 2), "sm_90a");
+  cr_assert_null(tirx_executable_arch_at(exe, 3));
+  size_t len = 1;
+  cr_assert_str_eq(tirx_executable_ptx_for(exe, "sm_90a", &len), "");
+  cr_assert_eq(len, 0);
+  cr_assert_null(tirx_executable_ptx_for(exe, "sm_86", &len));
+  tirx_executable_free(exe);
+
+  static const char *const BAD[][2] = {
+      {"sm_90a,sm_90a", "architecture 'sm_90a' named twice"},
+      {"sm_90a,,sm_100a", "unknown architecture ''"},
+      {"sm_90a,", "unknown architecture ''"},
+      {"sm_91", "unknown architecture 'sm_91'"},
+  };
+  for (size_t i = 0; i < sizeof BAD / sizeof *BAD; i++) {
+    o.arch = BAD[i][0];
+    cr_assert_eq(tirx_compile("t.tirx", SCALE_DYN, strlen(SCALE_DYN), &o, &exe, &err),
+                 TIRX_ERR_USAGE, "%s", BAD[i][0]);
+    cr_assert(strstr(err.message, BAD[i][1]), "%s: %s", BAD[i][0], err.message);
+  }
+}
+
+/* SCALE_DYN's executable with one image per (arch, ptx) pair, loaded on the
+ * fake driver (a 9.0 device: sm_90a), which refuses PTX starting "bad". */
+static tirx_status load_images(const char *const (*images)[2], uint32_t n, tirx_error *err) {
+  tx_strbuf bytes = {0};
+  rebuilt_bytes(SCALE_DYN, NULL, NULL, &bytes);
+  tx_exe_parts parts;
+  char why[256];
+  cr_assert_eq(tx_exe_deserialize(bytes.data, bytes.len, &parts, why, sizeof why), TIRX_OK);
+  parts.nimages = n;
+  for (uint32_t i = 0; i < n; i++)
+    parts.images[i] =
+        (tx_exe_image){images[i][0], TX_EXE_CODE_PTX, images[i][1], strlen(images[i][1])};
+  tx_strbuf again = {0};
+  cr_assert_eq(tx_exe_serialize(&parts, &again), TIRX_OK);
+  tirx_executable *exe = NULL;
+  cr_assert_eq(tirx_executable_load_bytes(again.data, again.len, NULL, &exe, err), TIRX_OK, "%s",
+               err->message);
+  cr_assert_eq(tirx_executable_arch_count(exe), n);
+  tirx_runtime *rt = NULL;
+  cr_assert_eq(tirx_runtime_open_with(FAKE_CUDA_PATH, 0, &rt, err), TIRX_OK, "%s", err->message);
+  tirx_loaded *lm = NULL;
+  tirx_status st = tirx_runtime_load(rt, exe, &lm, err);
+  tirx_loaded_free(lm);
+  tirx_runtime_close(rt);
+  tirx_executable_free(exe);
+  tx_sb_free(&again);
+  tx_sb_free(&bytes);
+  return st;
+}
+
+Test(rtapi_arches, load_picks_the_device_code_the_device_runs) {
+  static const char *const EXACT[][2] = {{"sm_100a", "bad"}, {"sm_90a", "good"}, {"sm_90", "bad"}};
+  static const char *const PORTABLE[][2] = {
+      {"sm_80", "bad"}, {"sm_100", "bad"}, {"sm_90", "good"}, {"sm_100a", "bad"}};
+  static const char *const NONE[][2] = {{"sm_100a", "good"}, {"sm_120", "good"}};
+  static const char *const ONE[][2] = {{"sm_100a", "good"}};
+  tirx_error err = {0};
+  cr_assert_eq(load_images(EXACT, 3, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(load_images(PORTABLE, 4, &err), TIRX_OK, "%s", err.message);
+  cr_assert_eq(load_images(NONE, 2, &err), TIRX_ERR_USAGE);
+  cr_assert_str_eq(err.message,
+                   "no device code for this device (sm_90a) in the executable; it has sm_100a, "
+                   "sm_120");
+  /* One image goes to the driver whatever it is for: its JIT decides. */
+  cr_assert_eq(load_images(ONE, 1, &err), TIRX_OK, "%s", err.message);
+}
+
+Test(rtapi_arches, container_refuses_bad_images) {
+  tx_strbuf bytes = {0};
+  rebuilt_bytes(SCALE_DYN, NULL, NULL, &bytes);
+  tx_exe_parts parts;
+  char why[256];
+  cr_assert_eq(tx_exe_deserialize(bytes.data, bytes.len, &parts, why, sizeof why), TIRX_OK);
+  parts.nimages = 2;
+  parts.images[1] = parts.images[0];
+  tx_strbuf twice = {0};
+  cr_assert_eq(tx_exe_serialize(&parts, &twice), TIRX_OK);
+  cr_assert_eq(tx_exe_deserialize(twice.data, twice.len, &parts, why, sizeof why), TIRX_ERR_INPUT);
+  cr_assert_str_eq(why, "two device-code images for one architecture");
+  parts.nimages = 0;
+  cr_assert_eq(tx_exe_serialize(&parts, &twice), TIRX_ERR_USAGE);
+  tx_sb_free(&twice);
+  tx_sb_free(&bytes);
+}
+
+Test(rtapi_arches, architecture_facts) {
+  cr_assert_eq(tx_arch_sm("sm_90a"), 90);
+  cr_assert_eq(tx_arch_sm("sm_91"), -1);
+  cr_assert_eq(tx_arch_sm(NULL), -1);
+  cr_assert(tx_arch_runs_on("sm_90a", "sm_90a"));
+  cr_assert(tx_arch_runs_on("sm_80", "sm_90a"));
+  cr_assert(tx_arch_runs_on("sm_90", "sm_100a"));
+  cr_assert(!tx_arch_runs_on("sm_90a", "sm_100a"));
+  cr_assert(!tx_arch_runs_on("sm_100", "sm_90a"));
+  cr_assert(!tx_arch_runs_on("sm_91", "sm_90a"));
+  cr_assert_eq(TX_ARCH_COUNT, 11);
 }

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "target/cuda/codegen.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "ir/tensormap.h"
 #include "passes/pass.h"
 

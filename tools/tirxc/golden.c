@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ir/context.h"
+#include "driver/context.h"
 #include "support/file.h"
 #include "ir/printer.h"
 #include "driver/compile.h"

@@ -22,7 +22,7 @@
 
 #include "target/cuda/c_launcher.h"
 #include "abi/arch.h"
-#include "ir/context.h"
+#include "driver/context.h"
 #include "support/file.h"
 #include "driver/compile.h"
 #include "runtime/cuda_driver.h"
@@ -72,7 +72,10 @@ static const char HELP[] =
     "  --target=cuda     the target; cuda is the only one (and the default)\n"
     "  --arch=ARCH       the GPU architecture: sm_80 sm_86 sm_89 sm_90 sm_90a sm_100\n"
     "                    sm_100a sm_101a sm_103a sm_120 sm_120a. Default: the GPU of\n"
-    "                    this machine if there is one, else sm_90a\n"
+    "                    this machine if there is one, else sm_90a. With\n"
+    "                    --emit=executable a comma-separated list (sm_90a,sm_100a):\n"
+    "                    device code for each; the runtime loads the device's own,\n"
+    "                    else the latest portable one (sm_80, sm_90) it can run\n"
     "  -O0 -O1 -O2 -O3   optimization level (default -O2); -O0 skips 'simplify'\n"
     "                    NVRTC: --Ofast-compile=max/mid at -O0/-O1, at -O3\n"
     "                    --extra-device-vectorization; cubin: ptxas -O<n>\n"
@@ -125,7 +128,8 @@ typedef struct options {
   const char *input, *output;
   int time, verbose, list_passes;
   tx_emit_kind emit;
-  const char *arch; /* --arch, or NULL: probe the GPU */
+  const char *arch;   /* --arch (a comma-separated list), or NULL: probe the GPU */
+  int several_arches; /* --arch names more than one (only with --emit=executable) */
   int opt_level;
   const char *cuda_path;
   uint8_t disabled[TX_PASS_COUNT], print_after[TX_PASS_COUNT];
@@ -220,11 +224,14 @@ static int parse_args(int argc, char **argv, options *o) {
       if (strcmp(v, "cuda") != 0)
         return usage_error("unknown --target '%s' (the only target is 'cuda')", v);
     } else if (take_value(argc, argv, &i, "--arch", &v)) {
-      tx_target t;
+      tx_compile_request r;
+      char why[512];
       if (!v) return usage_error("option '--arch' needs a value");
-      if (!tx_target_from_arch(v, &t))
-        return usage_error("unsupported --arch '%s' (supported: %s)", v, tx_target_arch_list());
-      o->arch = t.arch;
+      tx_compile_request_init(&r);
+      if (!tx_compile_request_arches(&r, v, why, sizeof why))
+        return usage_error("--arch=%s: %s", v, why);
+      o->arch = v;
+      o->several_arches = r.nmore > 0;
     } else if (take_value(argc, argv, &i, "--cuda-path", &v)) {
       if (!v || !*v) return usage_error("option '--cuda-path' needs a directory");
       o->cuda_path = v;
@@ -268,6 +275,8 @@ static int parse_args(int argc, char **argv, options *o) {
                        tx_emit_name(o->emit));
   if (o->host_only && o->emit != TX_EMIT_EXECUTABLE)
     return usage_error("--host-only needs --emit=executable");
+  if (o->several_arches && o->emit != TX_EMIT_EXECUTABLE)
+    return usage_error("several architectures in --arch need --emit=executable");
   return -1;
 }
 
@@ -371,7 +380,8 @@ static int compile(const options *o) {
   req.host_only = o->host_only;
   const char *arch_origin = "--arch";
   if (o->arch) {
-    tx_target_from_arch(o->arch, &req.target);
+    char why[512];
+    tx_compile_request_arches(&req, o->arch, why, sizeof why); /* checked with the options */
   } else if (o->emit != TX_EMIT_TIRX) {
     /* Only probed when it matters: starting the driver costs ~100 ms. */
     int major = 0, minor = 0;

@@ -6,10 +6,9 @@
  * API is used from other languages where a NULL slips through easily. Nothing
  * here prints except into a stream the caller passes.
  */
-#include "ir/context.h"
+#include "driver/context.h"
 
 #include <string.h>
-#include <time.h>
 
 #include "ir/equal.h"
 #include "ir/printer.h"
@@ -21,14 +20,13 @@ tirx_status tirx_ctx_create(tirx_ctx **out) {
 
 /* A context over a fresh arena whose strings look in parent's first (or not,
  * when parent is NULL). */
-static tirx_status create_ctx(const tirx_allocator *alloc, const tirx_ctx *parent,
-                              tirx_ctx **out) {
+static tirx_status create_ctx(const tirx_allocator *alloc, const tirx_ctx *parent, tirx_ctx **out) {
   *out = NULL;
   tx_arena *arena = tx_arena_create(alloc);
   if (!arena) return TIRX_ERR_NOMEM;
   /* The context struct itself lives in its arena: one less thing to free. */
   tirx_ctx *ctx = tx_arena_alloc(arena, sizeof *ctx);
-  tx_interner *strings = !ctx      ? NULL
+  tx_interner *strings = !ctx     ? NULL
                          : parent ? tx_interner_create_child(arena, parent->strings)
                                   : tx_interner_create(arena);
   tx_diag_sink *diags = strings ? tx_diag_create(arena) : NULL;
@@ -66,12 +64,6 @@ void tirx_ctx_destroy(tirx_ctx *ctx) {
 void tx_ctx_last_timings(const tirx_ctx *ctx, tx_timings *out) {
   if (!out) return;
   *out = ctx ? ctx->last : (tx_timings){0};
-}
-
-double tx_now_ms(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* ---- Buffer contract shared by the printers --------------------------------- */

@@ -1,12 +1,14 @@
 /*
  * context.h - what a tirx_ctx and a tirx_module handle are inside the library.
  *
- * The public API (tirx.h) sees both as opaque. A context owns one arena that
- * holds IR, AST, source copies, interned strings and diagnostic messages, so
- * destroying it frees everything at once. Module handles live in that arena.
+ * The public API (tirx.h) sees both as opaque; the layers below the driver
+ * never see them (they take a tx_ir and a tx_diag_sink). A context owns one
+ * arena that holds IR, source copies, interned strings and diagnostic
+ * messages, so destroying it frees everything at once. Module handles live
+ * in that arena.
  */
-#ifndef TIRX_IR_CONTEXT_H
-#define TIRX_IR_CONTEXT_H
+#ifndef TIRX_DRIVER_CONTEXT_H
+#define TIRX_DRIVER_CONTEXT_H
 
 #include "ir/arena.h"
 #include "ir/diag.h"
@@ -19,8 +21,8 @@
  * A stage that did not run reads 0. */
 typedef struct tx_timings {
   double read_ms;  /* reading the file (0 for tirx_parse_string) */
-  double parse_ms; /* copying the text in and tx_parse_python */
-  double build_ms; /* tx_build_module */
+  double parse_ms; /* copying the text in and parsing it (tx_parse_times) */
+  double build_ms; /* building the module */
 } tx_timings;
 
 struct tirx_ctx {
@@ -46,8 +48,5 @@ tirx_status tx_ctx_create_child(const tirx_ctx *parent, const tirx_allocator *al
 
 /* Timings of the last parse on ctx (zeroes when ctx is NULL or none ran). */
 void tx_ctx_last_timings(const tirx_ctx *ctx, tx_timings *out);
-
-/* A monotonic clock in milliseconds, for stage timings. */
-double tx_now_ms(void);
 
 #endif
