@@ -154,6 +154,106 @@ const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *cons
   return r;
 }
 
+/* Replaces the array `field` of n pointers of `type` with an arena copy;
+ * none (NULL) when n is 0 or field is NULL. 0 when out of memory. */
+#define OWN(ir, type, field, n)                                                                    \
+  ((n) && (field) ? ((field) = TX_DUP((ir), type, (field), (n))) != NULL : ((field) = NULL, 1))
+
+const tx_expr *tx_expr_make(tx_ir *ir, const tx_expr *fields) {
+  tx_expr *e = tx_arena_alloc(ir->arena, sizeof *e);
+  if (!e) return NULL;
+  *e = *fields;
+  return OWN(ir, tx_expr, e->ops, e->nops) ? e : NULL;
+}
+
+const tx_expr *tx_expr_like(tx_ir *ir, const tx_expr *e, tx_dtype dtype, const tx_expr *const *ops,
+                            uint32_t n) {
+  return tx_expr_make(ir, &(tx_expr){.kind = e->kind,
+                                     .python_bool = e->python_bool,
+                                     .dtype = dtype,
+                                     .nops = n,
+                                     .ops = ops,
+                                     .span = e->span,
+                                     .u = e->u});
+}
+
+const tx_expr *tx_bool(tx_ir *ir, int value, tirx_span span) {
+  return tx_expr_make(ir, &(tx_expr){.kind = EXPR_INT,
+                                     .python_bool = 1,
+                                     .dtype = TX_BOOL,
+                                     .span = span,
+                                     .u.ival = value ? 1 : 0});
+}
+
+const tx_expr *tx_var_make(tx_ir *ir, tx_dtype dtype, const tx_var_info *info, tirx_span span) {
+  tx_expr f = {.kind = EXPR_VAR, .dtype = dtype, .span = span, .u.var = *info};
+  if (info->name && !(f.u.var.name = tx_intern(ir->strings, info->name))) return NULL;
+  return tx_expr_make(ir, &f);
+}
+
+const tx_buffer *tx_buffer_make(tx_ir *ir, const tx_buffer *fields) {
+  tx_buffer *b = tx_arena_alloc(ir->arena, sizeof *b);
+  if (!b) return NULL;
+  *b = *fields;
+  return OWN(ir, tx_expr, b->shape, b->ndim) && OWN(ir, tx_expr, b->strides, b->nstrides) ? b
+                                                                                          : NULL;
+}
+
+const tx_stmt *tx_stmt_make(tx_ir *ir, const tx_stmt *fields) {
+  tx_stmt *s = tx_arena_alloc(ir->arena, sizeof *s);
+  if (!s) return NULL;
+  *s = *fields;
+  uint32_t nkw = s->nexprs > s->kw.npos ? s->nexprs - s->kw.npos : 0;
+  if (!OWN(ir, tx_expr, s->exprs, s->nexprs) || !OWN(ir, tx_stmt, s->stmts, s->nstmts) ||
+      !OWN(ir, tx_expr, s->vars, s->nvars) || !OWN(ir, char, s->kw.names, nkw))
+    return NULL;
+  return s;
+}
+
+const tx_stmt *tx_bind(tx_ir *ir, const tx_expr *var, const tx_expr *value, tx_bind_style style,
+                       tirx_span span) {
+  if (!var || !value) return NULL;
+  return tx_stmt_make(ir, &(tx_stmt){.kind = STMT_BIND,
+                                     .flag = (uint8_t)style,
+                                     .nexprs = 1,
+                                     .nvars = 1,
+                                     .exprs = &value,
+                                     .vars = &var,
+                                     .span = span});
+}
+
+const tx_stmt *tx_stmt_region(tx_ir *ir, const tx_stmt *s, const tx_stmt *body, tirx_span span) {
+  tx_stmt *r = body ? tx_arena_alloc(ir->arena, sizeof *r) : NULL;
+  if (!r) return NULL;
+  *r = *s; /* the operand arrays are shared: nodes are never written */
+  r->flag = 1;
+  r->nstmts = 1;
+  r->stmts = TX_DUP(ir, tx_stmt, &body, 1);
+  r->span = span;
+  return r->stmts ? r : NULL;
+}
+
+const tx_func *tx_func_make(tx_ir *ir, const tx_func *fields) {
+  tx_func *f = tx_arena_alloc(ir->arena, sizeof *f);
+  if (!f) return NULL;
+  *f = *fields;
+  if (!OWN(ir, tx_expr, f->params, f->nparams) || !OWN(ir, tx_buffer, f->param_bufs, f->nparams) ||
+      !OWN(ir, char, f->attr_keys, f->nattrs) || !OWN(ir, tx_expr, f->attr_values, f->nattrs) ||
+      !OWN(ir, tx_expr, f->symbolic, f->nsymbolic))
+    return NULL;
+  return f;
+}
+
+const tx_module *tx_module_with_funcs(tx_ir *ir, const tx_module *m, const tx_func *const *funcs,
+                                      uint32_t n) {
+  tx_module *r = tx_arena_alloc(ir->arena, sizeof *r);
+  if (!r) return NULL;
+  *r = *m;
+  r->nfuncs = n;
+  r->funcs = funcs;
+  return OWN(ir, tx_func, r->funcs, n) ? r : NULL;
+}
+
 const tx_stmt *tx_stmt_with(tx_ir *ir, const tx_stmt *s, const tx_expr *const *exprs,
                             const tx_stmt *const *stmts, const tx_expr *const *vars,
                             const tx_buffer *buffer) {

@@ -361,6 +361,41 @@ const tx_expr *tx_expr_with_buffer(tx_ir *ir, const tx_expr *e, const tx_buffer 
 const tx_func *tx_func_with_body(tx_ir *ir, const tx_func *f, const tx_stmt *body);
 /* e with the operands ops (n of them) and everything else as e has it. */
 const tx_expr *tx_expr_with_ops(tx_ir *ir, const tx_expr *e, const tx_expr *const *ops, uint32_t n);
+/* An expression with the fields of *fields, its ops (nops of them) copied
+ * into the arena: fill a tx_expr on the stack, then build. Like
+ * tx_expr_new and tx_stmt_new, this and the *_make and tx_stmt_region
+ * helpers below do not check the children for NULL. */
+const tx_expr *tx_expr_make(tx_ir *ir, const tx_expr *fields);
+/* e's kind, span, payload (u) and python_bool on dtype and the operands ops
+ * (n of them); e's spellings (type_object, implicit_truth, source_form) are
+ * not kept. */
+const tx_expr *tx_expr_like(tx_ir *ir, const tx_expr *e, tx_dtype dtype, const tx_expr *const *ops,
+                            uint32_t n);
+/* A bare Python True / False (a bool EXPR_INT with python_bool set). */
+const tx_expr *tx_bool(tx_ir *ir, int value, tirx_span span);
+/* A variable of dtype described by *info (its name interned; NULL stays NULL). */
+const tx_expr *tx_var_make(tx_ir *ir, tx_dtype dtype, const tx_var_info *info, tirx_span span);
+/* A buffer with the fields of *fields, its shape and strides (ndim and
+ * nstrides of them) copied into the arena; a buffer like b but with X is
+ * `tx_buffer f = *b; f.X = ...;` built from f. */
+const tx_buffer *tx_buffer_make(tx_ir *ir, const tx_buffer *fields);
+/* A statement with the fields of *fields, its exprs, stmts and vars (nexprs,
+ * nstmts, nvars of them) and kw.names (one per keyword; NULL when there is
+ * none) copied into the arena. */
+const tx_stmt *tx_stmt_make(tx_ir *ir, const tx_stmt *fields);
+/* var = value (STMT_BIND) written in style. */
+const tx_stmt *tx_bind(tx_ir *ir, const tx_expr *var, const tx_expr *value, tx_bind_style style,
+                       tirx_span span);
+/* s (a flat STMT_DEVICE_ENTRY or STMT_ATTR) as its with-form region: flag 1
+ * and the one statement body, at span; every other field as s has it. */
+const tx_stmt *tx_stmt_region(tx_ir *ir, const tx_stmt *s, const tx_stmt *body, tirx_span span);
+/* A function with the fields of *fields, its params, param_bufs, attr_keys,
+ * attr_values and symbolic (nparams, nattrs, nsymbolic of them; a NULL one
+ * stays NULL) copied into the arena. */
+const tx_func *tx_func_make(tx_ir *ir, const tx_func *fields);
+/* m with the functions funcs (n of them, copied), everything else as m has it. */
+const tx_module *tx_module_with_funcs(tx_ir *ir, const tx_module *m, const tx_func *const *funcs,
+                                      uint32_t n);
 
 /* Copy an array of n pointers into the arena (NULL for n == 0). */
 const void *const *tx_ir_dup_ptrs(tx_ir *ir, const void *const *items, uint32_t n);

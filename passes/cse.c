@@ -1174,15 +1174,11 @@ static void emit_binding(cse_state *st, tx_mutator *m, item_vec *out, uint32_t p
   st->pos_host = p;
   const tx_expr *value = tx_mutate_expr(m, st->nodes[k->node].e);
   const tx_stmt *first = st->items[k->item];
-  tx_stmt *b = m->failed ? NULL : tx_stmt_new(st->ir, STMT_BIND, &value, 1, NULL, 0, first->span);
-  const tx_expr *const *vs = b ? TX_DUP(st->ir, tx_expr, &k->var, 1) : NULL;
-  if (!vs) {
+  const tx_stmt *b = m->failed ? NULL : tx_bind(st->ir, k->var, value, BIND_PLAIN, first->span);
+  if (!b) {
     m->failed = 1;
     return;
   }
-  b->flag = BIND_PLAIN;
-  b->nvars = 1;
-  b->vars = vs;
   iv_push(st, out, b);
 }
 
@@ -1283,7 +1279,7 @@ static const tx_stmt *cse_stmt(tx_mutator *m, const tx_stmt *s) {
     if (!m->failed) changed |= cse_block(st, &v);
     const tx_stmt *r = s;
     if (!m->failed && !st->oom && changed) {
-      tx_stmt *seq = tx_stmt_new(m->ir, STMT_SEQ, NULL, 0, v.items, v.n, s->span);
+      const tx_stmt *seq = tx_stmt_new(m->ir, STMT_SEQ, NULL, 0, v.items, v.n, s->span);
       if (!seq) m->failed = 1;
       r = seq ? seq : s;
     }
@@ -1314,7 +1310,7 @@ static const tx_stmt *as_block(tx_mutator *m, const tx_stmt *s, tirx_span span) 
   if (!iv_push(st, &v, s)) return m->failed = 1, s;
   const tx_stmt *r = s;
   if (cse_block(st, &v) && !st->oom) {
-    tx_stmt *seq = tx_stmt_new(m->ir, STMT_SEQ, NULL, 0, v.items, v.n, span);
+    const tx_stmt *seq = tx_stmt_new(m->ir, STMT_SEQ, NULL, 0, v.items, v.n, span);
     if (!seq) m->failed = 1;
     r = seq ? seq : s;
   }
@@ -1358,14 +1354,11 @@ tirx_status tx_cse_run(tx_pass_ctx *pc, const tx_module *in, const tx_module **o
     if (!m.failed && funcs[i]->body && funcs[i]->body->kind != STMT_SEQ) {
       const tx_stmt *b = as_block(&m, funcs[i]->body, funcs[i]->body->span);
       if (b != funcs[i]->body && !m.failed) {
-        tx_func *c = tx_arena_alloc(pc->ir->arena, sizeof *c);
+        const tx_func *c = tx_func_with_body(pc->ir, funcs[i], b);
         if (!c)
           m.failed = 1;
-        else {
-          *c = *funcs[i];
-          c->body = b;
+        else
           funcs[i] = c;
-        }
       }
     }
     if (m.failed || st.names.failed) st.oom = 1;

@@ -353,22 +353,22 @@ static const tx_buffer *lookup(fb_state *st, const tx_buffer *b) {
 /* The flat buffer of b; `span` locates an error in b's extent. */
 static const tx_buffer *make_flat(fb_state *st, const tx_buffer *b, const char *name,
                                   tx_buffer_form form, const tx_expr *data, tirx_span span) {
-  tx_buffer *f = tx_arena_alloc(st->ir->arena, sizeof *f);
   const tx_expr *ext = physical_extent(st, b, span);
-  if (!f || !ext) return st->oom = !st->error, NULL;
-  *f = *b;
-  f->name = name;
-  f->form = form;
-  f->data = data;
-  f->ndim = 1;
-  f->shape = TX_DUP(st->ir, tx_expr, &ext, 1);
-  f->nstrides = 0;
-  f->strides = NULL;
-  f->elem_offset = NULL;
-  f->layout = NULL;
-  f->origin = NULL;
-  f->offset_factor = 0;
-  if (!f->shape) return st->oom = 1, NULL;
+  if (!ext) return st->oom = !st->error, NULL;
+  tx_buffer fields = *b;
+  fields.name = name;
+  fields.form = form;
+  fields.data = data;
+  fields.ndim = 1;
+  fields.shape = &ext;
+  fields.nstrides = 0;
+  fields.strides = NULL;
+  fields.elem_offset = NULL;
+  fields.layout = NULL;
+  fields.origin = NULL;
+  fields.offset_factor = 0;
+  const tx_buffer *f = tx_buffer_make(st->ir, &fields);
+  if (!f) return st->oom = 1, NULL;
   if (st->nmap == st->capmap) {
     uint32_t cap = st->capmap ? st->capmap * 2 : 16;
     const tx_buffer **o = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->orig, cap * sizeof *o);
@@ -577,11 +577,15 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
         b->form == BUF_DECL_SCALAR || b->form == BUF_VIEW ? BUF_DECL : (tx_buffer_form)b->form;
     const tx_buffer *f = make_flat(st, b, b->name, form, b->data, s->span.line ? s->span : b->span);
     if (!f) return m->failed = 1, s; /* out of memory, or an error (st->error) */
-    tx_stmt *r = tx_stmt_new(st->ir, (tx_stmt_kind)s->kind, s->exprs, s->nexprs, s->stmts,
-                             s->nstmts, s->span);
+    const tx_stmt *r =
+        tx_stmt_make(st->ir, &(tx_stmt){.kind = b->form == BUF_VIEW ? STMT_DECL : s->kind,
+                                        .nexprs = s->nexprs,
+                                        .nstmts = s->nstmts,
+                                        .exprs = s->exprs,
+                                        .stmts = s->stmts,
+                                        .buffer = f,
+                                        .span = s->span});
     if (!r) return m->failed = 1, s;
-    r->kind = b->form == BUF_VIEW ? STMT_DECL : s->kind;
-    r->buffer = f;
     return tx_mutate_stmt_children(m, r);
   }
   case STMT_STORE: {
@@ -592,10 +596,10 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
     const tx_expr *a = flat_index(st, s->buffer, c->exprs + 1, n, &f, s->span);
     if (!a) return st->oom = !st->error, s;
     const tx_expr *ops[2] = {c->exprs[0], a};
-    tx_stmt *r = tx_stmt_new(st->ir, STMT_STORE, ops, 2, NULL, 0, s->span);
-    if (!r) return m->failed = 1, s;
-    r->buffer = f;
-    return r;
+    const tx_stmt *r = tx_stmt_make(
+        st->ir,
+        &(tx_stmt){.kind = STMT_STORE, .nexprs = 2, .exprs = ops, .buffer = f, .span = s->span});
+    return r ? r : (m->failed = 1, s);
   }
   case STMT_BIND:
   case STMT_ASSIGN:
@@ -699,12 +703,13 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
     tx_sb_free(&sb);
     const tx_expr *data = b->data ? b->data : b->origin;
     const tx_buffer *flat = name ? make_flat(st, b, name, BUF_DECL, data, b->span) : NULL;
-    tx_stmt *decl = flat ? tx_stmt_new(st->ir, STMT_DECL, NULL, 0, NULL, 0, b->span) : NULL;
+    const tx_stmt *decl =
+        flat ? tx_stmt_make(st->ir, &(tx_stmt){.kind = STMT_DECL, .buffer = flat, .span = b->span})
+             : NULL;
     if (!decl) {
       st->oom = !st->error;
       break;
     }
-    decl->buffer = flat;
     if (entry >= 0 && !tx_ptrmap_has(&host_uses.bufs, b))
       after[nafter++] = decl;
     else
@@ -746,14 +751,11 @@ static const tx_func *flatten_func(fb_state *st, const tx_func *f) {
       tx_mem_free(tx_ir_alloc(st->ir), all);
     }
     if (!st->oom && !st->error && nb != body) {
-      tx_func *c = tx_arena_alloc(st->ir->arena, sizeof *c);
+      const tx_func *c = tx_func_with_body(st->ir, f, nb);
       if (!c)
         st->oom = 1;
-      else {
-        *c = *f;
-        c->body = nb;
+      else
         r = c;
-      }
     }
   }
   tx_mem_free(tx_ir_alloc(st->ir), top);

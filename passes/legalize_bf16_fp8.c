@@ -135,13 +135,8 @@ static const tx_expr *cast_back(tx_mutator *m, tx_dtype t, const tx_expr *v, tir
 
 /* A copy of e with operands ops (all promoted) and dtype t. */
 static const tx_expr *rebuild(tx_mutator *m, const tx_expr *e, tx_dtype t, const tx_expr **ops) {
-  tx_expr *r = tx_expr_new(m->ir, (tx_expr_kind)e->kind, t, ops, e->nops, e->span);
-  if (!r) {
-    m->failed = 1;
-    return NULL;
-  }
-  r->u = e->u;
-  r->python_bool = e->python_bool;
+  const tx_expr *r = tx_expr_like(m->ir, e, t, ops, e->nops);
+  if (!r) m->failed = 1;
   return r;
 }
 

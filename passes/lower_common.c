@@ -55,7 +55,7 @@ const tx_expr *tx_lc_bin(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_e
       return tx_lc_bin(ir, k, a->ops[0], tx_lc_bin(ir, k, a->ops[1], b));
     if (ca && !cb && (k == EXPR_ADD || k == EXPR_MUL)) return tx_lc_bin(ir, k, b, a);
   }
-  tx_expr *r = tx_binary(ir, k, a, b, NOSPAN);
+  const tx_expr *r = tx_binary(ir, k, a, b, NOSPAN);
   return r;
 }
 
@@ -283,11 +283,8 @@ static int any_stmt_pre(tx_visitor *v, const tx_stmt *s) {
 
 tirx_status tx_lc_replace_funcs(tx_ir *ir, const tx_module *in, const tx_func *const *funcs,
                                 const tx_module **out) {
-  tx_module *mod = tx_arena_alloc(ir->arena, sizeof *mod);
-  const tx_func *const *fs = mod ? TX_DUP(ir, tx_func, funcs, in->nfuncs) : NULL;
-  if (!mod || !fs) return TIRX_ERR_NOMEM;
-  *mod = *in;
-  mod->funcs = fs;
+  const tx_module *mod = tx_module_with_funcs(ir, in, funcs, in->nfuncs);
+  if (!mod) return TIRX_ERR_NOMEM;
   *out = mod;
   return TIRX_OK;
 }

@@ -161,7 +161,7 @@ static const tx_expr *tuple3(lt_state *st, const tx_expr *const *e) {
   const tx_expr *ops[3] = {e[0], e[1], e[2]};
   for (int i = 0; i < 3; i++)
     if (!ops[i]) ops[i] = tx_lc_int(st->ir, TX_INT32, 1);
-  tx_expr *t = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, ops, 3, NOSPAN);
+  const tx_expr *t = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, ops, 3, NOSPAN);
   if (!t) st->oom = 1;
   return t;
 }
@@ -194,14 +194,11 @@ static void bind(lt_state *st, const tx_expr *var, const tx_expr *value, tirx_sp
     st->oom = 1;
     return;
   }
-  tx_stmt *s = tx_stmt_new(st->ir, STMT_BIND, &value, 1, NULL, 0, span);
+  const tx_stmt *s = tx_bind(st->ir, var, value, BIND_PLAIN, span);
   if (!s) {
     st->oom = 1;
     return;
   }
-  s->flag = BIND_PLAIN;
-  s->vars = TX_DUP(st->ir, tx_expr, &var, 1);
-  s->nvars = 1;
   add_launch(st, s);
 }
 
@@ -493,7 +490,7 @@ static void build_launch(lt_state *st) {
       }
       /* No int32 variable reads this dimension: bind one. */
       const char *nm = tx_lc_fresh_name(&st->names, st->ir, j == 0 ? "tx" : j == 1 ? "ty" : "tz");
-      tx_expr *v = nm ? tx_var(st->ir, nm, TX_INT32, VAR_PLAIN, NOSPAN) : NULL;
+      const tx_expr *v = nm ? tx_var(st->ir, nm, TX_INT32, VAR_PLAIN, NOSPAN) : NULL;
       if (!v) {
         st->oom = 1;
         return;
@@ -626,16 +623,13 @@ static const tx_buffer *remap_buffer(tx_mutator *m, const tx_buffer *b) {
   const tx_expr *origin = tx_mutate_expr(m, b->origin);
   changed |= off != b->elem_offset || origin != b->origin;
   if (!changed || m->failed) return b;
-  tx_buffer *nb = tx_arena_alloc(st->ir->arena, sizeof *nb);
-  if (!nb) return m->failed = 1, b;
-  *nb = *b;
-  nb->shape = b->ndim ? TX_DUP(st->ir, tx_expr, shape, b->ndim) : NULL;
-  nb->strides = b->nstrides ? TX_DUP(st->ir, tx_expr, strides, b->nstrides) : NULL;
-  nb->elem_offset = off;
-  nb->origin = origin;
-  if ((b->ndim && !nb->shape) || (b->nstrides && !nb->strides) ||
-      !tx_ptrmap_put(&st->rebufs, b, nb))
-    return m->failed = 1, b;
+  tx_buffer fields = *b;
+  fields.shape = shape;
+  fields.strides = strides;
+  fields.elem_offset = off;
+  fields.origin = origin;
+  const tx_buffer *nb = tx_buffer_make(st->ir, &fields);
+  if (!nb || !tx_ptrmap_put(&st->rebufs, b, (void *)nb)) return m->failed = 1, b;
   return nb;
 }
 
@@ -669,9 +663,8 @@ static const tx_stmt *store0(lt_state *st, const tx_buffer *b, const tx_expr *va
                              tirx_span span) {
   const tx_expr *ops[2] = {value, zero_index(st)};
   if (!ops[0] || !ops[1]) return NULL;
-  tx_stmt *s = tx_stmt_new(st->ir, STMT_STORE, ops, 2, NULL, 0, span);
-  if (s) s->buffer = b;
-  return s;
+  return tx_stmt_make(
+      st->ir, &(tx_stmt){.kind = STMT_STORE, .nexprs = 2, .exprs = ops, .buffer = b, .span = span});
 }
 
 /* Room for one more scalar in svars and sbufs (which share capscal). */
@@ -688,27 +681,30 @@ static int grow_scalars(lt_state *st) {
 static const tx_stmt *lower_scalar(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   const tx_expr *var = s->vars[0];
-  tx_buffer *b = tx_arena_alloc(st->ir->arena, sizeof *b);
-  tx_expr *data = tx_var(st->ir, var->u.var.name, TX_HANDLE, VAR_BUFFER_DATA, var->span);
-  const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
-  if (!b || !data || !one || !grow_scalars(st)) return m->failed = 1, s;
   const char *local = intern(st, "local");
-  data->u.var.pointee = var->dtype;
-  data->u.var.has_pointee = 1;
-  data->u.var.scope = local;
-  b->name = var->u.var.name;
-  b->data = data;
-  b->dtype = var->dtype;
-  b->ndim = 1;
-  b->shape = TX_DUP(st->ir, tx_expr, &one, 1);
-  b->scope = local;
-  b->form = BUF_ALLOC_LOCAL;
-  b->span = var->span;
+  const tx_expr *data = tx_var_make(st->ir, TX_HANDLE,
+                                    &(tx_var_info){.name = var->u.var.name,
+                                                   .form = VAR_BUFFER_DATA,
+                                                   .pointee = var->dtype,
+                                                   .scope = local,
+                                                   .has_pointee = 1},
+                                    var->span);
+  const tx_expr *one = tx_lc_int(st->ir, TX_INT32, 1);
+  const tx_buffer *b = data && one ? tx_buffer_make(st->ir, &(tx_buffer){.name = var->u.var.name,
+                                                                         .data = data,
+                                                                         .dtype = var->dtype,
+                                                                         .ndim = 1,
+                                                                         .shape = &one,
+                                                                         .scope = local,
+                                                                         .form = BUF_ALLOC_LOCAL,
+                                                                         .span = var->span})
+                                   : NULL;
+  if (!b || !grow_scalars(st)) return m->failed = 1, s;
   st->svars[st->nscal] = var;
   st->sbufs[st->nscal++] = b;
-  tx_stmt *alloc = tx_stmt_new(st->ir, STMT_ALLOC, NULL, 0, NULL, 0, s->span);
-  if (!alloc || !b->shape) return m->failed = 1, s;
-  alloc->buffer = b;
+  const tx_stmt *alloc =
+      tx_stmt_make(st->ir, &(tx_stmt){.kind = STMT_ALLOC, .buffer = b, .span = s->span});
+  if (!alloc) return m->failed = 1, s;
   if (!s->nexprs) return alloc;
   const tx_stmt *items[2] = {alloc, store0(st, b, tx_mutate_expr(m, s->exprs[0]), s->span)};
   const tx_stmt *r = tx_lc_seq(st->ir, items, 2, s->span);
@@ -717,11 +713,12 @@ static const tx_stmt *lower_scalar(tx_mutator *m, const tx_stmt *s) {
 
 static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt *body) {
   lt_state *st = m->user;
-  tx_stmt *e =
-      tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, st->entry_kwargs, st->nentry, NULL, 0, s->span);
+  const tx_stmt *e = tx_stmt_make(st->ir, &(tx_stmt){.kind = STMT_DEVICE_ENTRY,
+                                                     .nexprs = st->nentry,
+                                                     .exprs = st->entry_kwargs,
+                                                     .kw.names = st->entry_names,
+                                                     .span = s->span});
   if (!e) return m->failed = 1, s;
-  e->kw.npos = 0;
-  e->kw.names = st->nentry ? TX_DUP(st->ir, char, st->entry_names, st->nentry) : NULL;
   uint32_t n = st->nlaunch + 2;
   const tx_stmt **items = tx_mem_calloc(tx_ir_alloc(st->ir), n, sizeof *items);
   if (!items) return m->failed = 1, s;
@@ -734,14 +731,7 @@ static const tx_stmt *lower_entry(tx_mutator *m, const tx_stmt *s, const tx_stmt
   const tx_stmt *r = st->with_entry ? tx_lc_seq(st->ir, items + 1, k - 1, s->span)
                                     : tx_lc_seq(st->ir, items, k, s->span);
   tx_mem_free(tx_ir_alloc(st->ir), items);
-  if (r && st->with_entry) {
-    tx_stmt *w = tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, e->exprs, e->nexprs, &r, 1, s->span);
-    if (w) {
-      w->kw = e->kw;
-      w->flag = 1;
-    }
-    r = w;
-  }
+  if (r && st->with_entry) r = tx_stmt_region(st->ir, e, r, s->span);
   return r ? r : (m->failed = 1, s);
 }
 
@@ -865,15 +855,8 @@ static int has_regions(const tx_func *f) {
 static const tx_stmt *as_region(lt_state *st, const tx_stmt *entry, const tx_stmt *const *rest,
                                 uint32_t n) {
   const tx_stmt *body = tx_lc_seq(st->ir, rest, n, entry->span);
-  tx_stmt *w = body ? tx_arena_alloc(st->ir->arena, sizeof *w) : NULL;
-  const tx_stmt **stmts = w ? tx_arena_alloc(st->ir->arena, sizeof *stmts) : NULL;
-  if (!stmts) return st->oom = 1, NULL;
-  *w = *entry; /* a fresh node: the operand arrays are shared, never written */
-  stmts[0] = body;
-  w->stmts = stmts;
-  w->nstmts = 1;
-  w->flag = 1;
-  return w;
+  const tx_stmt *w = body ? tx_stmt_region(st->ir, entry, body, entry->span) : NULL;
+  return w ? w : (st->oom = 1, NULL);
 }
 
 /* Several kernels: each top-level device entry is lowered on its own (its

@@ -538,9 +538,8 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   uint32_t na = f->nattrs + 4;
   const char **keys = tx_arena_alloc(ir->arena, na * sizeof *keys);
   const tx_expr **vals = tx_arena_alloc(ir->arena, na * sizeof *vals);
-  tx_expr *ktrue = tx_int(ir, TX_BOOL, 1, f->span);
+  const tx_expr *ktrue = tx_bool(ir, 1, f->span);
   if (!body || !keys || !vals || !ktrue) return TIRX_ERR_NOMEM;
-  ktrue->python_bool = 1;
   for (uint32_t i = 0; i < f->nattrs; i++) {
     keys[i] = f->attr_keys[i];
     vals[i] = f->attr_values[i];
@@ -556,15 +555,13 @@ static tirx_status pack_func(packer *pk, const tx_func **out) {
   for (uint32_t i = f->nattrs; i < na; i++)
     if (!keys[i] || !vals[i]) return TIRX_ERR_NOMEM;
 
-  tx_func *nf = tx_arena_alloc(ir->arena, sizeof *nf);
-  if (!nf) return TIRX_ERR_NOMEM;
-  *nf = *f;
-  nf->body = body;
-  nf->nattrs = na;
-  nf->attr_keys = (const char *const *)keys;
-  nf->attr_values = (const tx_expr *const *)vals;
-  *out = nf;
-  return TIRX_OK;
+  tx_func fields = *f;
+  fields.body = body;
+  fields.nattrs = na;
+  fields.attr_keys = keys;
+  fields.attr_values = vals;
+  *out = tx_func_make(ir, &fields);
+  return *out ? TIRX_OK : TIRX_ERR_NOMEM;
 }
 
 tirx_status tx_pass_make_packed_api(tx_pass_ctx *pc, const tx_module *in, const tx_module **out) {
@@ -600,11 +597,5 @@ tirx_status tx_pass_make_packed_api(tx_pass_ctx *pc, const tx_module *in, const 
     *out = in;
     return TIRX_OK;
   }
-  tx_module *m = tx_arena_alloc(ir->arena, sizeof *m);
-  if (!m) return TIRX_ERR_NOMEM;
-  *m = *in;
-  m->funcs = TX_DUP(ir, tx_func, funcs, in->nfuncs);
-  if (!m->funcs) return TIRX_ERR_NOMEM;
-  *out = m;
-  return TIRX_OK;
+  return tx_lc_replace_funcs(ir, in, funcs, out);
 }

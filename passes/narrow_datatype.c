@@ -186,14 +186,8 @@ static const tx_expr *narrow_or_mutate(tx_mutator *m, const tx_expr *e) {
 
 static const tx_expr *copy_expr(tx_mutator *m, const tx_expr *e, tx_dtype t,
                                 const tx_expr *const *ops) {
-  tx_expr *r = tx_expr_new(m->ir, (tx_expr_kind)e->kind, t, ops, e->nops, e->span);
-  if (!r) {
-    m->failed = 1;
-    return e;
-  }
-  r->u = e->u;
-  r->python_bool = e->python_bool;
-  return r;
+  const tx_expr *r = tx_expr_like(m->ir, e, t, ops, e->nops);
+  return r ? r : (m->failed = 1, e);
 }
 
 static const tx_expr *nd_expr(tx_mutator *m, const tx_expr *e) {
@@ -244,12 +238,11 @@ static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s, const tx_expr *
 /* A fresh int32 variable standing for int64 variable v. */
 static const tx_expr *narrow_var(tx_mutator *m, const tx_expr *v) {
   nd_state *st = m->user;
-  tx_expr *nv = tx_expr_new(m->ir, EXPR_VAR, TX_INT32, NULL, 0, v->span);
+  const tx_expr *nv = tx_expr_like(m->ir, v, TX_INT32, NULL, 0);
   if (!nv) {
     m->failed = 1;
     return NULL;
   }
-  nv->u = v->u;
   add_map(st, v, nv);
   if (st->oom) m->failed = 1;
   return st->oom ? NULL : nv;

@@ -401,7 +401,7 @@ static const tx_stmt *sp_stmt(tx_mutator *m, const tx_stmt *s) {
 static const tx_stmt *fix_empty(tx_mutator *m, const tx_stmt *s) {
   if (s->kind == STMT_SEQ && s->nstmts == 0) {
     const tx_expr *zero = tx_lc_int(m->ir, TX_INT32, 0);
-    tx_stmt *r = zero ? tx_stmt_new(m->ir, STMT_EVAL, &zero, 1, NULL, 0, s->span) : NULL;
+    const tx_stmt *r = zero ? tx_stmt_new(m->ir, STMT_EVAL, &zero, 1, NULL, 0, s->span) : NULL;
     if (!r) m->failed = 1;
     return r ? r : s;
   }
@@ -458,15 +458,12 @@ tirx_status tx_pass_simplify(tx_pass_ctx *pc, const tx_module *in, const tx_modu
     /* A whole body that became empty is T.evaluate(0). */
     if (!st.oom && funcs[i]->body && funcs[i]->body->kind == STMT_SEQ &&
         funcs[i]->body->nstmts == 0) {
-      tx_func *c = tx_arena_alloc(pc->ir->arena, sizeof *c);
       const tx_stmt *b = fix_empty(&m, funcs[i]->body);
-      if (!c || m.failed)
+      const tx_func *c = m.failed ? NULL : tx_func_with_body(pc->ir, funcs[i], b);
+      if (!c)
         st.oom = 1;
-      else {
-        *c = *funcs[i];
-        c->body = b;
+      else
         funcs[i] = c;
-      }
     }
     changed |= funcs[i] != f;
   }

@@ -273,7 +273,7 @@ static const tx_expr *launch_tuple(tx_ir *ir, const tx_expr *v) {
     dims[d] = launch_dim(ir, v, d);
   for (uint32_t d = 0; d < 3; d++)
     if (!dims[d]) return NULL;
-  tx_expr *t = tx_expr_new(ir, EXPR_TUPLE, TX_VOID, dims, 3, v ? v->span : (tirx_span){0});
+  const tx_expr *t = tx_expr_new(ir, EXPR_TUPLE, TX_VOID, dims, 3, v ? v->span : (tirx_span){0});
   return t;
 }
 
@@ -293,7 +293,7 @@ static const tx_expr *dyn_smem_bytes(split *sp, const usage *u) {
     int64_t eb = u->backend->elem_bytes(b->dtype);
     const tx_expr *n = sym;
     if (n->dtype.bits != 32 || n->dtype.code != DT_INT) {
-      tx_expr *c = tx_expr_new(ir, EXPR_CAST, TX_INT32, &n, 1, n->span);
+      const tx_expr *c = tx_expr_new(ir, EXPR_CAST, TX_INT32, &n, 1, n->span);
       n = c;
     }
     if (!n) return NULL;
@@ -392,9 +392,9 @@ static const tx_stmt *kernel_body(split *sp, const usage *u, const tx_buffer *co
     for (uint32_t k = 0; k < nbufs && !is_param; k++)
       is_param = bufs[k] == b;
     if (b->form != BUF_DECL || is_param || pv_has(&u->defined, b)) continue;
-    tx_stmt *d = tx_stmt_new(ir, STMT_DECL, NULL, 0, NULL, 0, b->span);
+    const tx_stmt *d =
+        tx_stmt_make(ir, &(tx_stmt){.kind = STMT_DECL, .buffer = b, .span = b->span});
     if (!d) return NULL;
-    d->buffer = b;
     items[n++] = d;
   }
   if (n == 0 && sp->ndev == 1) return sp->dev[0];
@@ -487,11 +487,11 @@ static tirx_status split_kernel(split *sp, const tx_func **dev_out, const tx_stm
       const char *pname = b->form == BUF_MATCH && b->data ? b->data->u.var.name
                           : b->name                       ? b->name
                                                           : x->u.var.name;
-      tx_expr *p = tx_var(ir, pname, TX_HANDLE, VAR_PARAM, b->span);
+      const tx_expr *p = tx_var_make(
+          ir, TX_HANDLE,
+          &(tx_var_info){.name = pname, .form = VAR_PARAM, .pointee = b->dtype, .has_pointee = 1},
+          b->span);
       if (!p) goto done;
-      p->u.var.has_pointee = 1;
-      p->u.var.pointee = b->dtype;
-      p->u.var.scope = NULL;
       dparams[i] = p;
       dbufs[i] = b;
     } else {
@@ -515,9 +515,8 @@ static tirx_status split_kernel(split *sp, const tx_func **dev_out, const tx_stm
     else if (strcmp(k, "block") == 0)
       block = e->exprs[i];
   }
-  tx_expr *ktrue = tx_int(ir, TX_BOOL, 1, f->span);
+  const tx_expr *ktrue = tx_bool(ir, 1, f->span);
   if (!ktrue) goto done;
-  ktrue->python_bool = 1;
   const tx_expr *gt = launch_tuple(ir, grid), *bt = launch_tuple(ir, block);
   if (!gt || !bt) goto done;
   set_attr(&da, tx_intern(ir->strings, "tirx.kernel"), ktrue);
@@ -565,19 +564,19 @@ static tirx_status split_kernel(split *sp, const tx_func **dev_out, const tx_stm
     snprintf(name + fl, sizeof name - fl, "_kernel_%u", sp->index);
   else
     memcpy(name + fl, "_kernel", 8);
-  tx_func *df = tx_arena_alloc(ir->arena, sizeof *df);
+  const char *dname = tx_intern(ir->strings, name);
+  const tx_stmt *dbody = dname ? kernel_body(sp, &u, dbufs, np) : NULL;
+  const tx_func *df = dbody ? tx_func_make(ir, &(tx_func){.name = dname,
+                                                          .nparams = np,
+                                                          .params = dparams,
+                                                          .param_bufs = dbufs,
+                                                          .nattrs = da.n,
+                                                          .attr_keys = da.keys,
+                                                          .attr_values = da.vals,
+                                                          .body = dbody,
+                                                          .span = f->span})
+                            : NULL;
   if (!df) goto done;
-  *df = (tx_func){0};
-  df->name = tx_intern(ir->strings, name);
-  df->nparams = np;
-  df->params = TX_DUP(ir, tx_expr, dparams, np);
-  df->param_bufs = TX_DUP(ir, tx_buffer, dbufs, np);
-  df->nattrs = da.n;
-  df->attr_keys = (const char *const *)tx_ir_dup_ptrs(ir, (const void *const *)da.keys, da.n);
-  df->attr_values = TX_DUP(ir, tx_expr, da.vals, da.n);
-  df->span = f->span;
-  df->body = kernel_body(sp, &u, dbufs, np);
-  if (!df->name || (np && (!df->params || !df->param_bufs)) || !df->body) goto done;
 
   /* The host launcher: host statements + T.call_packed(...). */
   ptrvec cargs = pv_new(ir);
@@ -711,12 +710,6 @@ tirx_status tx_pass_split_host_device(tx_pass_ctx *pc, const tx_module *in, cons
     *out = in;
     return TIRX_OK;
   }
-  tx_module *m = tx_arena_alloc(ir->arena, sizeof *m);
-  if (!m) return TIRX_ERR_NOMEM;
-  *m = *in;
-  m->nfuncs = n;
-  m->funcs = TX_DUP(ir, tx_func, funcs, n);
-  if (!m->funcs) return TIRX_ERR_NOMEM;
-  *out = m;
-  return TIRX_OK;
+  *out = tx_module_with_funcs(ir, in, funcs, n);
+  return *out ? TIRX_OK : TIRX_ERR_NOMEM;
 }

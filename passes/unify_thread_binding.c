@@ -435,7 +435,7 @@ static const site *site_of(const ut_state *st, const tx_stmt *s) {
 }
 
 static const tx_expr *tuple3(ut_state *st, const tx_expr *const d[3]) {
-  tx_expr *t = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, d, 3, NOSPAN);
+  const tx_expr *t = tx_expr_new(st->ir, EXPR_TUPLE, TX_VOID, d, 3, NOSPAN);
   if (!t) st->oom = 1;
   return t;
 }
@@ -475,11 +475,10 @@ static const tx_stmt *new_entry(ut_state *st, const tx_stmt *old, tirx_span span
     names2[m] = names[i], ops2[m++] = ops[i];
   for (uint32_t i = 0; i < m; i++)
     if (!ops2[i]) return NULL;
-  tx_stmt *e = tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, ops2, m, NULL, 0, span);
-  if (!e) return NULL;
-  e->kw.npos = 0;
-  e->kw.names = TX_DUP(st->ir, char, names2, m);
-  return e->kw.names ? e : NULL;
+  return tx_stmt_make(
+      st->ir,
+      &(tx_stmt){
+          .kind = STMT_DEVICE_ENTRY, .nexprs = m, .exprs = ops2, .kw.names = names2, .span = span});
 }
 
 /* `entry; binds...` (or, for the with-form entry, the entry around binds + body). */
@@ -501,27 +500,20 @@ static const tx_stmt *entry_with_binds(tx_mutator *m, const tx_stmt *old, const 
     const tx_expr *args[2] = {tx_string(st->ir, TAGS[t], strlen(TAGS[t]), NOSPAN), st->extent[t]};
     const tx_expr *val = tx_lc_call(st->ir, "T.launch_thread", TX_INT32, args, 2);
     val = tx_lc_cast(st->ir, st->uvar[t]->dtype, val);
-    tx_stmt *bs = val ? tx_stmt_new(st->ir, STMT_BIND, &val, 1, NULL, 0, NOSPAN) : NULL;
-    if (!bs) return m->failed = 1, old;
     /* a reused flat binding keeps its span */
+    tirx_span bspan = NOSPAN;
     for (uint32_t j = 0; j < st->nsites; j++)
-      if (st->sites[j].var == st->uvar[t]) bs->span = st->sites[j].s->span;
-    bs->flag = BIND_PLAIN;
-    bs->vars = TX_DUP(st->ir, tx_expr, &st->uvar[t], 1);
-    bs->nvars = 1;
-    if (!bs->vars) return m->failed = 1, old;
+      if (st->sites[j].var == st->uvar[t]) bspan = st->sites[j].s->span;
+    const tx_stmt *bs = tx_bind(st->ir, st->uvar[t], val, BIND_PLAIN, bspan);
+    if (!bs) return m->failed = 1, old;
     items[k++] = bs;
   }
   if (body) items[k++] = tx_mutate_stmt(m, body);
   const tx_stmt *r = tx_lc_seq(st->ir, items, k, span);
   if (!r) return m->failed = 1, old;
   if (!with_form) return r;
-  tx_stmt *w =
-      tx_stmt_new(st->ir, STMT_DEVICE_ENTRY, e->exprs, e->nexprs, &r, 1, old ? old->span : span);
-  if (!w) return m->failed = 1, old;
-  w->flag = 1;
-  w->kw = e->kw;
-  return w;
+  const tx_stmt *w = tx_stmt_region(st->ir, e, r, old ? old->span : span);
+  return w ? w : (m->failed = 1, old);
 }
 
 static const tx_expr *ut_expr(tx_mutator *m, const tx_expr *e) {

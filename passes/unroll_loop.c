@@ -165,13 +165,17 @@ static const tx_expr *copy_expr(tx_mutator *m, const tx_expr *e) {
     nb = lookup_buf(c, e->u.buffer);
   if (e->kind == EXPR_LET && e->u.binder) binder = lookup_var(c, e->u.binder);
   if (nb || binder) {
-    tx_expr *n = tx_expr_new(m->ir, (tx_expr_kind)r->kind, r->dtype, r->ops, r->nops, r->span);
-    if (!n) return m->failed = 1, e;
-    n->u = r->u;
-    n->python_bool = r->python_bool;
-    if (nb) n->u.buffer = nb;
-    if (binder) n->u.binder = binder;
-    return n;
+    tx_expr fields = {.kind = r->kind,
+                      .python_bool = r->python_bool,
+                      .dtype = r->dtype,
+                      .nops = r->nops,
+                      .ops = r->ops,
+                      .span = r->span,
+                      .u = r->u};
+    if (nb) fields.u.buffer = nb;
+    if (binder) fields.u.binder = binder;
+    const tx_expr *n = tx_expr_make(m->ir, &fields);
+    return n ? n : (m->failed = 1, e);
   }
   /* A literal converted to a scalar type is that type's literal. */
   int64_t x;
@@ -227,11 +231,10 @@ static const tx_stmt *copy_stmt(tx_mutator *m, const tx_stmt *s) {
 /* A fresh variable like v (same dtype and form), named v_1, v_2, ... */
 static const tx_expr *fresh_var(un_state *st, const tx_expr *v) {
   const char *nm = tx_lc_fresh_name(&st->names, st->ir, v->u.var.name ? v->u.var.name : "v");
-  tx_expr *n = nm ? tx_var(st->ir, nm, v->dtype, (tx_var_form)v->u.var.form, v->span) : NULL;
-  if (!n) return st->oom = 1, v;
-  n->u.var = v->u.var;
-  n->u.var.name = nm;
-  return n;
+  tx_var_info info = v->u.var;
+  info.name = nm;
+  const tx_expr *n = nm ? tx_var_make(st->ir, v->dtype, &info, v->span) : NULL;
+  return n ? n : (st->oom = 1, v);
 }
 
 /* Does a buffer own its data variable (rather than view another buffer's
@@ -259,29 +262,26 @@ static const tx_stmt *body_copy(un_state *st, const tx_stmt *body, const tx_expr
     if (d->nbufs && (!c.bfrom || !c.bto)) st->oom = 1;
     for (uint32_t i = 0; i < d->nbufs && !st->oom; i++) {
       const tx_buffer *b = d->bufs[i];
-      tx_buffer *nb = tx_arena_alloc(st->ir->arena, sizeof *nb);
+      tx_buffer fields = *b;
+      fields.name = tx_lc_fresh_name(&st->names, st->ir, b->name ? b->name : "buf");
+      const tx_expr *data = b->data ? lookup_var(&c, b->data) : NULL;
+      if (!data && b->data && owns_data(b)) {
+        /* named like its buffer, so that it still owns the storage */
+        tx_var_info info = b->data->u.var;
+        info.name = fields.name;
+        data = fields.name ? tx_var_make(st->ir, b->data->dtype, &info, b->data->span) : NULL;
+        if (!data) {
+          st->oom = 1;
+          break;
+        }
+        map_var(&c, b->data, data);
+      }
+      if (data) fields.data = data;
+      const tx_buffer *nb = tx_buffer_make(st->ir, &fields);
       if (!nb) {
         st->oom = 1;
         break;
       }
-      *nb = *b;
-      nb->name = tx_lc_fresh_name(&st->names, st->ir, b->name ? b->name : "buf");
-      const tx_expr *data = b->data ? lookup_var(&c, b->data) : NULL;
-      if (!data && b->data && owns_data(b)) {
-        /* named like its buffer, so that it still owns the storage */
-        tx_expr *dv = nb->name
-                          ? tx_var(st->ir, nb->name, b->data->dtype, VAR_BUFFER_DATA, b->data->span)
-                          : NULL;
-        if (!dv) {
-          st->oom = 1;
-          break;
-        }
-        dv->u.var = b->data->u.var;
-        dv->u.var.name = nb->name;
-        data = dv;
-        map_var(&c, b->data, data);
-      }
-      if (data) nb->data = data;
       c.bfrom[c.nb] = b;
       c.bto[c.nb++] = nb;
     }

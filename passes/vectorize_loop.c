@@ -278,7 +278,7 @@ static int multiple_of(const tx_expr *e, int64_t c) {
 static const tx_expr *ramp(vec_state *st, const tx_expr *base, const tx_expr *stride) {
   if (!base || !stride) return st->oom = 1, NULL;
   const tx_expr *ops[2] = {base, stride};
-  tx_expr *r =
+  const tx_expr *r =
       tx_expr_new(st->ir, EXPR_RAMP, tx_dtype_with_lanes(base->dtype, st->lanes), ops, 2, NOSPAN);
   if (!r) st->oom = 1;
   return r;
@@ -286,7 +286,7 @@ static const tx_expr *ramp(vec_state *st, const tx_expr *base, const tx_expr *st
 
 static const tx_expr *broadcast(vec_state *st, const tx_expr *x) {
   if (is_vec(x)) return x;
-  tx_expr *r =
+  const tx_expr *r =
       tx_expr_new(st->ir, EXPR_BROADCAST, tx_dtype_with_lanes(x->dtype, st->lanes), &x, 1, NOSPAN);
   if (!r) st->oom = 1;
   return r;
@@ -313,8 +313,8 @@ static int vector_access_ok(vec_state *st, const tx_buffer *b, const tx_expr *id
 static const tx_expr *vector_binary(vec_state *st, const tx_expr *r) {
   const tx_expr *ops[2] = {broadcast(st, r->ops[0]), broadcast(st, r->ops[1])};
   if (!ops[0] || !ops[1]) return r;
-  tx_expr *n = tx_expr_new(st->ir, (tx_expr_kind)r->kind, tx_dtype_with_lanes(r->dtype, st->lanes),
-                           ops, 2, r->span);
+  const tx_expr *n = tx_expr_new(st->ir, (tx_expr_kind)r->kind,
+                                 tx_dtype_with_lanes(r->dtype, st->lanes), ops, 2, r->span);
   if (!n) st->oom = 1;
   return n ? n : r;
 }
@@ -381,15 +381,13 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
       ops[i] = broadcast(st, r->ops[i]);
     for (uint32_t i = 0; i < r->nops; i++)
       if (!ops[i]) return r;
-    tx_expr *n =
-        tx_expr_new(st->ir, k, tx_dtype_with_lanes(r->dtype, st->lanes), ops, r->nops, r->span);
-    if (!n) return st->oom = 1, r;
-    n->u = r->u;
-    return n;
+    const tx_expr *n =
+        tx_expr_like(st->ir, r, tx_dtype_with_lanes(r->dtype, st->lanes), ops, r->nops);
+    return n ? n : (st->oom = 1, r);
   }
   case EXPR_CAST: {
-    tx_expr *n = tx_expr_new(st->ir, EXPR_CAST, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1,
-                             r->span);
+    const tx_expr *n = tx_expr_new(st->ir, EXPR_CAST, tx_dtype_with_lanes(r->dtype, st->lanes),
+                                   r->ops, 1, r->span);
     if (!n) st->oom = 1;
     return n ? n : r;
   }
@@ -398,11 +396,8 @@ static const tx_expr *vec_expr(tx_mutator *m, const tx_expr *e) {
       st->fail = 1;
       return r;
     }
-    tx_expr *n = tx_expr_new(st->ir, EXPR_LOAD, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1,
-                             r->span);
-    if (!n) return st->oom = 1, r;
-    n->u.buffer = r->u.buffer;
-    return n;
+    const tx_expr *n = tx_expr_like(st->ir, r, tx_dtype_with_lanes(r->dtype, st->lanes), r->ops, 1);
+    return n ? n : (st->oom = 1, r);
   }
   case EXPR_INT:
   case EXPR_FLOAT:
@@ -439,23 +434,22 @@ static const tx_stmt *vec_stmt(tx_mutator *m, const tx_stmt *s) {
     }
     const tx_expr *ops[2] = {broadcast(st, val), idx};
     if (!ops[0]) return s;
-    tx_stmt *n = tx_stmt_new(st->ir, STMT_STORE, ops, 2, NULL, 0, s->span);
-    if (!n) return st->oom = 1, s;
-    n->buffer = s->buffer;
-    return n;
+    const tx_stmt *n = tx_stmt_make(
+        st->ir,
+        &(tx_stmt){
+            .kind = STMT_STORE, .nexprs = 2, .exprs = ops, .buffer = s->buffer, .span = s->span});
+    return n ? n : (st->oom = 1, s);
   }
   if (s->kind == STMT_BIND) {
     const tx_expr *val = tx_mutate_expr(m, s->exprs[0]);
     if (m->failed || st->oom || st->fail) return s;
     if (!is_vec(val)) return val == s->exprs[0] ? s : (st->fail = 1, s);
     const tx_expr *old = s->vars[0];
-    tx_expr *nv = tx_var(st->ir, old->u.var.name, val->dtype, VAR_PLAIN, old->span);
-    tx_stmt *n = nv ? tx_stmt_new(st->ir, STMT_BIND, &val, 1, NULL, 0, s->span) : NULL;
-    const tx_expr *cnv = nv;
-    if (n) n->vars = TX_DUP(st->ir, tx_expr, &cnv, 1);
-    if (!n || !n->vars) return st->oom = 1, s;
-    n->nvars = 1;
-    n->flag = s->flag == BIND_LET_TYPED ? BIND_LET : s->flag; /* the annotation was scalar */
+    const tx_expr *nv = tx_var(st->ir, old->u.var.name, val->dtype, VAR_PLAIN, old->span);
+    /* the annotation was scalar */
+    tx_bind_style style = s->flag == BIND_LET_TYPED ? BIND_LET : (tx_bind_style)s->flag;
+    const tx_stmt *n = tx_bind(st->ir, nv, val, style, s->span);
+    if (!n) return st->oom = 1, s;
     if (st->nmap == st->capmap) {
       uint32_t cap = st->capmap ? st->capmap * 2 : 8;
       const tx_expr **a = tx_mem_realloc(tx_ir_alloc(st->ir), (void *)st->from, cap * sizeof *a);
@@ -514,13 +508,17 @@ static int codegen_ok(const tx_backend *backend, const tx_stmt *body) {
 
 static const tx_stmt *with_kind(vec_state *st, const tx_stmt *s, tx_for_kind kind,
                                 const tx_expr *const *exprs, uint32_t nexprs, const tx_stmt *body) {
-  tx_stmt *n = tx_stmt_new(st->ir, STMT_FOR, exprs, nexprs, &body, 1, s->span);
-  if (!n) return st->oom = 1, s;
-  n->flag = (uint8_t)kind;
-  n->vars = s->vars;
-  n->nvars = s->nvars;
-  n->kw.npos = nexprs;
-  return n;
+  const tx_stmt *n = tx_stmt_make(st->ir, &(tx_stmt){.kind = STMT_FOR,
+                                                     .flag = (uint8_t)kind,
+                                                     .nexprs = nexprs,
+                                                     .nstmts = 1,
+                                                     .nvars = s->nvars,
+                                                     .exprs = exprs,
+                                                     .stmts = &body,
+                                                     .vars = s->vars,
+                                                     .kw.npos = nexprs,
+                                                     .span = s->span});
+  return n ? n : (st->oom = 1, s);
 }
 
 /* The serial loop TVM would scalarize to. */
