@@ -92,6 +92,9 @@ tirx_status tx_compile_module(tirx_ctx *ctx, const tx_module *m, const tx_compil
   tx_compile_stats scratch = {0};
   if (!stats) stats = &scratch;
   if (!ctx || !m || !req || !out || !req->target.arch) return TIRX_ERR_USAGE;
+  /* Several architectures make one executable; nothing else holds them. */
+  if (req->nmore > TX_ARCH_COUNT - 1 || (req->nmore && req->emit != TX_EMIT_EXECUTABLE))
+    return TIRX_ERR_USAGE;
   *stats = (tx_compile_stats){.log = stats->log}; /* the architectures' times add up */
   tx_diag_mark mark = tx_diag_mark_now(ctx->diags);
   tirx_status st = compile_stages(ctx, m, req, stats, out);
@@ -152,9 +155,22 @@ static tirx_status device_ptx(tirx_ctx *ctx, const tx_module *lowered,
   return st;
 }
 
+/* The pass pipeline over m for `target`; stats collect its timings (summed
+ * over the architectures of an executable). */
 static tirx_status run_pipeline(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
                                 const tx_target *target, tx_compile_stats *stats,
-                                const tx_module **lowered);
+                                const tx_module **lowered) {
+  tx_pass_ctx pc = {.ir = &ctx->ir, .diags = ctx->diags, .target = target};
+  tx_pipeline_options po = req->pipeline; /* a copy: the timings are written into it */
+  double t0 = tx_now_ms();
+  tirx_status st = tx_run_pipeline(&pc, &po, m, lowered);
+  stats->pipeline_ms += tx_now_ms() - t0;
+  for (int i = 0; i <= TX_PASS_COUNT; i++)
+    stats->pass_ms[i] += po.timings_ms[i];
+  for (int i = 0; i < TX_PASS_COUNT; i++)
+    stats->pass_ran[i] = !po.disabled[i] && !(i == PASS_SIMPLIFY && target->opt_level == 0);
+  return st;
+}
 
 /* The launch programs for `target` must be those of the first architecture
  * (`first`): an executable has one host side. */
@@ -195,10 +211,10 @@ static tirx_status emit_executable(tirx_ctx *ctx, const tx_module *m, const tx_m
   const tirx_allocator *alloc = tx_arena_allocator(ctx->arena);
   tx_strbuf prog = {.alloc = alloc}, opts = {.alloc = alloc}, ptx[TX_ARCH_COUNT];
   uint32_t n = req->nmore + 1;
-  tirx_status st = n <= TX_ARCH_COUNT ? program_bytes(alloc, m, lowered, &prog) : TIRX_ERR_USAGE;
+  tirx_status st = program_bytes(alloc, m, lowered, &prog); /* n <= TX_ARCH_COUNT: checked */
   const char *name = req->exe_name ? req->exe_name : m->name ? m->name : "<module>";
   tx_exe_parts p = {.name = name, .nimages = n};
-  for (uint32_t i = 0; i < n && i < TX_ARCH_COUNT; i++) {
+  for (uint32_t i = 0; i < n; i++) {
     const tx_target *t = i ? &req->more[i - 1] : &req->target;
     ptx[i] = (tx_strbuf){.alloc = alloc};
     if (st == TIRX_OK) st = arch_image(ctx, m, lowered, req, t, &prog, stats, &ptx[i]);
@@ -211,27 +227,10 @@ static tirx_status emit_executable(tirx_ctx *ctx, const tx_module *m, const tx_m
     p.program = prog.data, p.program_len = prog.len;
     st = tx_exe_serialize(&p, out);
   }
-  for (uint32_t i = 0; i < n && i < TX_ARCH_COUNT; i++)
+  for (uint32_t i = 0; i < n; i++)
     tx_sb_free(&ptx[i]);
   tx_sb_free(&prog);
   tx_sb_free(&opts);
-  return st;
-}
-
-/* The pass pipeline over m for `target`; stats collect its timings (summed
- * over the architectures of an executable). */
-static tirx_status run_pipeline(tirx_ctx *ctx, const tx_module *m, const tx_compile_request *req,
-                                const tx_target *target, tx_compile_stats *stats,
-                                const tx_module **lowered) {
-  tx_pass_ctx pc = {.ir = &ctx->ir, .diags = ctx->diags, .target = target};
-  tx_pipeline_options po = req->pipeline; /* a copy: the timings are written into it */
-  double t0 = tx_now_ms();
-  tirx_status st = tx_run_pipeline(&pc, &po, m, lowered);
-  stats->pipeline_ms += tx_now_ms() - t0;
-  for (int i = 0; i <= TX_PASS_COUNT; i++)
-    stats->pass_ms[i] += po.timings_ms[i];
-  for (int i = 0; i < TX_PASS_COUNT; i++)
-    stats->pass_ran[i] = !po.disabled[i] && !(i == PASS_SIMPLIFY && target->opt_level == 0);
   return st;
 }
 
@@ -250,7 +249,6 @@ static tirx_status compile_stages(tirx_ctx *ctx, const tx_module *m, const tx_co
   const tx_module *lowered = NULL;
   tirx_status st = run_pipeline(ctx, m, req, &req->target, stats, &lowered);
   if (st != TIRX_OK) return st;
-  if (req->nmore && req->emit != TX_EMIT_EXECUTABLE) return TIRX_ERR_USAGE;
   double t0;
 
   if (req->emit == TX_EMIT_LOWERED) {
