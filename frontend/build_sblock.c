@@ -6,8 +6,7 @@
  * puts around a function body.
  *
  * Builds the IR of ir.h (STMT_BLOCK and its header kinds) and nothing
- * else; these functions are parsed and printed, not lowered (the pipeline
- * refuses them). Must not build expressions itself beyond build_expr.c.
+ * else; passes/lower_sblock.c lowers them. Must not build expressions itself beyond build_expr.c.
  */
 #include <string.h>
 

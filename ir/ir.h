@@ -277,8 +277,8 @@ typedef struct tx_func {
   const tx_stmt *body;
   int is_private;
   /* @T.prim_func(s_tir=True): a TVM S-TIR (schedulable TIR) function, whose
-   * body may hold blocks (STMT_BLOCK). Kept so the print round-trips; such a
-   * function is parsed and printed but not lowered (docs/conformance.md). */
+   * body may hold blocks (STMT_BLOCK, lowered by the lower-sblock pass). Kept
+   * so the print round-trips. */
   int is_s_tir;
   /* @T.prim_func(persistent=True): TVM's tirx.persistent_kernel marker, kept
    * for the print (TVM's codegen does not read it either). */

@@ -62,6 +62,9 @@ enum { TX_KEEPS_CENSUS = 1, TX_KEEPS_NAMES = 2 };
  * The function of each pass lives in passes/<name>.c; keeps is what it
  * preserves (TX_KEEPS_*, 0 for nothing). */
 #define TX_PASSES(X)                                                                               \
+  X(PASS_LOWER_SBLOCK, "lower-sblock", tx_pass_lower_sblock, 0,                                    \
+    "S-TIR blocks become plain statements: iterators their bindings, T.init a guarded first "      \
+    "iteration, T.where an if")                                                                    \
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx, 0,                                          \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
   X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding, 0,            \

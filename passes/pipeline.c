@@ -74,36 +74,6 @@ static tirx_status reject_tile_ops(tx_pass_ctx *pc, const tx_module *m) {
   return tf.found ? TIRX_ERR_INPUT : TIRX_OK;
 }
 
-/* ---- S-TIR blocks ---------------------------------------------------------------- */
-
-typedef struct block_finder {
-  tx_visitor v;
-  const tx_stmt *first;
-} block_finder;
-
-/* The implicit root is no written block: its first written block (or, for
- * one with only root allocations, the root itself) is where to point. */
-static int find_block(tx_visitor *v, const tx_stmt *s) {
-  block_finder *bf = (block_finder *)v;
-  if (s->kind != STMT_BLOCK) return 1;
-  if (!bf->first || bf->first->flag == BLOCK_IMPLICIT_ROOT) bf->first = s;
-  if (s->flag != BLOCK_IMPLICIT_ROOT) v->stop = 1;
-  return 1;
-}
-
-/* Blocks are schedulable TIR, which TVM lowers with its s_tir passes
- * (blocks to loops and buffer regions); tirx-c has none of them. One
- * error, at the first block, refuses the module before any pass runs. */
-static tirx_status reject_sblocks(tx_pass_ctx *pc, const tx_module *m) {
-  block_finder bf = {.v = {.pre_stmt = find_block, .pre_expr = tx_lc_skip_expr}};
-  tx_visit_module(&bf.v, m);
-  if (!bf.first) return TIRX_OK;
-  tx_error(pc->diags, bf.first->span,
-           "s_tir blocks (T.sblock) are parsed and printed but not lowered by tirx-c; lower the "
-           "program with TVM's s_tir pipeline (tvm.s_tir.pipeline) first");
-  return TIRX_ERR_INPUT;
-}
-
 /* ---- The pipeline ---------------------------------------------------------------- */
 
 /* -O0 keeps the IR as the passes that must run leave it: no simplification. */
@@ -175,8 +145,7 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   for (int i = 0; i <= TX_PASS_COUNT; i++)
     opts->timings_ms[i] = 0;
   tx_diag_mark mark = tx_diag_mark_now(pc->diags);
-  tirx_status st = reject_sblocks(pc, in);
-  if (st == TIRX_OK) st = timed_verify(pc, opts, in, NULL);
+  tirx_status st = timed_verify(pc, opts, in, NULL);
 
   const tx_module *cur = in;
   if (st == TIRX_OK) {

@@ -52,7 +52,7 @@ NPASSES=$(wc -l <"$TMP/out")
 # One line per pass; the exact set grows as passes are added.
 [ "$NPASSES" -ge 7 ] || fail "--list-passes: expected at least 7 lines"
 grep -q '^cse ' "$TMP/out" || fail "--list-passes: no cse"
-[ "$(head -n1 "$TMP/out" | cut -d' ' -f1)" = lower-tirx ] || fail "--list-passes: first is lower-tirx"
+[ "$(head -n1 "$TMP/out" | cut -d' ' -f1)" = lower-sblock ] || fail "--list-passes: first is lower-sblock"
 for p in lower-tirx flatten-buffer simplify verify-memory split-host-device make-packed-api; do
   has "$TMP/out" "$p " "--list-passes lists $p"
 done
@@ -89,7 +89,7 @@ has "$TMP/err" "sm_90a" "bad --arch lists the supported ones"
 expect 2 "--arch without value" -- "$TIRXC" "$SCALE" --arch
 expect 2 "bad --print-after" -- "$TIRXC" "$SCALE" --emit=lowered --print-after=nope
 has "$TMP/err" "unknown pass 'nope'" "bad --print-after"
-has "$TMP/err" "(passes: lower-tirx, " "valid pass names"
+has "$TMP/err" "(passes: lower-sblock, lower-tirx, " "valid pass names"
 has "$TMP/err" ", split-host-device" "valid pass names"
 expect 2 "bad --disable-pass" -- "$TIRXC" "$SCALE" --emit=lowered --disable-pass=inline
 expect 2 "bad --emit" -- "$TIRXC" "$SCALE" --emit=llvm
@@ -153,14 +153,15 @@ has "$TMP/err" "tile_copy_layout.tirx:15:5: error: tile primitive T.cta.copy is 
 printf 'from tvm.script import tirx as T\n@T.prim_func\ndef f(A: T.Buffer((4,), "float32")):\n    A[0] = C[0]\n' >"$TMP/bad.tirx"
 expect 1 "input error" -- "$TIRXC" "$TMP/bad.tirx" --emit=lowered -o "$TMP/bad.out"
 [ -e "$TMP/bad.out" ] && fail "a failed compile must not create -o's file"
-# s_tir blocks: printed back, refused by one located error when compiled.
-STIR=$SRC/tests/cli/sblock_refused.tirx
+# s_tir blocks: printed back; compiled by lower-sblock, except a region
+# match_buffer inside a block: one located error.
+STIR=$SRC/tests/cli/sblock_match_refused.tirx
 expect 0 "s_tir blocks print" -- "$TIRXC" "$STIR"
-has "$TMP/out" '    # with T.sblock("root"):' "the implicit root prints as TVM's comment"
+has "$TMP/out" '        with T.sblock("row"):' "a written block prints back"
 for emit in lowered cuda ptx; do
-  expect 1 "s_tir blocks --emit=$emit" -- "$TIRXC" "$STIR" --emit=$emit
-  has "$TMP/err" "sblock_refused.tirx:7:9: error: s_tir blocks (T.sblock) are parsed and printed but not lowered by tirx-c" \
-    "s_tir refusal at the first written block (--emit=$emit)"
+  expect 1 "s_tir match_buffer --emit=$emit" -- "$TIRXC" "$STIR" --emit=$emit
+  has "$TMP/err" "sblock_match_refused.tirx:10:19: error: T.match_buffer of a region inside a block is parsed and printed but not lowered by tirx-c" \
+    "s_tir match_buffer refusal (--emit=$emit)"
   [ "$(grep -c 'error:' "$TMP/err")" -eq 1 ] || fail "s_tir refusal: exactly one error (--emit=$emit)"
 done
 expect 0 "-o" -- "$TIRXC" "$SCALE" --emit=lowered -o "$TMP/scale.low"
