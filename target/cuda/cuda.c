@@ -1159,6 +1159,7 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
   case STMT_EVAL: {
     const tx_expr *e = s->exprs[0];
     if (e->kind == EXPR_INT) return; /* T.evaluate(0) */
+    if (cuda_emit_print_buffer(g, e)) return;
     expr_line(g, s->span, "", e, ";");
     return;
   }

@@ -364,6 +364,9 @@ void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
  * store for a stride-1 Ramp, otherwise a scatter lane by lane. */
 void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx);
 void cuda_add_source(cuda_cg *g, const tx_expr *src);
+/* T.print_buffer(...) as the statement(s) that print it (cuda_print.c):
+ * 1 when e is that call (errors reported), 0 for any other expression. */
+int cuda_emit_print_buffer(cuda_cg *g, const tx_expr *e);
 /* C string literal for a TIRx string. */
 void cuda_put_cstring(tx_strbuf *sb, const char *s, size_t n);
 

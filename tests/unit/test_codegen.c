@@ -135,7 +135,7 @@ static void run_golden(const char *name) {
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
   X(cluster_binding) X(ptr_bind) X(mapa_ptr) X(float_special) X(ptx_printed) X(ptx_printed_sm100) \
   X(access_ptr) X(ptx_legacy) X(cuda_builtins) X(iket) X(iket_strip) X(tcgen05_desc_sm90) \
-  X(mma_sp) X(bare_element_args) X(ptx_ld_u8) X(uint128_b128_store) X(two_kernels)
+  X(mma_sp) X(bare_element_args) X(ptx_ld_u8) X(uint128_b128_store) X(two_kernels) X(print_buffer)
 // clang-format on
 
 #define X(name)                                                                                    \
