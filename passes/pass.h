@@ -35,6 +35,7 @@ typedef struct tx_pass_ctx {
   tx_diag_sink *diags;
   const tx_target *target;
   tx_pass_memo memo;
+  tx_strbuf *dispatch_log; /* dispatch-tile's choices (--explain-dispatch), or NULL */
 } tx_pass_ctx;
 
 /* A pass: returns TIRX_OK with *out set (the input itself when nothing
@@ -65,6 +66,9 @@ enum { TX_KEEPS_CENSUS = 1, TX_KEEPS_NAMES = 2 };
   X(PASS_LOWER_SBLOCK, "lower-sblock", tx_pass_lower_sblock, 0,                                    \
     "S-TIR blocks become plain statements: iterators their bindings, T.init a guarded first "      \
     "iteration, T.where an if")                                                                    \
+  X(PASS_DISPATCH_TILE, "dispatch-tile", tx_pass_dispatch_tile, 0,                                 \
+    "tile-primitive calls become the IR of the first target variant that applies "                 \
+    "(priority, predicates, dispatch=)")                                                           \
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx, 0,                                          \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
   X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding, 0,            \
@@ -118,6 +122,7 @@ typedef struct tx_pipeline_options {
   uint8_t print_after[TX_PASS_COUNT];
   int print_after_all;
   tx_strbuf *print_out;                 /* where --print-after text goes (may be NULL) */
+  tx_strbuf *dispatch_log;              /* dispatch-tile's choices, one line each (may be NULL) */
   double timings_ms[TX_PASS_COUNT + 1]; /* out: per pass; [TX_PASS_COUNT] = verification */
 } tx_pipeline_options;
 

@@ -41,39 +41,6 @@ int tx_pass_lookup(const char *name) {
   return -1;
 }
 
-/* ---- Tile primitives that survived ------------------------------------------- */
-
-typedef struct tile_finder {
-  tx_visitor v;
-  tx_diag_sink *diags;
-  int found;
-} tile_finder;
-
-static int find_tile_op(tx_visitor *v, const tx_stmt *s) {
-  tile_finder *tf = (tile_finder *)v;
-  if (s->kind != STMT_TILE_OP) return 1;
-  tf->found++;
-  tx_error(tf->diags, s->span,
-           "tile primitive %s is not lowered yet (tile-primitive dispatch is not implemented)",
-           s->name ? s->name : "?");
-  if (tx_diag_saturated(tf->diags)) v->stop = 1;
-  return 0;
-}
-
-static int is_tile_op(const tx_stmt *s) {
-  return s->kind == STMT_TILE_OP;
-}
-
-/* Every surviving STMT_TILE_OP is a located error naming the op. */
-static tirx_status reject_tile_ops(tx_pass_ctx *pc, const tx_module *m) {
-  tile_finder tf = {.diags = pc->diags};
-  tf.v.user = &tf;
-  tf.v.pre_stmt = find_tile_op;
-  tf.v.pre_expr = tx_lc_skip_expr; /* expressions hold no statements */
-  tx_visit_module(&tf.v, m);
-  return tf.found ? TIRX_ERR_INPUT : TIRX_OK;
-}
-
 /* ---- The pipeline ---------------------------------------------------------------- */
 
 /* -O0 keeps the IR as the passes that must run leave it: no simplification. */
@@ -151,13 +118,11 @@ tirx_status tx_run_pipeline(tx_pass_ctx *pc, tx_pipeline_options *opts, const tx
   if (st == TIRX_OK) {
     /* Within one run modules stay alive, so a module's address names it. */
     pc->memo = (tx_pass_memo){.on = 1, .names = {.alloc = tx_ir_alloc(pc->ir)}};
+    pc->dispatch_log = opts->dispatch_log;
     st = run_passes(pc, opts, &cur);
     tx_ptrmap_free(&pc->memo.names);
     pc->memo = (tx_pass_memo){0};
   }
-  /* Only the frontend makes tile primitives, so an input without one
-   * (a walk of the small, not yet unrolled module) needs no final search. */
-  if (st == TIRX_OK && tx_lc_any_stmt(in, is_tile_op)) st = reject_tile_ops(pc, cur);
   /* A failed allocation anywhere (a pass's status, or a diagnostic that
    * could not be recorded) makes the run an out-of-memory one, and what
    * was reported after it goes: it may be a consequence. */

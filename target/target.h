@@ -20,6 +20,7 @@
 #include "ir/diag.h"
 #include "ir/ir.h"
 #include "support/strbuf.h"
+#include "target/tile.h"
 
 struct tx_backend;
 
@@ -81,6 +82,9 @@ typedef struct tx_backend {
   int (*vector_lanes)(tx_dtype t);
   /* Can it emit the vector node e (e->dtype.lanes > 1) as it is? */
   int (*vector_node_ok)(const tx_expr *e);
+  /* The tile-primitive implementations it offers (target/tile.h): every
+   * variant of every op; *n gets their count. */
+  const tx_tile_variant *(*tile_variants)(uint32_t *n);
   /* The lowered module as source text (CUDA C), with a line map. */
   tirx_status (*emit)(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                       tx_strbuf *out, struct tx_line_map *map);

@@ -7,6 +7,7 @@
 
 #include "target/cuda/codegen.h"
 #include "target/cuda/cuda_internal.h"
+#include "target/cuda/tile_cuda.h"
 
 const tx_backend tx_backend_cuda = {
     .name = "cuda",
@@ -17,5 +18,6 @@ const tx_backend tx_backend_cuda = {
     .dyn_smem_layout = tx_cuda_dyn_smem_layout,
     .vector_lanes = tx_cuda_vector_lanes,
     .vector_node_ok = tx_cuda_vector_node_ok,
+    .tile_variants = tx_cuda_tile_variants,
     .emit = tx_codegen_cuda,
 };

@@ -92,6 +92,9 @@ static const char HELP[] =
     "  --verify-each         check the IR after every pass, not only the input\n"
     "  --time-passes         print a table of the time spent in each pass and in\n"
     "                        verification to standard error\n"
+    "  --explain-dispatch    print the variant chosen for every tile-primitive call\n"
+    "                        (FILE:LINE:COL: OP -> VARIANT (priority P)) to standard\n"
+    "                        error\n"
     "\n"
     "other:\n"
     "  --time            print the time spent in each stage to standard error\n"
@@ -133,7 +136,7 @@ typedef struct options {
   int opt_level;
   const char *cuda_path;
   uint8_t disabled[TX_PASS_COUNT], print_after[TX_PASS_COUNT];
-  int print_after_all, verify_each, time_passes;
+  int print_after_all, verify_each, time_passes, explain_dispatch;
   const char *pipeline_flag;    /* the first pipeline-only option given, for the tirx check */
   int embed_cubin, embed_given; /* --embed */
   int host_only;                /* --host-only */
@@ -192,6 +195,9 @@ static int parse_args(int argc, char **argv, options *o) {
       if (!o->pipeline_flag) o->pipeline_flag = a;
     } else if (strcmp(a, "--time-passes") == 0) {
       o->time_passes = 1;
+      if (!o->pipeline_flag) o->pipeline_flag = a;
+    } else if (strcmp(a, "--explain-dispatch") == 0) {
+      o->explain_dispatch = 1;
       if (!o->pipeline_flag) o->pipeline_flag = a;
     } else if (a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == '\0') {
       o->opt_level = a[2] - '0';
@@ -410,6 +416,7 @@ static int compile(const options *o) {
   req.pipeline.verify_each = o->verify_each;
   req.pipeline.time_passes = o->time_passes;
   req.pipeline.print_out = &printed;
+  req.pipeline.dispatch_log = o->explain_dispatch ? &printed : NULL;
   tx_compile_stats stats = {.log = &log};
 
   tirx_module *mod = NULL;
