@@ -96,11 +96,15 @@ static void unknown_variant(dt_state *st, const tx_stmt *s, const tx_expr *want,
   tx_strbuf known = {.alloc = tx_ir_alloc(st->pc->ir)};
   for (uint32_t i = 0; i < n; i++)
     tx_sb_printf(&known, "%s%s", i ? ", " : "", cand[i]->name);
-  tx_error(st->pc->diags, want->span, "%s has no variant '%.*s' on %s (variants: %s)", s->name,
-           (int)want->u.str.len, want->u.str.data, tx_target_backend(st->pc->target)->name,
-           n ? tx_sb_cstr(&known) : "none");
+  const char *list = n ? tx_sb_cstr(&known) : "none";
+  if (!list) {
+    st->oom = 1; /* the message could not be made: an out-of-memory run */
+  } else {
+    tx_error(st->pc->diags, want->span, "%s has no variant '%.*s' on %s (variants: %s)", s->name,
+             (int)want->u.str.len, want->u.str.data, tx_target_backend(st->pc->target)->name, list);
+    st->errors++;
+  }
   tx_sb_free(&known);
-  st->errors++;
 }
 
 /* The table of why each candidate did not apply. */
@@ -119,9 +123,14 @@ static void nothing_applies(dt_state *st, const tx_stmt *s, const tx_tile_varian
                tx_tile_scope_name(c->scope), "variant", "priority", "why not");
   for (uint32_t i = 0; i < n; i++)
     tx_sb_printf(&t, "\n  %-12s %-8d %s", cand[i]->name, cand[i]->priority, why[i]);
-  tx_error(st->pc->diags, s->span, "%s", tx_sb_cstr(&t) ? tx_sb_cstr(&t) : "?");
+  const char *table = tx_sb_cstr(&t);
+  if (!table) {
+    st->oom = 1; /* the message could not be made: an out-of-memory run */
+  } else {
+    tx_error(st->pc->diags, s->span, "%s", table);
+    st->errors++;
+  }
   tx_sb_free(&t);
-  st->errors++;
 }
 
 static void explain(dt_state *st, const tx_stmt *s, const tx_tile_variant *v) {

@@ -755,3 +755,9 @@ Test(codegen, out_of_range_float_literals_are_inf) {
   cr_assert_null(strstr(cu, "e+39"), "%s", cu);
   free(cu);
 }
+
+Test(errors, print_buffer_without_a_format) {
+  /* bfloat16 has no printf conversion (TVM refuses it too). */
+  expect_error("    T.print_buffer(A.data, \"bfloat16\", T.bool(False), T.bool(False), 1, 4)\n",
+               "T.print_buffer: no printf format for dtype bfloat16");
+}

@@ -33,7 +33,7 @@ static const char SCALE[] =
     "    tx = T.thread_id([256])\n"
     "    B[tx] = A[tx] * T.float32(2.0)\n";
 
-/* T.tile.copy on line 8, column 5. */
+/* T.cta.copy on line 8, column 5 (no CUDA variant takes cta scope yet). */
 static const char TILE[] =
     "from tvm.script import tirx as T\n"
     "\n"
@@ -42,7 +42,7 @@ static const char TILE[] =
     "    T.device_entry()\n"
     "    bx = T.cta_id([1])\n"
     "    tx = T.thread_id([32])\n"
-    "    T.tile.copy(B[0:64], A[0:64])\n";
+    "    T.cta.copy(B[0:64], A[0:64])\n";
 
 /* Two thread_id definitions with different extents (line 8). */
 static const char INCONSISTENT[] = "from tvm.script import tirx as T\n"
@@ -312,14 +312,15 @@ Test(passes, print_after_without_sink_is_fine) {
   cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_OK);
 }
 
-Test(passes, surviving_tile_op_is_a_located_error) {
+Test(passes, tile_op_no_variant_takes_is_a_located_error) {
   const tx_module *m = parse(TILE), *out = NULL;
   tx_pipeline_options o = {0};
   cr_assert_eq(tx_run_pipeline(&pc, &o, m, &out), TIRX_ERR_INPUT);
   cr_assert_null(out);
   cr_assert_eq(tx_diag_errors(ctx->diags), 1);
-  cr_assert_str_eq(diag_msg(0), "tile primitive T.tile.copy is not lowered yet (tile-primitive "
-                                "dispatch is not implemented)");
+  cr_assert(strncmp(diag_msg(0), "no cuda variant of T.cta.copy applies (scope cta):\n", 51) == 0,
+            "%s", diag_msg(0));
+  cr_assert_not_null(strstr(diag_msg(0), "\n  vec_auto     10       only thread scope"));
   const tirx_diagnostic *d = tx_diag_at(ctx->diags, 0);
   cr_assert_eq(d->span.line, 8);
   cr_assert_eq(d->span.col, 5);
