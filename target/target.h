@@ -65,7 +65,8 @@ struct tx_line_map;
 /* A code generator, as the passes see it. Every member is set. */
 typedef struct tx_backend {
   const char *name; /* "cuda" */
-  /* Bytes one element of t takes in memory. */
+  /* Bytes one element of t takes in memory (an upper bound for packed
+   * sub-byte elements: a whole byte). */
   int64_t (*elem_bytes)(tx_dtype t);
   /* The bytes of b's storage: 1 with *bytes set, 0 when an extent is not a
    * literal, < 0 when it overflows or is negative (report_bad_size says so). */
@@ -81,6 +82,10 @@ typedef struct tx_backend {
   int (*vector_lanes)(tx_dtype t);
   /* Can it emit the vector node e (e->dtype.lanes > 1) as it is? */
   int (*vector_node_ok)(const tx_expr *e);
+  /* Can it access buffer b at a vector index: a contiguous one (one vector
+   * access at an aligned base) or, contiguous 0, lane by lane (a gather or
+   * scatter)? Which memories it aligns for whole vectors is its business. */
+  int (*vector_access_ok)(const tx_buffer *b, int contiguous);
   /* The lowered module as source text (CUDA C), with a line map. */
   tirx_status (*emit)(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                       tx_strbuf *out, struct tx_line_map *map);

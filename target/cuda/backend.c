@@ -17,5 +17,6 @@ const tx_backend tx_backend_cuda = {
     .dyn_smem_layout = tx_cuda_dyn_smem_layout,
     .vector_lanes = tx_cuda_vector_lanes,
     .vector_node_ok = tx_cuda_vector_node_ok,
+    .vector_access_ok = tx_cuda_vector_access_ok,
     .emit = tx_codegen_cuda,
 };

@@ -262,17 +262,23 @@ static void put_primary(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
 }
 
 /* Pointer `base` plus an element offset in the pointer's own type (TVM's
- * legacy (ptr, offset) convention); a literal 0 offset is left out. */
+ * legacy (ptr, offset) convention); a literal 0 offset is left out. Into
+ * packed sub-byte storage (a byte pointer) the offset counts bytes, and
+ * must be whole 32-bit words: every fragment and row here is made of them. */
 static void put_ptr(cuda_cg *g, const tx_expr *base, const tx_expr *off, tx_strbuf *sb) {
   int64_t z = 1;
   if (!off || (cuda_int_arg(off, &z) && z == 0)) {
     put_primary(g, base, sb);
     return;
   }
+  tx_dtype elem;
   tx_sb_putc(sb, '(');
   put_primary(g, base, sb);
   tx_sb_puts(sb, " + ");
-  put_primary(g, off, sb);
+  if (cuda_ptr_elem(g, base, &elem) && tx_cuda_is_packed_elem(elem)) /* whole 32-bit registers */
+    cuda_emit_packed_offset(g, elem, off, 4, g->stmt_span, sb);
+  else
+    put_primary(g, off, sb);
   tx_sb_putc(sb, ')');
 }
 
