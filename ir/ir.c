@@ -418,3 +418,63 @@ int tx_expr_int_literal(const tx_expr *e, int64_t *out) {
   *out = e->u.ival;
   return 1;
 }
+
+int tx_expr_multiple_of_in(const tx_expr *e, int64_t c, tx_value_of_fn value_of, void *user) {
+  int64_t x;
+  if (tx_expr_int_literal(e, &x)) return x % c == 0;
+  switch ((tx_expr_kind)e->kind) {
+  case EXPR_MUL:
+    return tx_expr_multiple_of_in(e->ops[0], c, value_of, user) ||
+           tx_expr_multiple_of_in(e->ops[1], c, value_of, user);
+  case EXPR_ADD:
+  case EXPR_SUB:
+    return tx_expr_multiple_of_in(e->ops[0], c, value_of, user) &&
+           tx_expr_multiple_of_in(e->ops[1], c, value_of, user);
+  case EXPR_CAST:
+    return tx_dtype_is_int(e->dtype) && tx_dtype_is_int(e->ops[0]->dtype) &&
+           e->dtype.bits >= e->ops[0]->dtype.bits &&
+           tx_expr_multiple_of_in(e->ops[0], c, value_of, user);
+  case EXPR_VAR: {
+    const tx_expr *v = value_of ? value_of(user, e) : NULL;
+    return v && tx_expr_multiple_of_in(v, c, value_of, user);
+  }
+  case EXPR_INT:
+  case EXPR_FLOAT:
+  case EXPR_STRING:
+  case EXPR_DIV:
+  case EXPR_MOD:
+  case EXPR_FLOORDIV:
+  case EXPR_FLOORMOD:
+  case EXPR_MIN:
+  case EXPR_MAX:
+  case EXPR_EQ:
+  case EXPR_NE:
+  case EXPR_LT:
+  case EXPR_LE:
+  case EXPR_GT:
+  case EXPR_GE:
+  case EXPR_AND:
+  case EXPR_OR:
+  case EXPR_NOT:
+  case EXPR_SELECT:
+  case EXPR_LOAD:
+  case EXPR_RAMP:
+  case EXPR_BROADCAST:
+  case EXPR_LET:
+  case EXPR_CALL:
+  case EXPR_TUPLE:
+  case EXPR_BUFFER:
+  case EXPR_REGION:
+  case EXPR_SLICE:
+  case EXPR_LAYOUT:
+  case EXPR_LAMBDA:
+  case EXPR_NONE:
+  case TX_EXPR_KIND_COUNT:
+    break;
+  }
+  return 0;
+}
+
+int tx_expr_multiple_of(const tx_expr *e, int64_t c) {
+  return tx_expr_multiple_of_in(e, c, NULL, NULL);
+}

@@ -11,21 +11,27 @@
  *  - begin 0 and a literal extent L that is a power of two in 2..64;
  *  - the body is a sequence of stores and plain/let bindings, with no call
  *    but T.if_then_else, no Let, vector or region expression; stored
- *    buffers hold 32-bit float/int/uint, 16-bit float or bool elements; a
- *    buffer stored in the loop is read only at the index it is stored at
- *    and stored at one index (no loop-carried dependence);
+ *    buffers hold elements the backend has vectors of (tx_backend
+ *    vector_lanes; CUDA: 32-bit float/int/uint, 16-bit float, bool, packed
+ *    int4/uint4/int1); a buffer stored in the loop is read only at the
+ *    index it is stored at and stored at one index (no loop-carried
+ *    dependence);
  *  - an access whose index depends on v is contiguous (`base + v`: one
- *    vector access, so in global or shared memory, local arrays not being
- *    aligned for it, with `base` provably a multiple of the chunk width C;
- *    buffers are assumed aligned, as in TVM) or lane by lane (any other
- *    index: `v * s` with a literal or loop-invariant stride, `base - v`, an
- *    index loaded from memory; codegen gathers and scatters it), and at
+ *    vector access, so in memory the backend aligns for it, CUDA's global
+ *    and shared memory and local arrays of packed elements, with `base`
+ *    provably a multiple of the chunk width C; buffers are assumed aligned,
+ *    as in TVM) or lane by lane (any other index: `v * s` with a literal or
+ *    loop-invariant stride, `base - v`, an index loaded from memory;
+ *    codegen gathers and scatters it, packed elements excepted), and at
  *    least one access is contiguous: lane-by-lane accesses alone are the
- *    scalar loop's accesses over again, so such a loop stays serial;
+ *    scalar loop's accesses over again, so such a loop stays serial
+ *    (tx_backend.vector_access_ok says which buffers allow which);
  *  - the target's backend can emit every vector node (codegen_ok asks
  *    tx_backend.vector_node_ok; CUDA's rules are in target/cuda/cuda_vector.c).
- * C is the widest of min(L, 8), 4, 2 for which the rewrite meets these
- * rules (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved).
+ * C is the widest of min(L, W), ..., 4, 2 for which the rewrite meets these
+ * rules, W being 8 or the most lanes a stored buffer's vectors hold if more
+ * (8 for 16-bit floats and bools, 4 once 32-bit lanes are involved, 32 for
+ * int4, whose 32 lanes are one 128-bit access, and up to 64 for int1).
  * The rewrite: v becomes T.Ramp(start, 1, C), index arithmetic folds into
  * the Ramp (its base, or its stride for v * s), loop-invariant operands
  * become T.Broadcast(x, C), arithmetic and casts take the vector dtype, and
@@ -52,6 +58,7 @@ typedef struct vec_state {
   const tx_expr **from, **to; /* bound scalar variable -> its vector variable */
   uint32_t nmap, capmap;
   int ncontig; /* contiguous (real vector) loads and stores in the rewritten body */
+  int widest;  /* the most lanes a stored buffer's vectors hold (backend vector_lanes) */
   int fail;
   int oom;
 } vec_state;
@@ -64,6 +71,7 @@ typedef struct check {
   uint32_t nstores, cap;
   int bad;
   int oom; /* bad because the store list could not grow: not a verdict */
+  int widest;
   const tirx_allocator *alloc;
   const tx_backend *backend;
 } check;
@@ -133,7 +141,9 @@ static int check_stmt(tx_visitor *v, const tx_stmt *s) {
   case STMT_SEQ:
     return 1;
   case STMT_STORE: {
-    if (s->nexprs != 2 || !c->backend->vector_lanes(s->buffer->dtype)) c->bad = 1;
+    int lanes = c->backend->vector_lanes(s->buffer->dtype);
+    if (s->nexprs != 2 || !lanes) c->bad = 1;
+    if (lanes > c->widest) c->widest = lanes;
     if (c->nstores == c->cap) {
       uint32_t cap = c->cap ? c->cap * 2 : 8;
       const tx_stmt **p = tx_mem_realloc(c->alloc, (void *)c->stores, cap * sizeof *p);
@@ -210,6 +220,7 @@ static int body_ok(vec_state *st, const tx_stmt *body) {
   }
   tx_mem_free(c.alloc, (void *)c.stores);
   if (c.oom) st->oom = 1;
+  st->widest = c.widest;
   return !c.bad;
 }
 
@@ -222,57 +233,6 @@ static int is_vec(const tx_expr *e) {
 static int is_lit(const tx_expr *e, int64_t v) {
   int64_t x;
   return tx_expr_int_literal(e, &x) && x == v;
-}
-
-/* Is e provably a multiple of c (c > 0)? */
-static int multiple_of(const tx_expr *e, int64_t c) {
-  int64_t x;
-  if (tx_expr_int_literal(e, &x)) return x % c == 0;
-  switch ((tx_expr_kind)e->kind) {
-  case EXPR_MUL:
-    return multiple_of(e->ops[0], c) || multiple_of(e->ops[1], c);
-  case EXPR_ADD:
-  case EXPR_SUB:
-    return multiple_of(e->ops[0], c) && multiple_of(e->ops[1], c);
-  case EXPR_CAST:
-    return tx_dtype_is_int(e->dtype) && tx_dtype_is_int(e->ops[0]->dtype) &&
-           e->dtype.bits >= e->ops[0]->dtype.bits && multiple_of(e->ops[0], c);
-  case EXPR_INT:
-  case EXPR_FLOAT:
-  case EXPR_STRING:
-  case EXPR_VAR:
-  case EXPR_DIV:
-  case EXPR_MOD:
-  case EXPR_FLOORDIV:
-  case EXPR_FLOORMOD:
-  case EXPR_MIN:
-  case EXPR_MAX:
-  case EXPR_EQ:
-  case EXPR_NE:
-  case EXPR_LT:
-  case EXPR_LE:
-  case EXPR_GT:
-  case EXPR_GE:
-  case EXPR_AND:
-  case EXPR_OR:
-  case EXPR_NOT:
-  case EXPR_SELECT:
-  case EXPR_LOAD:
-  case EXPR_RAMP:
-  case EXPR_BROADCAST:
-  case EXPR_LET:
-  case EXPR_CALL:
-  case EXPR_TUPLE:
-  case EXPR_BUFFER:
-  case EXPR_REGION:
-  case EXPR_SLICE:
-  case EXPR_LAYOUT:
-  case EXPR_LAMBDA:
-  case EXPR_NONE:
-  case TX_EXPR_KIND_COUNT:
-    break;
-  }
-  return 0;
 }
 
 static const tx_expr *ramp(vec_state *st, const tx_expr *base, const tx_expr *stride) {
@@ -294,17 +254,16 @@ static const tx_expr *broadcast(vec_state *st, const tx_expr *x) {
 
 /* Can buffer b be accessed at the vector index idx? A stride-1 Ramp is
  * one vector access in codegen, so it must be aligned (base a multiple of
- * the lanes) and in global or shared memory (local arrays are not aligned
- * for it); it counts as a contiguous access. Any other vector index (a
- * Ramp of another stride, a computed index vector) is a gather or scatter,
- * lane by lane, in any memory. */
+ * the lanes) and in memory the backend aligns for it (CUDA: global and
+ * shared, and local arrays of packed sub-byte elements); it counts as a
+ * contiguous access. Any other vector index (a Ramp of another stride, a
+ * computed index vector) is a gather or scatter, lane by lane, where the
+ * backend can address single elements. */
 static int vector_access_ok(vec_state *st, const tx_buffer *b, const tx_expr *idx) {
   if (!idx || idx->dtype.lanes != st->lanes) return 0;
-  if (idx->kind != EXPR_RAMP || !is_lit(idx->ops[1], 1)) return 1;
-  const char *sc = b->scope ? b->scope : "global";
-  if (strcmp(sc, "global") != 0 && strcmp(sc, "shared") != 0 && strcmp(sc, "shared.dyn") != 0)
-    return 0;
-  if (!multiple_of(idx->ops[0], st->lanes)) return 0;
+  const tx_backend *be = tx_target_backend(st->pc->target);
+  if (idx->kind != EXPR_RAMP || !is_lit(idx->ops[1], 1)) return be->vector_access_ok(b, 0);
+  if (!be->vector_access_ok(b, 1) || !tx_expr_multiple_of(idx->ops[0], st->lanes)) return 0;
   st->ncontig++;
   return 1;
 }
@@ -553,9 +512,11 @@ static const tx_stmt *vectorize(tx_mutator *outer, const tx_stmt *s) {
     return st->oom ? s : serial(st, s);
   st->var = s->vars[0];
   /* The widest chunk that works: 8 lanes for 16-bit floats and bools, 4
-   * for 32-bit lanes, fewer when an access is aligned only to fewer. */
+   * for 32-bit lanes, fewer when an access is aligned only to fewer; more
+   * for packed sub-byte elements (32 int4 lanes are one 128-bit access). */
   const tx_stmt *body = NULL;
-  for (int lanes = len < 8 ? (int)len : 8; lanes >= 2 && !body && !st->oom; lanes /= 2) {
+  int most = st->widest > 8 ? st->widest : 8;
+  for (int lanes = len < most ? (int)len : most; lanes >= 2 && !body && !st->oom; lanes /= 2) {
     st->lanes = lanes;
     body = rewrite(st, s, len);
   }

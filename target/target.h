@@ -66,7 +66,8 @@ struct tx_line_map;
 /* A code generator, as the passes see it. Every member is set. */
 typedef struct tx_backend {
   const char *name; /* "cuda" */
-  /* Bytes one element of t takes in memory. */
+  /* Bytes one element of t takes in memory (an upper bound for packed
+   * sub-byte elements: a whole byte). */
   int64_t (*elem_bytes)(tx_dtype t);
   /* The bytes of b's storage: 1 with *bytes set, 0 when an extent is not a
    * literal, < 0 when it overflows or is negative (report_bad_size says so). */
@@ -85,6 +86,10 @@ typedef struct tx_backend {
   /* The tile-primitive implementations it offers (target/tile.h): every
    * variant of every op; *n gets their count. */
   const tx_tile_variant *(*tile_variants)(uint32_t *n);
+  /* Can it access buffer b at a vector index: a contiguous one (one vector
+   * access at an aligned base) or, contiguous 0, lane by lane (a gather or
+   * scatter)? Which memories it aligns for whole vectors is its business. */
+  int (*vector_access_ok)(const tx_buffer *b, int contiguous);
   /* The lowered module as source text (CUDA C), with a line map. */
   tirx_status (*emit)(tx_diag_sink *diags, const tx_module *lowered, const tx_target *target,
                       tx_strbuf *out, struct tx_line_map *map);

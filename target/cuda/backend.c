@@ -19,5 +19,6 @@ const tx_backend tx_backend_cuda = {
     .vector_lanes = tx_cuda_vector_lanes,
     .vector_node_ok = tx_cuda_vector_node_ok,
     .tile_variants = tx_cuda_tile_variants,
+    .vector_access_ok = tx_cuda_vector_access_ok,
     .emit = tx_codegen_cuda,
 };

@@ -131,6 +131,14 @@ const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data) {
   return k ? &g->stor[k - 1] : NULL;
 }
 
+static const tx_expr *value_of(void *user, const tx_expr *v) {
+  return tx_ptrmap_get(&((cuda_cg *)user)->values, v);
+}
+
+int cuda_multiple_of(cuda_cg *g, const tx_expr *e, int64_t c) {
+  return tx_expr_multiple_of_in(e, c, value_of, g);
+}
+
 static void mark_nonneg(cuda_cg *g, const tx_expr *v) {
   if (!tx_ptrset_add(&g->nonneg, v)) g->nomem = 1;
 }
@@ -228,6 +236,36 @@ const char *cuda_ctype(cuda_cg *g, tx_dtype t, tirx_span span) {
   return s;
 }
 
+const char *cuda_storage_ctype(cuda_cg *g, tx_dtype elem, tirx_span span) {
+  return tx_cuda_is_packed_elem(elem) ? "unsigned char" : cuda_ctype(g, elem, span);
+}
+
+int cuda_ptr_elem(cuda_cg *g, const tx_expr *p, tx_dtype *elem) {
+  const char *op = p->kind == EXPR_CALL ? p->u.call.op : NULL;
+  size_t ol = op ? strlen(op) : 0;
+  if (p->kind == EXPR_VAR) {
+    const cuda_storage *s = cuda_find_storage(g, p);
+    if (s && s->elem.code != DT_VOID) {
+      *elem = s->elem;
+      return 1;
+    }
+    /* a pointer variable of pointers counts bytes, as TVM's legacy forms */
+    *elem = p->u.var.pointee;
+    return p->u.var.has_pointee && elem->code != DT_VOID && elem->code != DT_HANDLE;
+  } else if (op && strcmp(op, "T.address_of") == 0 && p->nops == 1 &&
+             (p->ops[0]->kind == EXPR_LOAD || p->ops[0]->kind == EXPR_BUFFER)) {
+    *elem = p->ops[0]->u.buffer->dtype;
+  } else if (op && ol >= 7 && strcmp(op + ol - 7, ".ptr_to") == 0 && p->nops == 2 &&
+             p->ops[0]->kind == EXPR_BUFFER) {
+    *elem = p->ops[0]->u.buffer->dtype;
+  } else if (op && strcmp(op, "T.tvm_access_ptr") == 0 && p->nops == 5) {
+    *elem = cuda_access_ptr_dtype(p);
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* ---- literals ---------------------------------------------------------------- */
 
 static void put_float_text(cuda_cg *g, tx_strbuf *sb, double v, int is_f32) {
@@ -307,6 +345,13 @@ static void emit_int(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   int64_t v = e->u.ival;
   if (t.lanes != 1) {
     cuda_error(g, e->span, "vector integer literals are not supported");
+    return;
+  }
+  if (tx_cuda_is_packed(t)) { /* a sub-byte value is held in an int */
+    v = tx_fold_wrap(t, v);
+    if (v < 0) tx_sb_putc(sb, '(');
+    tx_sb_put_int(sb, v);
+    if (v < 0) tx_sb_putc(sb, ')');
     return;
   }
   switch ((tx_dtype_code)t.code) {
@@ -395,7 +440,7 @@ int cuda_emit_ptr(cuda_cg *g, const tx_buffer *b, tx_dtype elem, tirx_span span,
 /* The storage's elements as a pointer to `elem` (cast where it differs). */
 void cuda_emit_storage_ptr(cuda_cg *g, const cuda_storage *s, tx_dtype elem, tirx_span span,
                            tx_strbuf *sb) {
-  const char *t = cuda_ctype(g, elem, span);
+  const char *t = cuda_storage_ctype(g, elem, span);
   if (s->is_dyn) {
     if (s->byte_offset)
       tx_sb_printf(sb, "((%s*)(smem + %" PRId64 "))", t, s->byte_offset);
@@ -598,6 +643,7 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     return;
   }
   tx_expr_kind k = (tx_expr_kind)e->kind;
+  if (!cuda_packed_value_ok(g, e)) return;
   switch (k) {
   case EXPR_INT:
     emit_int(g, e, sb);
@@ -684,13 +730,19 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_emit_vector_op(g, e, sb);
       return;
     }
+    if (tx_cuda_is_packed(e->dtype)) {
+      cuda_emit_packed_cast(g, e, sb);
+      return;
+    }
     tx_sb_printf(sb, "((%s)", cuda_ctype(g, e->dtype, e->span));
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_putc(sb, ')');
     return;
   case EXPR_LOAD: {
     const tx_expr *idx = flat_index(g, e->u.buffer, e->ops, e->nops, e->span);
-    if (idx && idx->dtype.lanes > 1)
+    if (idx && tx_cuda_is_packed_elem(e->u.buffer->dtype))
+      cuda_emit_packed_load(g, e, idx, sb);
+    else if (idx && idx->dtype.lanes > 1)
       cuda_emit_vector_op(g, e, sb); /* a vector access or a gather */
     else if (idx)
       emit_access(g, e->u.buffer, idx, e->span, sb);
@@ -721,7 +773,8 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       g->nomem = 1;
       return;
     }
-    if (!tx_ptrmap_put(&g->names, e->u.binder, paren)) {
+    if (!tx_ptrmap_put(&g->names, e->u.binder, paren) ||
+        !tx_ptrmap_put(&g->values, e->u.binder, (void *)e->ops[0])) {
       g->nomem = 1;
       return;
     }
@@ -849,6 +902,15 @@ static void emit_block(cuda_cg *g, const tx_stmt *s) {
   g->indent--;
 }
 
+/* The alignment of a local packed array of `bytes` bytes: the widest
+ * packed access that fits in it (1, 2, 4, 8 or 16 bytes). */
+static int packed_align(int64_t bytes) {
+  int a = 1;
+  while (a < 16 && a < bytes)
+    a *= 2;
+  return a;
+}
+
 static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   const tx_buffer *b = s->buffer;
   const char *scope = b->scope ? b->scope : "global";
@@ -876,16 +938,20 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   const char *name = bind_name(g, b->data, "_ptr");
-  const char *t = cuda_ctype(g, b->dtype, s->span);
-  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
+  const char *t = cuda_storage_ctype(g, b->dtype, s->span);
+  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared, !shared});
   if (known < 0) { /* the storage is known, so its uses report nothing more */
     tx_cuda_report_bad_size(g->diags, s->span, b, known);
     g->failed = 1;
     return;
   }
+  int packed = tx_cuda_is_packed_elem(b->dtype);
+  if (packed) n = bytes; /* bytes of packed elements */
   if (shared)
     cuda_line(g, s->span, "__shared__ alignas(%" PRId64 ") %s %s[%" PRId64 "];",
               b->align ? b->align : 64, t, name, n);
+  else if (packed) /* aligned for its widest packed word (16 bytes at most) */
+    cuda_line(g, s->span, "alignas(%d) %s %s[%" PRId64 "];", packed_align(bytes), t, name, n);
   else
     cuda_line(g, s->span, "%s %s[%" PRId64 "];", t, name, n);
 }
@@ -938,7 +1004,8 @@ static int has_call(const tx_expr *e) {
 
 void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,
                            tx_strbuf *sb) {
-  tx_sb_puts(sb, has_pointee && pointee.code != DT_VOID ? cuda_ctype(g, pointee, span) : "void");
+  tx_sb_puts(sb, has_pointee && pointee.code != DT_VOID ? cuda_storage_ctype(g, pointee, span)
+                                                        : "void");
   tx_sb_putc(sb, '*');
 }
 
@@ -976,7 +1043,7 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
   cuda_emit_expr(g, val, &sb);
   const char *name = bind_name(g, v, NULL);
   add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
-                                vi->scope && strncmp(vi->scope, "shared", 6) == 0});
+                                vi->scope && strncmp(vi->scope, "shared", 6) == 0, 0});
   const char *txt = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
   tx_sb_free(&ty);
@@ -1024,6 +1091,11 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
+  /* an immutable integer binding (STMT_ASSIGN writes scalar sugar only) */
+  if (val && tx_dtype_is_int(v->dtype) && v->dtype.lanes == 1 &&
+      (s->flag == BIND_PLAIN || s->flag == BIND_LET || s->flag == BIND_LET_TYPED) &&
+      !tx_ptrmap_put(&g->values, v, (void *)val))
+    g->nomem = 1;
   tx_strbuf sb = cuda_sb(g);
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
@@ -1101,6 +1173,10 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
 static void emit_store(cuda_cg *g, const tx_stmt *s) {
   const tx_expr *idx = flat_index(g, s->buffer, s->exprs + 1, s->nexprs - 1, s->span);
   if (!idx) return;
+  if (tx_cuda_is_packed_elem(s->buffer->dtype)) {
+    cuda_emit_packed_store(g, s, idx); /* packed words, or one element */
+    return;
+  }
   if (idx->dtype.lanes > 1) {
     cuda_emit_vector_store(g, s, idx); /* a vector store or a scatter */
     return;
@@ -1313,6 +1389,7 @@ static void reset_kernel(cuda_cg *g) {
   tx_ptrmap_clear(&g->stor_of);
   tx_ptrmap_clear(&g->nonneg);
   tx_ptrmap_clear(&g->used);
+  tx_ptrmap_clear(&g->values);
   g->nstor = 0;
 }
 
@@ -1409,10 +1486,10 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
-      add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});
-      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0});
+      add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0, 0});
+      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0, 0});
       tx_sb_printf(&head, "%s* __restrict__ %s",
-                   elem.code == DT_VOID ? "void" : cuda_ctype(g, elem, p->span), name);
+                   elem.code == DT_VOID ? "void" : cuda_storage_ctype(g, elem, p->span), name);
     } else {
       const char *name = bind_name(g, p, NULL);
       tx_sb_printf(&head, "%s %s", cuda_ctype(g, p->dtype, p->span), name);
@@ -1443,8 +1520,8 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else {
       for (uint32_t i = 0; i < dc.n; i++) {
         if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
-        add_storage(g,
-                    (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
+        add_storage(
+            g, (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1, 0});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
       cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
@@ -1496,8 +1573,8 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,        &g.stor_of,
-                       &g.nonneg,   &g.used,  &g.not_in_tables};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,         &g.stor_of,
+                       &g.nonneg,   &g.used,  &g.not_in_tables, &g.values};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     maps[i]->alloc = alloc;
   tx_strbuf body = {.alloc = alloc};
@@ -1586,6 +1663,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_mem_free(alloc, g.stor);
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
+  tx_ptrmap_free(&g.values);
   tx_ptrmap_free(&g.not_in_tables);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);

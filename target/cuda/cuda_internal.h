@@ -35,10 +35,18 @@ enum {
 const char *tx_cuda_type(tx_dtype t);
 /* The headers `t` needs (CUDA_FEAT_*). */
 unsigned tx_cuda_type_features(tx_dtype t);
-/* Bytes one element of `t` takes in memory (sub-byte types round up per
- * element: a buffer of fp4 is addressed per element like TVM's codegen
- * does, so packing is the frontend's business). */
+/* Bytes one element of `t` takes in memory (sub-byte float types round up
+ * per element: a buffer of fp4 is addressed per element like TVM's codegen
+ * does; a packed sub-byte integer, below, counts as the byte it is in, an
+ * upper bound: tx_cuda_buffer_bytes has the packed size). */
 int64_t tx_cuda_elem_bytes(tx_dtype t);
+/* Is t's element an integer type narrower than a byte (int4, uint4, int1)?
+ * Buffers of it are stored packed, 8 / bits elements a byte, lowest bits
+ * first (cuda_packed.c, docs/codegen.md "Sub-byte types"). */
+int tx_cuda_is_packed(tx_dtype t);
+/* ... and a single element (lanes 1): the element type of packed storage.
+ * A buffer of int4x8 elements is one of 32-bit words, not packed. */
+int tx_cuda_is_packed_elem(tx_dtype t);
 
 /* ---- vectors (cuda_vector.c) ---------------------------------------------- */
 
@@ -51,6 +59,11 @@ int tx_cuda_vector_lanes(tx_dtype t);
  * 4, 8 lanes), bools are tx_bool2/4/8. What vectorize-loop asks before it
  * rewrites a loop (through tx_backend.vector_node_ok). */
 int tx_cuda_vector_node_ok(const tx_expr *e);
+/* Can b be accessed at a vector index, contiguous (one access: global and
+ * shared memory, and local arrays of packed elements, which codegen
+ * declares aligned; other local arrays are not aligned for it) or lane by
+ * lane (anything but packed elements)? tx_backend.vector_access_ok. */
+int tx_cuda_vector_access_ok(const tx_buffer *b, int contiguous);
 
 /* ---- storage -------------------------------------------------------------- */
 
@@ -129,6 +142,25 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     unsigned long long layout = swizzle == 1 ? 3 : swizzle == 2 ? 2 : swizzle == 3 ? 1 : 0;        \
     return ((ADDR(p) >> 4) & 0x3FFFull) | ((ldo & 0x3FFFull) << 16) | ((sdo & 0x3FFFull) << 32) |  \
            (layout << 62);                                                                         \
+  }
+/* One element of a packed sub-byte buffer (cuda_packed.c): element i of
+ * `bits`-bit integers is bits (i % (8 / bits)) * bits and up of byte
+ * i / (8 / bits). LD returns it sign-extended (sgn) or zero-extended; ST
+ * rewrites only its bits of the byte, a read-modify-write that codegen
+ * emits for thread-local arrays only. i >= 0, as every valid index is.
+ * tests/unit/test_codegen.c runs the same text on the host. */
+#define TX_CUDA_PACKED_LD(Q, NAME)                                                                 \
+  Q int NAME(const unsigned char *p, long long i, int bits, int sgn) {                             \
+    unsigned long long u = (unsigned long long)i, per = 8u / (unsigned)bits;                       \
+    unsigned s = (unsigned)(u % per) * (unsigned)bits;                                             \
+    unsigned v = ((unsigned)p[u / per] >> s) & ((1u << bits) - 1u);                                \
+    return sgn && (v >> (bits - 1)) ? (int)v - (1 << bits) : (int)v;                               \
+  }
+#define TX_CUDA_PACKED_ST(Q, NAME)                                                                 \
+  Q void NAME(unsigned char *p, long long i, int bits, int v) {                                    \
+    unsigned long long u = (unsigned long long)i, per = 8u / (unsigned)bits;                       \
+    unsigned s = (unsigned)(u % per) * (unsigned)bits, m = ((1u << bits) - 1u) << s;               \
+    p[u / per] = (unsigned char)((p[u / per] & ~m) | (((unsigned)v << s) & m));                    \
   }
 #define TX_CUDA_STR_(...) #__VA_ARGS__
 #define TX_CUDA_STR(...) TX_CUDA_STR_(__VA_ARGS__)
@@ -216,6 +248,8 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
     "               \"mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n\\t\"\n"            \
     "               \"@!P1 bra TX_WAIT;\\n\\t}\" :: \"r\"(bar), \"r\"(phase) : \"memory\");\n}")   \
   X(H_TMEM_ADDR, TX_CUDA_STR(TX_CUDA_TMEM_ADDR(__device__ __forceinline__, tx_tmem_addr)))         \
+  X(H_PACKED_LD, TX_CUDA_STR(TX_CUDA_PACKED_LD(__device__ __forceinline__, tx_packed_ld)))         \
+  X(H_PACKED_ST, TX_CUDA_STR(TX_CUDA_PACKED_ST(__device__ __forceinline__, tx_packed_st)))         \
   X(H_TCGEN05_SMEM_DESC,                                                                           \
     TX_CUDA_STR(TX_CUDA_TCGEN05_SMEM_DESC(__device__ __forceinline__, tx_tcgen05_smem_desc)))      \
   X(H_CLC_QUERY_CANCEL,                                                                            \
@@ -250,6 +284,7 @@ typedef struct cuda_storage {
   int64_t byte_offset; /* inside the dynamic shared arena */
   int is_dyn;
   int is_shared; /* shared or shared.dyn: raw PTX passes its address as 32 bits */
+  int is_local;  /* a local allocation: thread-private */
 } cuda_storage;
 
 /* A float literal's text, remembered (cuda.c put_float_text). */
@@ -290,6 +325,7 @@ typedef struct cuda_cg {
   tx_ptrmap stor_of; /* data variable -> index + 1 in stor (the first added wins) */
   tx_ptrmap nonneg;  /* variables known to be >= 0 (thread ids, loop vars from 0) */
   tx_ptrmap used;    /* variables read somewhere in the kernel body */
+  tx_ptrmap values;  /* immutable integer variables -> the value bound (alignment proofs) */
   cuda_float_text float_texts[CUDA_FLOAT_CACHE];
   tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
 } cuda_cg;
@@ -341,6 +377,41 @@ void cuda_emit_storage_ptr(cuda_cg *g, const cuda_storage *s, tx_dtype elem, tir
  * storage here; *s its storage) and the element type. */
 const tx_expr *cuda_access_ptr_base(cuda_cg *g, const tx_expr *e, const cuda_storage **s);
 tx_dtype cuda_access_ptr_dtype(const tx_expr *e);
+/* The C element type of storage holding elements of `elem`: its spelling,
+ * or `unsigned char` for packed sub-byte elements (bytes of them). */
+const char *cuda_storage_ctype(cuda_cg *g, tx_dtype elem, tirx_span span);
+/* The element type of pointer expression p (a data variable, a typed
+ * pointer variable, T.address_of / ptr_to / T.tvm_access_ptr), as its
+ * offsets count; 0 when it has none (void*, unknown). */
+int cuda_ptr_elem(cuda_cg *g, const tx_expr *p, tx_dtype *elem);
+
+/* ---- packed sub-byte elements (cuda_packed.c) -------------------------------- */
+
+/* A load of a packed buffer (e an EXPR_LOAD, idx its flat index). */
+void cuda_emit_packed_load(cuda_cg *g, const tx_expr *e, const tx_expr *idx, tx_strbuf *sb);
+/* The statement for a store into a packed buffer. */
+void cuda_emit_packed_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx);
+/* `off` elements of packed type t as a byte count (off / (8 / bits)); 0
+ * after a located error when off is not provably a multiple of unit_bytes
+ * whole bytes (1: any byte; a word size where the address is read as one). */
+int cuda_emit_packed_offset(cuda_cg *g, tx_dtype t, const tx_expr *off, int unit_bytes,
+                            tirx_span span, tx_strbuf *sb);
+/* `off` elements of `elem` as a count of the C pointer's elements: packed
+ * offsets in bytes, every other one as it is. 0 after a located error. */
+int cuda_emit_elem_offset(cuda_cg *g, tx_dtype elem, const tx_expr *off, tirx_span span,
+                          tx_strbuf *sb);
+/* Is integer expression e provably a multiple of c, seeing through the
+ * immutable bindings emitted so far (a CSE'd vector base)? */
+int cuda_multiple_of(cuda_cg *g, const tx_expr *e, int64_t c);
+/* Is e, if of a packed scalar type, a value codegen can hold (a load,
+ * literal, select, name)? Else a located error and 0. */
+int cuda_packed_value_ok(cuda_cg *g, const tx_expr *e);
+/* A conversion (EXPR_CAST) to a packed scalar type: the value wrapped to
+ * its bits, as an int. */
+void cuda_emit_packed_cast(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
+/* The located error for `what` ("a lane", "Cast") of the packed vector e. */
+void cuda_packed_vector_error(cuda_cg *g, const tx_expr *e, const char *what);
+
 /* The C type of a pointer to `pointee` ("unsigned long long*"; "void*"
  * without one). */
 void cuda_put_pointer_type(cuda_cg *g, tx_dtype pointee, int has_pointee, tirx_span span,

@@ -651,11 +651,13 @@ tx_dtype cuda_access_ptr_dtype(const tx_expr *e) {
   return e->ops[0]->dtype;
 }
 
+/* The offsets, in elements of the access pointer's dtype (bytes for
+ * packed sub-byte ones). */
 static void emit_access_ptr_offsets(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   const tx_expr *p = e;
   while (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5) {
     tx_sb_puts(sb, " + ");
-    cuda_emit_expr(g, p->ops[2], sb);
+    cuda_emit_elem_offset(g, cuda_access_ptr_dtype(p), p->ops[2], e->span, sb);
     p = p->ops[1];
   }
 }
@@ -1923,6 +1925,15 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       cuda_unsupported(g, e, "expected a buffer element");
       return;
     }
+    if (x->kind == EXPR_LOAD && tx_cuda_is_packed_elem(x->u.buffer->dtype) && x->nops == 1) {
+      /* no C object per packed element: the address of its byte */
+      tx_sb_putc(sb, '(');
+      if (!cuda_emit_ptr(g, x->u.buffer, x->u.buffer->dtype, e->span, sb)) return;
+      tx_sb_puts(sb, " + ");
+      cuda_emit_packed_offset(g, x->u.buffer->dtype, x->ops[0], 1, e->span, sb);
+      tx_sb_putc(sb, ')');
+      return;
+    }
     tx_sb_puts(sb, "(&");
     cuda_emit_expr(g, x, sb);
     tx_sb_putc(sb, ')');
@@ -1941,7 +1952,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     tx_sb_puts(sb, "(");
     cuda_emit_expr(g, e->ops[0], sb);
     tx_sb_puts(sb, " + ");
-    cuda_emit_expr(g, idx, sb);
+    cuda_emit_elem_offset(g, e->ops[0]->u.buffer->dtype, idx, e->span, sb);
     tx_sb_putc(sb, ')');
     return;
   }
@@ -1958,7 +1969,7 @@ void cuda_emit_call(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_emit_expr(g, e->ops[0], sb);
     if (off) {
       tx_sb_puts(sb, " + ");
-      cuda_emit_expr(g, off, sb);
+      cuda_emit_elem_offset(g, b->dtype, off, e->span, sb);
     }
     tx_sb_putc(sb, ')');
     return;

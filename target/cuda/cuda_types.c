@@ -3,7 +3,9 @@
  * the dynamic shared memory layout rule shared with split-host-device.
  *
  * Only types with a CUDA spelling are accepted: a vector width CUDA has no
- * type for is an error at the use, not a silently wrong program.
+ * type for is an error at the use, not a silently wrong program. Packed
+ * sub-byte integers (int4, uint4, int1) are spelled by the width of the
+ * packed word a vector of them fills; their storage is bytes.
  */
 #include <string.h>
 
@@ -99,7 +101,30 @@ static const char *scalar_type(tx_dtype t) {
   X(DT_BOOL, 1, 4, "tx_bool4")                                                                     \
   X(DT_BOOL, 1, 8, "tx_bool8")
 
+int tx_cuda_is_packed(tx_dtype t) {
+  return (t.code == DT_INT || t.code == DT_UINT) && t.bits < 8 && 8 % t.bits == 0;
+}
+
+int tx_cuda_is_packed_elem(tx_dtype t) {
+  return tx_cuda_is_packed(t) && t.lanes == 1;
+}
+
+/* A vector of packed sub-byte integers is the packed word(s) it fills, as
+ * TVM's PrintType spells them (int4x8 is an int); one element has no C
+ * type of its own. */
+static const char *packed_type(tx_dtype t) {
+  int u = t.code == DT_UINT, w = t.bits * t.lanes;
+  if (t.lanes == 1) return NULL;
+  return w == 8     ? (u ? "unsigned char" : "signed char")
+         : w == 16  ? (u ? "unsigned short" : "short")
+         : w == 32  ? (u ? "unsigned int" : "int")
+         : w == 64  ? (u ? "uint2" : "int2")
+         : w == 128 ? (u ? "uint4" : "int4")
+                    : NULL;
+}
+
 const char *tx_cuda_type(tx_dtype t) {
+  if (tx_cuda_is_packed(t)) return packed_type(t);
   if (t.lanes == 1) return scalar_type(t);
 #define X(c_, b_, l_, name)                                                                        \
   if (t.code == (c_) && t.bits == (b_) && t.lanes == (l_)) return name;
@@ -169,6 +194,11 @@ int tx_cuda_buffer_bytes(const tx_buffer *b, int64_t *bytes) {
   int64_t n = 0;
   int r = tx_cuda_buffer_numel(b, &n);
   if (r <= 0) return r;
+  if (tx_cuda_is_packed_elem(b->dtype)) {
+    int64_t per = 8 / b->dtype.bits; /* packed: ceil(n / per) bytes */
+    *bytes = n / per + (n % per != 0);
+    return 1;
+  }
   return __builtin_mul_overflow(n, tx_cuda_elem_bytes(b->dtype), bytes) ? -1 : 1;
 }
 

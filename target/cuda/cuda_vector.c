@@ -223,7 +223,9 @@ static void emit_lane_op(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
 /* Lane i of a vector operand. */
 static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
-  if (e->dtype.lanes == 1) {
+  if (e->dtype.lanes > 1 && tx_cuda_is_packed(e->dtype)) {
+    cuda_packed_vector_error(g, e, "a lane");
+  } else if (e->dtype.lanes == 1) {
     /* a scalar operand (a Select's invariant condition) is every lane */
     cuda_emit_expr(g, e, sb);
   } else if (k == EXPR_BROADCAST) {
@@ -504,6 +506,10 @@ static void emit_contiguous(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, 
 void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   tx_dtype t = e->dtype;
+  if (tx_cuda_is_packed(t)) { /* loads are cuda_packed.c's; nothing else is a packed word */
+    cuda_packed_vector_error(g, e, tx_expr_kind_name(k));
+    return;
+  }
   if (contiguous_load(e)) {
     emit_contiguous(g, e->u.buffer, e->ops[0], t, e->span, sb);
     return;
@@ -647,6 +653,7 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
 
 int tx_cuda_vector_lanes(tx_dtype t) {
   if (t.lanes != 1) return 0;
+  if (tx_cuda_is_packed_elem(t)) return 128 / t.bits; /* one 16-byte word (int4) */
   if (t.bits == 32 && (t.code == DT_FLOAT || t.code == DT_INT || t.code == DT_UINT)) return 4;
   if (t.bits == 16 && (t.code == DT_FLOAT || t.code == DT_BFLOAT)) return 8;
   if (t.code == DT_BOOL) return 8;
@@ -674,6 +681,10 @@ static int is_if_then_else(const tx_expr *e) {
 int tx_cuda_vector_node_ok(const tx_expr *e) {
   tx_expr_kind k = (tx_expr_kind)e->kind;
   int lanes = e->dtype.lanes;
+  if (tx_cuda_is_packed(e->dtype)) /* whole packed words: contiguous loads, names */
+    return tx_cuda_type(e->dtype) &&
+           (k == EXPR_VAR || (k == EXPR_LOAD && e->nops == 1 && e->ops[0]->kind == EXPR_RAMP &&
+                              is_one(e->ops[0]->ops[1])));
   int common = k == EXPR_LOAD || k == EXPR_VAR || k == EXPR_BROADCAST || k == EXPR_SELECT ||
                is_if_then_else(e) || (k == EXPR_CAST && cast_source_ok(e->ops[0]->dtype));
   int arith = k == EXPR_ADD || k == EXPR_SUB || k == EXPR_MUL || k == EXPR_DIV || k == EXPR_MIN ||
@@ -687,4 +698,11 @@ int tx_cuda_vector_node_ok(const tx_expr *e) {
             (tx_expr_is_compare(k) && cast_source_ok(e->ops[0]->dtype))) &&
            (lanes == 2 || lanes == 4 || lanes == 8);
   return 0;
+}
+
+int tx_cuda_vector_access_ok(const tx_buffer *b, int contiguous) {
+  if (!contiguous) return !tx_cuda_is_packed_elem(b->dtype);
+  const char *sc = b->scope ? b->scope : "global";
+  return strcmp(sc, "global") == 0 || strcmp(sc, "shared") == 0 || strcmp(sc, "shared.dyn") == 0 ||
+         (strcmp(sc, "local") == 0 && tx_cuda_is_packed_elem(b->dtype));
 }

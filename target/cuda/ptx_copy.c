@@ -250,31 +250,27 @@ static int keyword_cache(cuda_cg *g, const tx_expr *e, cache_pol *out) {
 
 /* ---- cp.async -------------------------------------------------------------------- */
 
-/* Bytes per element behind a pointer, as TVM scales offsets of the legacy
- * forms by the pointer's element type (1 for untyped pointers). */
-static int64_t ptr_elem_bytes(cuda_cg *g, const tx_expr *p) {
-  if (p->kind == EXPR_VAR) {
-    const cuda_storage *s = cuda_find_storage(g, p);
-    if (s && s->elem.code != DT_VOID) return tx_cuda_elem_bytes(s->elem);
-    if (p->u.var.has_pointee && p->u.var.pointee.code != DT_VOID &&
-        p->u.var.pointee.code != DT_HANDLE)
-      return tx_cuda_elem_bytes(p->u.var.pointee);
-    return 1;
-  }
-  if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.address_of") == 0 && p->nops == 1 &&
-      (p->ops[0]->kind == EXPR_LOAD || p->ops[0]->kind == EXPR_BUFFER))
-    return tx_cuda_elem_bytes(p->ops[0]->u.buffer->dtype);
-  if (p->kind == EXPR_CALL && strcmp(p->u.call.op, "T.tvm_access_ptr") == 0 && p->nops == 5)
-    return tx_cuda_elem_bytes(cuda_access_ptr_dtype(p));
-  return 1;
+/* The element type behind a pointer, as TVM scales offsets of the legacy
+ * forms by it (bytes for untyped pointers). */
+static tx_dtype ptr_elem(cuda_cg *g, const tx_expr *p) {
+  tx_dtype t;
+  return cuda_ptr_elem(g, p, &t) ? t : tx_dt(DT_UINT, 8, 1);
 }
 
-/* `((char*)(ptr) + (off) * bytes)` into `out`. */
-static void byte_ptr(cuda_cg *g, const tx_expr *ptr, const tx_expr *off, int64_t bytes,
+/* `((char*)(ptr) + (off) * bytes)` into `out`, `off` counting elements of
+ * `elem` (a byte count for packed sub-byte elements, which must be whole). */
+static void byte_ptr(cuda_cg *g, const tx_expr *ptr, const tx_expr *off, tx_dtype elem,
                      tx_strbuf *out) {
+  int64_t bytes = tx_cuda_elem_bytes(elem);
   tx_sb_puts(out, "((char*)(");
   cuda_emit_expr(g, ptr, out);
-  tx_sb_puts(out, ") + (");
+  tx_sb_puts(out, ") + ");
+  if (tx_cuda_is_packed_elem(elem)) {
+    cuda_emit_packed_offset(g, elem, off, 1, g->stmt_span, out);
+    tx_sb_putc(out, ')');
+    return;
+  }
+  tx_sb_putc(out, '(');
   cuda_emit_expr(g, off, out);
   tx_sb_putc(out, ')');
   if (bytes != 1) tx_sb_printf(out, " * %lld", (long long)bytes);
@@ -282,19 +278,19 @@ static void byte_ptr(cuda_cg *g, const tx_expr *ptr, const tx_expr *off, int64_t
 }
 
 /* The shared address of `ptr` plus `off` elements of `bytes` (legacy forms). */
-static unsigned ab_smem_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, int64_t bytes) {
+static unsigned ab_smem_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, tx_dtype elem) {
   unsigned k = ab_open(ab, "r");
   cuda_need_helper(ab->g, H_SMEM_ADDR);
   tx_sb_puts(&ab->ins, "tx_smem_addr(");
-  byte_ptr(ab->g, ptr, off, bytes, &ab->ins);
+  byte_ptr(ab->g, ptr, off, elem, &ab->ins);
   tx_sb_puts(&ab->ins, "))");
   return k;
 }
 
 /* The global address of `ptr` plus `off` elements of `bytes` (legacy forms). */
-static unsigned ab_gaddr_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, int64_t bytes) {
+static unsigned ab_gaddr_at(asmb *ab, const tx_expr *ptr, const tx_expr *off, tx_dtype elem) {
   unsigned k = ab_open(ab, "l");
-  byte_ptr(ab->g, ptr, off, bytes, &ab->ins);
+  byte_ptr(ab->g, ptr, off, elem, &ab->ins);
   tx_sb_putc(&ab->ins, ')');
   return k;
 }
@@ -310,18 +306,18 @@ static int cp_size_ok(cuda_cg *g, const tx_expr *e, const tx_expr *a, int64_t *s
 }
 
 /* The legacy forms (dst, dst_off, src, src_off, cp_size[, predicate]):
- * offsets scaled by `dst_b`/`src_b` bytes (0: the pointer's element type).
+ * offsets counting elements of `elem` (NULL: each pointer's element type).
  * A predicate other than 1 skips the copy and zero-fills the destination. */
 static void emit_cp_async_legacy(cuda_cg *g, const tx_expr *e, const tx_expr *const *a,
-                                 const tx_expr *pred, int64_t elem_b, tx_strbuf *sb) {
+                                 const tx_expr *pred, const tx_dtype *elem, tx_strbuf *sb) {
   int64_t size = 0;
   if (!cp_size_ok(g, e, a[4], &size)) return;
-  int64_t db = elem_b ? elem_b : ptr_elem_bytes(g, a[0]);
-  int64_t sbytes = elem_b ? elem_b : ptr_elem_bytes(g, a[2]);
+  tx_dtype de = elem ? *elem : ptr_elem(g, a[0]);
+  tx_dtype se = elem ? *elem : ptr_elem(g, a[2]);
   asmb ab;
   ab_init(&ab, g, 0);
   const char *cop = size == 16 ? "cg" : "ca";
-  unsigned d = ab_smem_at(&ab, a[0], a[1], db), s = ab_gaddr_at(&ab, a[2], a[3], sbytes);
+  unsigned d = ab_smem_at(&ab, a[0], a[1], de), s = ab_gaddr_at(&ab, a[2], a[3], se);
   if (!pred) {
     ab_text(&ab, "cp.async.%s.shared.global [%%%u], [%%%u], %lld;", cop, d, s, (long long)size);
   } else {
@@ -342,14 +338,14 @@ static void emit_cp_async_legacy(cuda_cg *g, const tx_expr *e, const tx_expr *co
   ab_finish(&ab, sb);
 }
 
-static int64_t dtype_bytes(cuda_cg *g, const tx_expr *e, const tx_expr *a) {
+/* The element type string `a` into *t; 0 after a located error. */
+static int dtype_arg(cuda_cg *g, const tx_expr *e, const tx_expr *a, tx_dtype *t) {
   const char *s = cuda_str_arg(a);
-  tx_dtype t;
-  if (!s || !tx_dtype_parse(s, strlen(s), &t) || t.code == DT_VOID || t.code == DT_HANDLE) {
+  if (!s || !tx_dtype_parse(s, strlen(s), t) || t->code == DT_VOID || t->code == DT_HANDLE) {
     cuda_error(g, a ? a->span : e->span, "%s: dtype must be an element type string", op_of(e));
     return 0;
   }
-  return tx_cuda_elem_bytes(t);
+  return 1;
 }
 
 /* T.ptx.cp_async: TVM's (dst, src, cp_size, cache_hint=, cache_policy=,
@@ -363,11 +359,11 @@ static void emit_cp_async(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     if (!no_kw_but(g, e, "dtype")) return;
     const tx_expr *const *a = e->ops;
     if (n == 6 && cuda_str_arg(a[0])) {
-      emit_cp_async_legacy(g, e, a + 1, NULL, 0, sb);
+      emit_cp_async_legacy(g, e, a + 1, NULL, NULL, sb);
     } else if (n == 5) {
-      emit_cp_async_legacy(g, e, a, NULL, 0, sb);
+      emit_cp_async_legacy(g, e, a, NULL, NULL, sb);
     } else if (n == 6 && !dt) {
-      emit_cp_async_legacy(g, e, a, a[5], 0, sb);
+      emit_cp_async_legacy(g, e, a, a[5], NULL, sb);
     } else {
       cuda_unsupported(g, e,
                        "expected (dst, src, cp_size, ...) or the legacy "
@@ -452,16 +448,16 @@ static void emit_cp_async_legacy_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb)
   const tx_expr *dt = cuda_kwarg(e, "dtype");
   if (!no_kw_but(g, e, "dtype")) return;
   if (n == 6 && !dt) {
-    int64_t b = dtype_bytes(g, e, e->ops[0]);
-    if (b) emit_cp_async_legacy(g, e, e->ops + 1, NULL, b, sb);
+    tx_dtype t;
+    if (dtype_arg(g, e, e->ops[0], &t)) emit_cp_async_legacy(g, e, e->ops + 1, NULL, &t, sb);
     return;
   }
   if (n != 5) {
     cuda_unsupported(g, e, "expected (dst, dst_off, src, src_off, cp_size[, dtype=])");
     return;
   }
-  int64_t b = dt ? dtype_bytes(g, e, dt) : 1;
-  if (b) emit_cp_async_legacy(g, e, e->ops, NULL, b, sb);
+  tx_dtype t = tx_dt(DT_UINT, 8, 1); /* no dtype: byte offsets */
+  if (!dt || dtype_arg(g, e, dt, &t)) emit_cp_async_legacy(g, e, e->ops, NULL, &t, sb);
 }
 
 /* T.s_tir.cp_async_raw(elem_dtype, dst, dst_off, src, src_off, cp_size): the
@@ -473,7 +469,7 @@ static void emit_s_tir_cp_async_raw(cuda_cg *g, const tx_expr *e, tx_strbuf *sb)
     cuda_unsupported(g, e, "expected (\"dtype\", dst, dst_offset, src, src_offset, cp_size)");
     return;
   }
-  emit_cp_async_legacy(g, e, e->ops + 1, NULL, 0, sb);
+  emit_cp_async_legacy(g, e, e->ops + 1, NULL, NULL, sb);
 }
 
 /* A barrier operand of the helpers whose TVM ancestors took a barrier id:
@@ -514,8 +510,8 @@ static void emit_bulk_legacy(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (!barrier_operand_ok(g, e, a[5])) return;
   asmb ab;
   ab_init(&ab, g, 0);
-  unsigned d = ab_smem_at(&ab, a[0], a[1], ptr_elem_bytes(g, a[0]));
-  unsigned s = ab_gaddr_at(&ab, a[2], a[3], ptr_elem_bytes(g, a[2]));
+  unsigned d = ab_smem_at(&ab, a[0], a[1], ptr_elem(g, a[0]));
+  unsigned s = ab_gaddr_at(&ab, a[2], a[3], ptr_elem(g, a[2]));
   unsigned bytes = ab_u32(&ab, a[4]), bar = ab_smem(&ab, a[5]);
   ab_text(&ab,
           "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%%%u], [%%%u], "

@@ -262,17 +262,23 @@ static void put_primary(cuda_cg *g, const tx_expr *a, tx_strbuf *sb) {
 }
 
 /* Pointer `base` plus an element offset in the pointer's own type (TVM's
- * legacy (ptr, offset) convention); a literal 0 offset is left out. */
+ * legacy (ptr, offset) convention); a literal 0 offset is left out. Into
+ * packed sub-byte storage (a byte pointer) the offset counts bytes, and
+ * must be whole 32-bit words: every fragment and row here is made of them. */
 static void put_ptr(cuda_cg *g, const tx_expr *base, const tx_expr *off, tx_strbuf *sb) {
   int64_t z = 1;
   if (!off || (cuda_int_arg(off, &z) && z == 0)) {
     put_primary(g, base, sb);
     return;
   }
+  tx_dtype elem;
   tx_sb_putc(sb, '(');
   put_primary(g, base, sb);
   tx_sb_puts(sb, " + ");
-  put_primary(g, off, sb);
+  if (cuda_ptr_elem(g, base, &elem) && tx_cuda_is_packed_elem(elem)) /* whole 32-bit registers */
+    cuda_emit_packed_offset(g, elem, off, 4, g->stmt_span, sb);
+  else
+    put_primary(g, off, sb);
   tx_sb_putc(sb, ')');
 }
 
@@ -1071,18 +1077,15 @@ static const tx_expr *const *mma_read_legacy(cuda_cg *g, const tx_expr *e, uint3
 
 /* T.ptx.mma.legacy / T.ptx_mma: [dtype,] shape, A_layout, B_layout, A_dtype,
  * B_dtype, C_dtype, a, a_off, b, b_off, c, c_off, saturate[, operator].
- * 14 or 15 positional arguments carry the leading dtype (TVM pops it). */
+ * A leading dtype (TVM pops it) is there when the second argument is the
+ * shape: 14 arguments are either (dtype, ..., saturate) or (..., saturate,
+ * operator), the b1 form TVM prints. */
 static void emit_mma_legacy(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
-  uint32_t npos = cuda_npos(e), at = npos >= 14 ? 1 : 0;
-  if (npos < 13 || npos > 15) {
+  uint32_t npos = cuda_npos(e), at = skip_leading_dtype(e);
+  if (npos < 13 + at || npos > 14 + at) {
     cuda_unsupported(g, e,
                      "expected ([dtype,] shape, A_layout, B_layout, A_dtype, B_dtype, C_dtype, "
                      "a, a_offset, b, b_offset, c, c_offset, saturate[, operator])");
-    return;
-  }
-  if (at && !cuda_str_arg(e->ops[0])) {
-    cuda_error(g, arg_span(e, e->ops[0]), "%s: the leading argument must be a dtype string",
-               e->u.call.op);
     return;
   }
   mma_cfg c = {0};

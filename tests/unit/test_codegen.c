@@ -135,7 +135,8 @@ static void run_golden(const char *name) {
   X(ptx_memory) X(ptx_memory_sm100) X(ptx_chain) X(warp_allreduce) X(ldg) X(ptx_chain_sm100) X(tma_raw) \
   X(cluster_binding) X(ptr_bind) X(mapa_ptr) X(float_special) X(ptx_printed) X(ptx_printed_sm100) \
   X(access_ptr) X(ptx_legacy) X(cuda_builtins) X(iket) X(iket_strip) X(tcgen05_desc_sm90) \
-  X(mma_sp) X(bare_element_args) X(ptx_ld_u8) X(uint128_b128_store) X(two_kernels) X(print_buffer)
+  X(mma_sp) X(bare_element_args) X(ptx_ld_u8) X(uint128_b128_store) X(two_kernels) \
+  X(subbyte_s4) X(subbyte_b1) X(print_buffer)
 // clang-format on
 
 #define X(name)                                                                                    \
@@ -760,4 +761,168 @@ Test(errors, print_buffer_without_a_format) {
   /* bfloat16 has no printf conversion (TVM refuses it too). */
   expect_error("    T.print_buffer(A.data, \"bfloat16\", T.bool(False), T.bool(False), 1, 4)\n",
                "T.print_buffer: no printf format for dtype bfloat16");
+}
+
+/* ---- packed sub-byte elements (cuda_packed.c) ------------------------------------ */
+
+TX_CUDA_PACKED_LD(static, packed_ld)
+TX_CUDA_PACKED_ST(static, packed_st)
+
+/* Element i sits at bit (i % (8 / bits)) * bits of byte i / (8 / bits),
+ * lowest first; a store changes no other element of its byte. */
+Test(packed_helpers, element_order_sign_and_neighbours) {
+  unsigned char p[4] = {0x9e, 0x71, 0x00, 0xff};
+  cr_assert_eq(packed_ld(p, 0, 4, 1), -2); /* 0xe */
+  cr_assert_eq(packed_ld(p, 1, 4, 1), -7); /* 0x9 */
+  cr_assert_eq(packed_ld(p, 1, 4, 0), 9);
+  cr_assert_eq(packed_ld(p, 2, 4, 1), 1);
+  cr_assert_eq(packed_ld(p, 3, 4, 1), 7);
+  cr_assert_eq(packed_ld(p, 0, 1, 1), 0); /* 0x9e = 0b10011110 */
+  cr_assert_eq(packed_ld(p, 1, 1, 1), -1);
+  cr_assert_eq(packed_ld(p, 7, 1, 0), 1);
+  cr_assert_eq(packed_ld(p, 31, 1, 1), -1);
+  for (int bits = 1; bits <= 4; bits *= 4)
+    for (int i = 0; i < 32 / bits; i++)
+      for (int v = -(1 << (bits - 1)); v < (1 << (bits - 1)); v++) {
+        unsigned char q[4] = {0x5a, 0xa5, 0x3c, 0xc3}, r[4];
+        memcpy(r, q, sizeof r);
+        packed_st(q, i, bits, v);
+        cr_assert_eq(packed_ld(q, i, bits, 1), v, "int%d element %d = %d", bits, i, v);
+        cr_assert_eq(packed_ld(q, i, bits, 0), v & ((1 << bits) - 1));
+        for (int j = 0; j < 32 / bits; j++)
+          if (j != i) cr_assert_eq(packed_ld(q, j, bits, 0), packed_ld(r, j, bits, 0));
+      }
+  /* the value's high bits are dropped, as the store to int4 wraps */
+  packed_st(p, 2, 4, 0x35);
+  cr_assert_eq(p[1], 0x75);
+}
+
+Test(packed_helpers, emitted_text_is_the_tested_text) {
+  const char *s = TX_CUDA_STR(TX_CUDA_PACKED_LD(__device__ __forceinline__, tx_packed_ld));
+  cr_assert(strstr(s, "__device__ __forceinline__ int tx_packed_ld(const unsigned char *p, long "
+                      "long i, int bits, int sgn)"),
+            "%s", s);
+}
+
+/* int4 A and B, uint4 U, int1 F, int32 C; tx 0..31. */
+static const cuda_kernel P = {
+    "p.tirx", "# from tvm.script import tirx as T\n\n@T.prim_func\n"
+              "def p(A: T.Buffer((1024,), \"int4\"), B: T.Buffer((1024,), \"int4\"), "
+              "U: T.Buffer((1024,), \"uint4\"), F: T.Buffer((4096,), \"int1\"), "
+              "C: T.Buffer((256,), \"int32\")):\n"
+              "    T.device_entry(grid=(1, 1, 1), block=(32, 1, 1))\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 32)\n"};
+
+static void expect_packed(const char *body, const char *const *needles) {
+  cuda_expect_text(&SM90, &P, body, needles);
+}
+
+static void expect_packed_error(const char *body, const char *needle) {
+  cuda_expect_error(&SM90, &P, body, needle, 0);
+}
+
+Test(packed, words_by_total_width) {
+  static const char *const want[] = {
+      "unsigned char* __restrict__ A_ptr",
+      "*(signed char*)(B_ptr + ((tx * 2) / 2)) = *(signed char*)(A_ptr + ((tx * 2) / 2));",
+      "*(short*)(B_ptr + ((tx * 4) / 2)) = *(short*)(A_ptr + ((tx * 4) / 2));",
+      "*(int2*)(B_ptr + ((tx * 16) / 2)) = *(int2*)(A_ptr + ((tx * 16) / 2));",
+      "*(uint4*)(U_ptr + ((tx * 32) / 2)) = *(uint4*)(U_ptr + (((tx * 32) + 32) / 2));",
+      "*(int*)(F_ptr + ((tx * 32) / 8)) = *(int*)(F_ptr + (((tx * 32) + 1024) / 8));",
+      NULL};
+  expect_packed("    B[T.Ramp(tx * 2, 1, 2)] = A[T.Ramp(tx * 2, 1, 2)]\n"
+                "    B[T.Ramp(tx * 4, 1, 4)] = A[T.Ramp(tx * 4, 1, 4)]\n"
+                "    B[T.Ramp(tx * 16, 1, 16)] = A[T.Ramp(tx * 16, 1, 16)]\n"
+                "    U[T.Ramp(tx * 32, 1, 32)] = U[T.Ramp(tx * 32 + 32, 1, 32)]\n"
+                "    F[T.Ramp(tx * 32, 1, 32)] = F[T.Ramp(tx * 32 + 1024, 1, 32)]\n",
+                want);
+}
+
+Test(packed, storage_is_bytes) {
+  /* ceil(n * bits / 8) bytes: local arrays aligned for their widest word,
+   * shared arrays with their own alignment, the dynamic arena by bytes */
+  static const char *const want[] = {
+      "alignas(4) unsigned char L_ptr[3];", "alignas(16) unsigned char W_ptr[64];",
+      "__shared__ alignas(64) unsigned char S_ptr[128];",
+      "*(signed char*)(((unsigned char*)smem) + ((tx * 8) / 8))", NULL};
+  expect_packed("    L = T.alloc_buffer((5,), \"int4\", scope=\"local\")\n"
+                "    W = T.alloc_buffer((512,), \"int1\", scope=\"local\")\n"
+                "    S = T.alloc_buffer((256,), \"uint4\", scope=\"shared\")\n"
+                "    D = T.alloc_buffer((1024,), \"int1\", scope=\"shared.dyn\")\n"
+                "    L[4] = A[tx]\n"
+                "    W[tx] = F[tx]\n"
+                "    S[T.Ramp(tx * 8, 1, 8)] = U[T.Ramp(tx * 8, 1, 8)]\n"
+                "    D[T.Ramp(tx * 8, 1, 8)] = F[T.Ramp(tx * 8, 1, 8)]\n"
+                "    C[0] = T.Cast(\"int32\", L[4]) + T.Cast(\"int32\", W[tx])\n",
+                want);
+}
+
+Test(packed, single_elements_and_conversions) {
+  static const char *const want[] = {
+      "tx_packed_st(L_ptr, (tx % 8), 4, tx_packed_ld(A_ptr, (tx + 3), 4, 1));",
+      "tx_packed_st(M_ptr, 1, 4, ((int)C_ptr[tx] & 15));",
+      "tx_packed_st(L_ptr, 0, 4, ((((int)(C_ptr[tx] * 3) & 15) ^ 8) - 8));",
+      "tx_packed_st(L_ptr, 1, 4, (-3));",
+      "C_ptr[tx] = (((int)tx_packed_ld(L_ptr, 0, 4, 1)) + ((int)tx_packed_ld(M_ptr, 1, 4, 0)));",
+      "(tx_packed_ld(F_ptr, tx, 1, 1) == (-1))",
+      NULL};
+  expect_packed("    L = T.alloc_buffer((8,), \"int4\", scope=\"local\")\n"
+                "    M = T.alloc_buffer((2,), \"uint4\", scope=\"local\")\n"
+                "    L[tx % 8] = A[tx + 3]\n"
+                "    M[1] = T.Cast(\"uint4\", C[tx])\n"
+                "    L[0] = T.Cast(\"int4\", C[tx] * 3)\n"
+                "    L[1] = T.int4(-3)\n"
+                "    C[tx] = T.Cast(\"int32\", L[0]) + T.Cast(\"int32\", M[1])\n"
+                "    if F[tx] == T.int1(-1):\n"
+                "        C[tx + 32] = 1\n",
+                want);
+}
+
+Test(packed, pointers_advance_by_bytes) {
+  static const char *const want[] = {
+      "((unsigned*)(L_ptr + 4))[0]",                /* mma fragment at element 8 */
+      "(A_ptr + ((tx * 8) / 2))",                   /* T.address_of(A[tx * 8]) */
+      "(A_ptr + 6)",                                /* A.ptr_to([12]) */
+      "(((unsigned char*)C_ptr) + ((tx * 2) / 2))", /* T.tvm_access_ptr int4 over int32 */
+      NULL};
+  expect_packed(
+      "    L = T.alloc_buffer((16,), \"int4\", scope=\"local\")\n"
+      "    Acc = T.alloc_buffer((2,), \"int32\", scope=\"local\")\n"
+      "    L[T.Ramp(8, 1, 8)] = A[T.Ramp(tx * 8, 1, 8)]\n"
+      "    T.ptx_legacy.mma(\"m8n8k32\", \"row\", \"col\", \"int4\", \"int4\", \"int32\", "
+      "L.data, 8, L.data, 8, Acc.data, 0, T.bool(False))\n"
+      "    T.ptx.st.global_.u64(T.address_of(C[0]), "
+      "T.reinterpret(\"uint64\", T.address_of(A[tx * 8])))\n"
+      "    T.ptx.st.global_.u64(T.address_of(C[2]), T.reinterpret(\"uint64\", "
+      "A.ptr_to([12])))\n"
+      "    T.ptx.st.global_.u64(T.address_of(C[4]), T.reinterpret(\"uint64\", "
+      "T.tvm_access_ptr(T.type_annotation(\"int4\"), C.data, tx * 2, 8, 1)))\n",
+      want);
+}
+
+Test(errors, packed_accesses_say_why) {
+  expect_packed_error("    B[tx] = A[tx]\n", "would rewrite the whole byte holding it");
+  expect_packed_error("    B[T.Ramp(tx * 8, 1, 8)] = A[T.Ramp(tx * 8 + 4, 1, 8)]\n",
+                      "must be a multiple of 8 elements (aligned)");
+  expect_packed_error("    B[T.Ramp(tx * 8, 1, 8)] = A[T.Ramp(tx * 8, 2, 8)]\n",
+                      "not contiguous (a stride-1 Ramp)");
+  expect_packed_error("    B[T.Ramp(tx * 8, 1, 6)] = A[T.Ramp(tx * 8, 1, 6)]\n",
+                      "as int4x6 spans 24 bits");
+  expect_packed_error("    L = T.alloc_buffer((2,), \"int4\", scope=\"local\")\n"
+                      "    L[0] = A[tx] * A[tx + 1]\n",
+                      "Mul on int4 values is not supported");
+  expect_packed_error(
+      "    C[T.Ramp(tx * 4, 1, 4)] = T.Cast(\"int32x4\", A[T.Ramp(tx * 4, 1, 4)])\n",
+      "a lane of a packed int4x4 vector is not supported");
+  expect_packed_error("    T.ptx.st.global_.u64(T.address_of(C[0]), "
+                      "T.reinterpret(\"uint64\", T.address_of(A[tx * 2 + 1])))\n",
+                      "must be a multiple of 2 elements (1 whole byte)");
+  expect_packed_error("    L = T.alloc_buffer((16,), \"int4\", scope=\"local\")\n"
+                      "    Acc = T.alloc_buffer((2,), \"int32\", scope=\"local\")\n"
+                      "    T.ptx_legacy.mma(\"m8n8k32\", \"row\", \"col\", \"int4\", \"int4\", "
+                      "\"int32\", L.data, 4, L.data, 0, Acc.data, 0, T.bool(False))\n",
+                      "must be a multiple of 8 elements (4 whole bytes)");
+  expect_packed_error("    x = A[T.Ramp(tx * 8, 1, 8)] + A[T.Ramp(tx * 8, 1, 8)]\n"
+                      "    B[T.Ramp(tx * 8, 1, 8)] = x\n",
+                      "Add of a packed int4x8 vector is not supported");
 }
