@@ -244,8 +244,8 @@ Test(rtapi_checks, compile_module_error_leaves_the_module_alone) {
   o.host_only = 1;
   cr_assert_eq(tirx_compile_module(m, &o, &exe, &err), TIRX_ERR_INPUT, "%s", err.message);
   cr_assert_null(exe);
-  cr_assert(strstr(err.message, "mod.tirx:7:5: no cuda variant of T.tile.fill applies"),
-            "%s", err.message);
+  cr_assert(strstr(err.message, "mod.tirx:7:5: no cuda variant of T.tile.fill applies"), "%s",
+            err.message);
   cr_assert_eq(err.span.line, 7);
   cr_assert_str_eq(err.span.file, "mod.tirx");
   cr_assert_eq(tirx_diag_count(ctx), 0, "the module's context got %zu diagnostics",
