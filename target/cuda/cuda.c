@@ -39,15 +39,34 @@ static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t s
   return p;
 }
 
+/* Reports a located error once. The generator writes an operand's text
+ * once per lane or pair it is read in (docs/codegen.md "Vectors"), so a
+ * problem in the operand is met once per lane: only the first report of a
+ * message at a place (file, line, column: what the diagnostic shows) is
+ * kept. */
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
   g->failed = 1;
   /* After an allocation failure a missing name may be its doing; the
    * generator ends as out of memory anyway. */
   if (g->nomem) return;
+  if (!span.line) span = g->stmt_span;
+  tx_strbuf msg = cuda_sb(g);
   va_list ap;
   va_start(ap, fmt);
-  tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span.line ? span : g->stmt_span, fmt, ap);
+  tx_sb_vprintf(&msg, fmt, ap);
   va_end(ap);
+  const char *text = cuda_sb_text(g, &msg);
+  tx_strbuf key = cuda_sb(g);
+  tx_sb_printf(&key, "%s:%u:%u:%s", span.file ? span.file : "", span.line, span.col, text);
+  const char *k = tx_sb_cstr(&key) ? tx_intern(g->ir.strings, tx_sb_cstr(&key)) : NULL;
+  if (!k) {
+    g->nomem = 1;
+  } else if (!tx_ptrmap_has(&g->reported, k)) {
+    if (!tx_ptrset_add(&g->reported, k)) g->nomem = 1;
+    tx_diag_report(g->diags, TIRX_SEV_ERROR, span, "%s", text);
+  }
+  tx_sb_free(&key);
+  tx_sb_free(&msg);
 }
 
 /* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
@@ -1495,8 +1514,8 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,        &g.stor_of,
-                       &g.nonneg,   &g.used,  &g.not_in_tables};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,         &g.stor_of,
+                       &g.nonneg,   &g.used,  &g.not_in_tables, &g.reported};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     maps[i]->alloc = alloc;
   tx_strbuf body = {.alloc = alloc};
@@ -1586,6 +1605,7 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
   tx_ptrmap_free(&g.not_in_tables);
+  tx_ptrmap_free(&g.reported);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);
   return st;

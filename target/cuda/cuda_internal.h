@@ -292,6 +292,7 @@ typedef struct cuda_cg {
   tx_ptrmap used;    /* variables read somewhere in the kernel body */
   cuda_float_text float_texts[CUDA_FLOAT_CACHE];
   tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
+  tx_ptrmap reported;      /* interned "span:message" of each error reported (per module) */
 } cuda_cg;
 
 /* An empty strbuf on the generator's allocator (the context's, through
