@@ -896,7 +896,14 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   }
   const char *name = bind_name(g, b->data, "_ptr");
   const char *t = cuda_ctype(g, b->dtype, s->span);
-  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared});
+  /* A shared array is as aligned as its alignas; a local one only as its
+   * elements (it usually lives in registers anyway). */
+  int64_t align = shared ? cuda_pow2_align(b->align ? b->align : 64)
+                         : cuda_pow2_align(tx_cuda_elem_bytes(b->dtype));
+  add_storage(
+      g,
+      (cuda_storage){
+          .data = b->data, .cname = name, .elem = b->dtype, .align = align, .is_shared = shared});
   if (known < 0) { /* the storage is known, so its uses report nothing more */
     tx_cuda_report_bad_size(g->diags, s->span, b, known);
     g->failed = 1;
@@ -994,8 +1001,13 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
   if (!same) tx_sb_printf(&sb, "(%s)", t ? t : "void*");
   cuda_emit_expr(g, val, &sb);
   const char *name = bind_name(g, v, NULL);
-  add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
-                                vi->scope && strncmp(vi->scope, "shared", 6) == 0});
+  /* Where the pointer points is not known: only its elements' alignment. */
+  tx_dtype elem = vi->has_pointee ? vi->pointee : TX_VOID;
+  add_storage(g, (cuda_storage){.data = v,
+                                .cname = name,
+                                .elem = elem,
+                                .align = cuda_pow2_align(tx_cuda_elem_bytes(elem)),
+                                .is_shared = vi->scope && strncmp(vi->scope, "shared", 6) == 0});
   const char *txt = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
   tx_sb_free(&ty);
@@ -1043,6 +1055,8 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
+  if (val) cuda_note_modular(g, v, cuda_modular(g, val));
+  if (val && val->dtype.lanes > 1) cuda_vector_temps(g, s->span, val, 1);
   tx_strbuf sb = cuda_sb(g);
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
@@ -1053,6 +1067,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   else
     cuda_line(g, s->span, "%s %s;", t, name);
   tx_sb_free(&sb);
+  cuda_vector_temps_done(g);
 }
 
 static void emit_for(cuda_cg *g, const tx_stmt *s) {
@@ -1093,6 +1108,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   int step_neg = step && step->kind == EXPR_INT && step->u.ival < 0;
   if ((!begin || nonneg(g, begin)) && (!step || (step->kind == EXPR_INT && step->u.ival > 0)))
     mark_nonneg(g, v);
+  cuda_note_loop_var(g, v, begin, step);
   const char *name = bind_name(g, v, NULL);
   tx_strbuf sb = cuda_sb(g);
   tx_sb_printf(&sb, "for (%s %s = ", cuda_ctype(g, v->dtype, s->span), name);
@@ -1165,7 +1181,9 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
     tx_strbuf pre = cuda_sb(g);
     tx_sb_printf(&pre, "%s = ", n);
     const char *p = cuda_sb_text(g, &pre);
+    if (s->exprs[0]->dtype.lanes > 1) cuda_vector_temps(g, s->span, s->exprs[0], 1);
     expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
+    cuda_vector_temps_done(g);
     tx_sb_free(&pre);
     return;
   }
@@ -1178,6 +1196,10 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
   case STMT_EVAL: {
     const tx_expr *e = s->exprs[0];
     if (e->kind == EXPR_INT) return; /* T.evaluate(0) */
+    if (cuda_is_masked_vstore(e)) {
+      cuda_emit_masked_vstore(g, s, e);
+      return;
+    }
     expr_line(g, s->span, "", e, ";");
     return;
   }
@@ -1331,6 +1353,7 @@ static void reset_kernel(cuda_cg *g) {
   tx_ptrmap_clear(&g->stor_of);
   tx_ptrmap_clear(&g->nonneg);
   tx_ptrmap_clear(&g->used);
+  tx_ptrmap_clear(&g->modsets);
   g->nstor = 0;
 }
 
@@ -1427,8 +1450,16 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
-      add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0});
-      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0});
+      /* A buffer's data is aligned as the launcher passes it (its `align`,
+       * which the host checks, or TVM's 64 bytes); a raw handle may point
+       * anywhere, so only its elements' alignment is known. */
+      int64_t align = !b         ? cuda_pow2_align(tx_cuda_elem_bytes(elem))
+                      : b->align ? cuda_pow2_align(b->align)
+                                 : TX_CUDA_PARAM_ALIGN;
+      cuda_storage st = {.data = p, .cname = name, .elem = elem, .align = align};
+      add_storage(g, st);
+      st.data = b ? b->data : p;
+      if (b && b->data != p) add_storage(g, st);
       tx_sb_printf(&head, "%s* __restrict__ %s",
                    elem.code == DT_VOID ? "void" : cuda_ctype(g, elem, p->span), name);
     } else {
@@ -1459,10 +1490,17 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else if (tx_cuda_dyn_smem_layout(g->diags, dc.bufs, dc.n, offs, &total, &sym) != TIRX_OK) {
       g->failed = 1;
     } else {
-      for (uint32_t i = 0; i < dc.n; i++) {
+      for (uint32_t i = 0; i < dc.n; i++)
         if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
-        add_storage(g,
-                    (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1});
+      /* Each buffer is the arena's alignment plus its byte offset. */
+      for (uint32_t i = 0; i < dc.n; i++) {
+        add_storage(g, (cuda_storage){.data = dc.bufs[i]->data,
+                                      .cname = "smem",
+                                      .elem = tx_dt(DT_UINT, 8, 1),
+                                      .byte_offset = offs[i],
+                                      .align = cuda_pow2_align(align),
+                                      .is_dyn = 1,
+                                      .is_shared = 1});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
       cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
@@ -1514,8 +1552,8 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,         &g.stor_of,
-                       &g.nonneg,   &g.used,  &g.not_in_tables, &g.reported};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names,         &g.taken,   &g.stor_of, &g.nonneg,
+                       &g.used,     &g.not_in_tables, &g.modsets, &g.reported};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     maps[i]->alloc = alloc;
   tx_strbuf body = {.alloc = alloc};
@@ -1605,7 +1643,9 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
   tx_ptrmap_free(&g.not_in_tables);
+  tx_ptrmap_free(&g.modsets);
   tx_ptrmap_free(&g.reported);
+  tx_mem_free(alloc, g.vtemps);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);
   return st;
