@@ -92,7 +92,7 @@ install: build
 golden-update: build
 	$(BUILD)/bin/tirxc golden --update tests/golden/parse
 	$(BUILD)/bin/tirxc golden --update tests/golden/errors
-	$(BUILD)/bin/tirxc golden --update tests/golden/cuda_errors
+	$(BUILD)/bin/tirxc golden --update tests/golden/diagnostics
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

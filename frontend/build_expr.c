@@ -1248,15 +1248,72 @@ static const tx_expr *build_intrinsic_call(builder *b, const tx_ast *call, const
   return result;
 }
 
-/* A.vload([i], dtype=...), A.ptr_to([i]), A.access_ptr(...), A.vstore(...). */
+/* The operand of a method call given positionally at `pos` (0: the first
+ * after the buffer) or as keyword `kw`, or NULL. ops are the call's
+ * operands: the buffer, npos positional ones, then one per keyword. */
+static const tx_expr *method_arg(const ptr_vec *ops, const ptr_vec *kw, uint32_t npos, uint32_t pos,
+                                 const char *name) {
+  if (pos < npos) return ops->items[1 + pos];
+  for (uint32_t k = 0; k < kw->len; k++)
+    if (strcmp(kw->items[k], name) == 0) return ops->items[npos + 1 + k];
+  return NULL;
+}
+
+/* Is keyword `name` among the call's keywords? */
+static int has_kw(const ptr_vec *kw, const char *name) {
+  for (uint32_t k = 0; k < kw->len; k++)
+    if (strcmp(kw->items[k], name) == 0) return 1;
+  return 0;
+}
+
+/* TVM's rules for A.vload(begin, dtype, predicate) and A.vstore(begin,
+ * value, predicate) (tirx.BufferVar.vload/vstore): the value's elements are
+ * the buffer's, its lanes a multiple of the buffer's; a vector last index
+ * has as many lanes as the access has elements; a predicate is a bool mask
+ * of the value's lanes. `t` is the value's dtype. */
+static int check_vector_access(builder *b, const tx_ast *call, const tx_buffer *buf,
+                               const char *method, tx_dtype t, const tx_expr *begin,
+                               const tx_expr *pred) {
+  char vb[32], eb[32];
+  int load = strcmp(method, "vload") == 0;
+  int bl = buf->dtype.lanes ? buf->dtype.lanes : 1;
+  if (!tx_dtype_eq(tx_dtype_elem(t), tx_dtype_elem(buf->dtype)) || t.lanes % bl != 0) {
+    BLD_ERROR(b, call, "%s.%s: cannot %s %s %s a buffer of %s", buf->name, method,
+              load ? "load" : "store", tx_dtype_str(t, vb), load ? "from" : "to",
+              tx_dtype_str(buf->dtype, eb));
+    return 0;
+  }
+  const tx_expr *last = begin && begin->kind == EXPR_TUPLE
+                            ? (begin->nops ? begin->ops[begin->nops - 1] : NULL)
+                            : begin;
+  int factor = t.lanes / bl;
+  if (last && last->dtype.lanes > 1 && last->dtype.lanes != factor) {
+    BLD_ERROR(b, call, "%s.%s: the index has %d lanes but the %s has %d element%s", buf->name,
+              method, last->dtype.lanes, load ? "load" : "store", factor, factor == 1 ? "" : "s");
+    return 0;
+  }
+  /* TVM's masks are bool or uint1 (T.get_active_lane_mask("uint1x4", ...)). */
+  int mask_type = pred && (pred->dtype.code == DT_BOOL ||
+                           (pred->dtype.code == DT_UINT && pred->dtype.bits == 1));
+  if (pred && (!mask_type || pred->dtype.lanes != t.lanes)) {
+    BLD_ERROR(b, call, "%s.%s: predicate= must be a bool mask of %d lane%s, not %s", buf->name,
+              method, t.lanes, t.lanes == 1 ? "" : "s", tx_dtype_str(pred->dtype, vb));
+    return 0;
+  }
+  return 1;
+}
+
+/* A.vload([i], dtype, predicate=...), A.ptr_to([i]), A.access_ptr(...),
+ * A.vstore([i], value, predicate=...). The dtype and the predicate may be
+ * positional or keywords, as in TVM's Python methods. */
 static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const tx_buffer *buf) {
   const char *method = call->u.call.func->u.attr.attr;
   static const struct {
     const char *name;
     int min_args, max_args;
     const char *keywords;
-  } methods[] = {{"vload", 1, 2, "dtype"},
-                 {"vstore", 2, 2, ""},
+  } methods[] = {{"vload", 1, 3, "dtype,predicate"},
+                 {"vstore", 2, 3, "predicate"},
                  {"ptr_to", 1, 1, ""},
                  {"access_ptr", 1, 5, "offset,extent,ptr_type,content_lanes"}};
   for (size_t i = 0; i < sizeof methods / sizeof *methods; i++) {
@@ -1286,13 +1343,34 @@ static const tx_expr *build_buffer_method(builder *b, const tx_ast *call, const 
       tx_dtype t = buf->dtype;
       if (strcmp(method, "vstore") == 0) t = TX_VOID;
       if (strcmp(method, "ptr_to") == 0 || strcmp(method, "access_ptr") == 0) t = TX_HANDLE;
-      for (uint32_t k = 0; k < kw.len; k++) {
-        const tx_expr *v = ops.items[npos + 1 + k];
-        if (strcmp(kw.items[k], "dtype") == 0 &&
-            (v->kind != EXPR_STRING || !tx_dtype_parse(v->u.str.data, v->u.str.len, &t))) {
-          BLD_ERROR(b, call, "dtype= must be a data type string");
-          ok = 0;
-        }
+      int vload = strcmp(method, "vload") == 0, vstore = strcmp(method, "vstore") == 0;
+      /* Python refuses an argument given twice; so does this. */
+      const char *twice = vload && npos >= 2 && has_kw(&kw, "dtype")                   ? "dtype"
+                          : (vload || vstore) && npos >= 3 && has_kw(&kw, "predicate") ? "predicate"
+                                                                                       : NULL;
+      if (ok && twice) {
+        BLD_ERROR(b, call, "%s.%s got multiple values for argument '%s'", buf->name, method, twice);
+        ok = 0;
+      }
+      const tx_expr *dt = ok && vload ? method_arg(&ops, &kw, npos, 1, "dtype") : NULL;
+      if (dt && (dt->kind != EXPR_STRING || !tx_dtype_parse(dt->u.str.data, dt->u.str.len, &t))) {
+        BLD_ERROR(b, call, "dtype= must be a data type string");
+        ok = 0;
+      }
+      /* Without a dtype a vector index gives the lanes, as TVM's BufferLoad
+       * takes them from its indices (the printed A.vload([T.Ramp(...)],
+       * predicate=...) has none). */
+      const tx_expr *begin = npos >= 1 ? ops.items[1] : NULL;
+      const tx_expr *last = begin && begin->kind == EXPR_TUPLE
+                                ? (begin->nops ? begin->ops[begin->nops - 1] : NULL)
+                                : begin;
+      if (ok && vload && !dt && last && last->dtype.lanes > 1)
+        t = tx_dtype_with_lanes(buf->dtype,
+                                last->dtype.lanes * (buf->dtype.lanes ? buf->dtype.lanes : 1));
+      if (ok && (vload || vstore)) {
+        const tx_expr *value = vstore ? ops.items[2] : NULL;
+        ok = check_vector_access(b, call, buf, method, vstore ? value->dtype : t, ops.items[1],
+                                 method_arg(&ops, &kw, npos, 2, "predicate"));
       }
       tx_strbuf sb = {.alloc = bld_alloc(b)};
       tx_sb_printf(&sb, ".%s", method);

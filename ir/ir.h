@@ -412,16 +412,6 @@ int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32
 int tx_expr_is_compare(tx_expr_kind kind);
 /* Is e a scalar integer (or bool) literal? Then 1, its value in *out. */
 int tx_expr_int_literal(const tx_expr *e, int64_t *out);
-/* Is the integer expression e provably a multiple of c (c > 0)? A
- * structural proof: literals, products with a multiple, sums and
- * differences of multiples, widening integer casts. 0 means "not shown",
- * never "not a multiple". vectorize-loop proves vector bases aligned with
- * it and CUDA codegen the byte boundaries of packed sub-byte accesses. */
-int tx_expr_multiple_of(const tx_expr *e, int64_t c);
-/* The same, looking through variables: value_of(user, v) is the value v is
- * bound to, or NULL (a binding is never its own operand, so this ends). */
-typedef const tx_expr *(*tx_value_of_fn)(void *user, const tx_expr *var);
-int tx_expr_multiple_of_in(const tx_expr *e, int64_t c, tx_value_of_fn value_of, void *user);
 /* The value of f's attribute `key` (T.func_attr), or NULL. */
 const tx_expr *tx_func_attr(const tx_func *f, const char *key);
 /* Is f's attribute `key` there and not a literal 0 / False? */

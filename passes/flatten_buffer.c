@@ -6,8 +6,11 @@
  * rejected there, so EXPR_REGION only survives in calls this pass does not
  * interpret).
  * Guarantees (docs/lowering.md, "After flatten-buffer"):
- *  - every EXPR_LOAD / STMT_STORE (and the index list of A.vload / A.vstore
- *    / A.ptr_to) has exactly one index, into a buffer with ndim 1, no
+ *  - A.vload becomes a load (a predicated one T.if_then_else(mask, load,
+ *    0)), an unpredicated A.vstore a store, with TVM's index list (a scalar
+ *    last index becomes a Ramp of the value's lanes);
+ *  - every EXPR_LOAD / STMT_STORE (and the index list of a predicated
+ *    A.vstore and of A.ptr_to) has exactly one index, into a buffer with ndim 1, no
  *    strides, no elem_offset and no layout; the index is the physical
  *    element offset: row-major order, explicit strides, elem_offset,
  *    TileLayout iterators on the memory axis m (other axes are per-thread
@@ -458,6 +461,19 @@ static const tx_expr *flat_index(fb_state *st, const tx_buffer *b, const tx_expr
   memcpy(tmp, idx, n * sizeof *tmp);
   tmp[n - 1] = last->ops[0];
   const tx_expr *a0 = address(st, b, tmp, n, flat, span, 0);
+  const char *method;
+  if (a0 && !b->layout && !view_source(b, &method)) {
+    /* Row-major or explicit strides: the address is linear in the last
+     * index, so its lanes step by the Ramp's stride times that
+     * dimension's stride (which the difference below, unsimplified,
+     * would not always show as a constant: C[i // 8, T.Ramp(i % 8 * 4, 1, 4)]). */
+    tx_mem_free(tx_ir_alloc(st->ir), tmp);
+    const tx_expr *d =
+        b->nstrides ? tx_lc_mul(st->ir, last->ops[1], b->strides[n - 1]) : last->ops[1];
+    const tx_expr *ops[2] = {a0, d};
+    return d ? tx_expr_new(st->ir, EXPR_RAMP, last->dtype, ops, 2, last->span)
+             : (st->oom = 1, NULL);
+  }
   tmp[n - 1] = tx_lc_add(st->ir, last->ops[0], last->ops[1]);
   const tx_buffer *f1;
   const tx_expr *a1 = tmp[n - 1] ? address(st, b, tmp, n, &f1, span, 0) : NULL;
@@ -516,8 +532,109 @@ static const tx_expr *access_ptr(fb_state *st, tx_mutator *m, const tx_expr *e) 
   return c ? c : (m->failed = 1, e);
 }
 
+/* ---- A.vload / A.vstore ------------------------------------------------------- */
+
+/* Bounds for the on-stack index lists and operands: buffers have a few
+ * dimensions and a vstore call at most four operands (a longer one is
+ * reported as out of memory rather than overrun). */
+enum { VEC_MAX_DIMS = 64, VEC_MAX_OPS = 8 };
+
+/* Is e the method call `A.<name>(...)` (name with its dot)? */
+static int is_method(const tx_expr *e, const char *name) {
+  return e && e->kind == EXPR_CALL && e->nops >= 2 && e->ops[0]->kind == EXPR_BUFFER &&
+         e->u.call.op && strcmp(e->u.call.op, name) == 0;
+}
+
+/* The operand at positional place `pos` (the buffer is 0) or keyword `name`. */
+static const tx_expr *call_arg(const tx_expr *e, uint32_t pos, const char *name) {
+  uint32_t npos = e->u.call.kw.npos ? e->u.call.kw.npos : e->nops;
+  if (pos < npos) return pos < e->nops ? e->ops[pos] : NULL;
+  for (uint32_t i = npos; e->u.call.kw.names && i < e->nops; i++)
+    if (strcmp(e->u.call.kw.names[i - npos], name) == 0) return e->ops[i];
+  return NULL;
+}
+
+/* The index list of A.vload(begin, ...) / A.vstore(begin, ...) for a value
+ * of `lanes` lanes, as TVM's BufferVar.vload/vstore builds it: a scalar
+ * last index becomes T.Ramp(index, 1, lanes / buffer lanes). The frontend
+ * has checked the rest (element types, lane counts). Writes at most
+ * VEC_MAX_DIMS indices into idx; returns how many, 0 when out of memory. */
+static uint32_t vector_indices(fb_state *st, const tx_buffer *b, const tx_expr *begin, int lanes,
+                               const tx_expr **idx, uint32_t cap) {
+  uint32_t n = begin->kind == EXPR_TUPLE ? begin->nops : 1;
+  if (n == 0 || n > cap) return 0;
+  for (uint32_t i = 0; i < n; i++)
+    idx[i] = begin->kind == EXPR_TUPLE ? begin->ops[i] : begin;
+  int factor = lanes / (b->dtype.lanes ? b->dtype.lanes : 1);
+  const tx_expr *last = idx[n - 1];
+  if (factor > 1 && last->dtype.lanes == 1) {
+    const tx_expr *ops[2] = {last, tx_int(st->ir, last->dtype, 1, NOSPAN)};
+    idx[n - 1] = ops[1] ? tx_expr_new(st->ir, EXPR_RAMP, tx_dtype_with_lanes(last->dtype, factor),
+                                      ops, 2, last->span)
+                        : NULL;
+    if (!idx[n - 1]) return 0;
+  }
+  return n;
+}
+
+/* A.vload(begin, dtype[, predicate]) is the load A[begin..] of dtype; with
+ * a predicate, T.if_then_else(predicate, load, 0): a masked-off lane reads
+ * nothing (TVM leaves its value unspecified). Flattened like any load. */
+static const tx_expr *lower_vload(tx_mutator *m, const tx_expr *e) {
+  fb_state *st = m->user;
+  const tx_buffer *b = e->ops[0]->u.buffer;
+  const tx_expr *idx[VEC_MAX_DIMS];
+  uint32_t n = vector_indices(st, b, e->ops[1], e->dtype.lanes, idx, VEC_MAX_DIMS);
+  const tx_expr *load = n ? tx_load(st->ir, b, e->dtype, idx, n, e->span) : NULL;
+  if (!load) return m->failed = 1, e;
+  load = tx_mutate_expr(m, load);
+  const tx_expr *pred = call_arg(e, 3, "predicate");
+  if (!pred) return load;
+  tx_dtype el = tx_dtype_elem(e->dtype);
+  const tx_expr *zero =
+      tx_dtype_is_float(el) ? tx_float(st->ir, el, 0.0, NOSPAN) : tx_int(st->ir, el, 0, NOSPAN);
+  if (zero && e->dtype.lanes > 1)
+    zero = tx_expr_new(st->ir, EXPR_BROADCAST, e->dtype, &zero, 1, NOSPAN);
+  const tx_expr *ops[3] = {tx_mutate_expr(m, pred), load, zero};
+  const tx_expr *r = tx_call(st->ir, "T.if_then_else", e->dtype, ops, 3, e->span);
+  return r ? r : (m->failed = 1, e);
+}
+
+/* A.vstore(begin, value) is the store A[begin..] = value. With a predicate
+ * it stays a call (on the flat buffer, its index a Ramp): IR stores have no
+ * mask, and codegen writes only the lanes it selects. */
+static const tx_stmt *lower_vstore(tx_mutator *m, const tx_stmt *s) {
+  fb_state *st = m->user;
+  const tx_expr *e = s->exprs[0];
+  const tx_buffer *b = e->ops[0]->u.buffer;
+  const tx_expr *value = call_arg(e, 2, "value"), *pred = call_arg(e, 3, "predicate");
+  const tx_expr *ops[VEC_MAX_DIMS + 1];
+  uint32_t n =
+      value ? vector_indices(st, b, e->ops[1], value->dtype.lanes, ops + 1, VEC_MAX_DIMS) : 0;
+  if (!n) return m->failed = 1, s;
+  if (!pred) {
+    ops[0] = value;
+    const tx_stmt *store = tx_stmt_make(
+        st->ir,
+        &(tx_stmt){
+            .kind = STMT_STORE, .nexprs = n + 1, .exprs = ops, .buffer = b, .span = s->span});
+    return store ? tx_mutate_stmt(m, store) : (m->failed = 1, s);
+  }
+  /* The same call with the index list TVM builds (the `.vstore` case of
+   * fb_expr then flattens it). */
+  const tx_expr *cops[VEC_MAX_OPS];
+  if (e->nops > VEC_MAX_OPS) return m->failed = 1, s;
+  memcpy(cops, e->ops, e->nops * sizeof *cops);
+  cops[1] = tx_tuple(st->ir, TX_VOID, ops + 1, n, 1, e->ops[1]->span);
+  const tx_expr *call = cops[1] ? tx_expr_with_ops(st->ir, e, cops, e->nops) : NULL;
+  const tx_expr *flat = call ? tx_mutate_expr(m, call) : NULL;
+  const tx_stmt *r = flat ? tx_stmt_with(st->ir, s, &flat, NULL, NULL, NULL) : NULL;
+  return r ? r : (m->failed = 1, s);
+}
+
 static const tx_expr *fb_expr(tx_mutator *m, const tx_expr *e) {
   fb_state *st = m->user;
+  if (is_method(e, ".vload")) return lower_vload(m, e);
   if (e->kind == EXPR_LOAD) {
     const tx_expr *const *ops = e->ops;
     uint32_t n = e->nops;
@@ -601,11 +718,13 @@ static const tx_stmt *fb_stmt(tx_mutator *m, const tx_stmt *s) {
         &(tx_stmt){.kind = STMT_STORE, .nexprs = 2, .exprs = ops, .buffer = f, .span = s->span});
     return r ? r : (m->failed = 1, s);
   }
+  case STMT_EVAL:
+    if (s->nexprs && is_method(s->exprs[0], ".vstore")) return lower_vstore(m, s);
+    break;
   case STMT_BIND:
   case STMT_ASSIGN:
   case STMT_ATTR:
   case STMT_ASSERT:
-  case STMT_EVAL:
   case STMT_IF:
   case STMT_FOR:
   case STMT_WHILE:

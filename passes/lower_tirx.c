@@ -655,7 +655,10 @@ static const tx_expr *lt_expr(tx_mutator *m, const tx_expr *e) {
     return e;
   }
   const tx_expr *idx = zero_index(st);
-  const tx_expr *load = idx ? tx_load(st->ir, b, b->dtype, &idx, 1, e->span) : NULL;
+  /* No span of its own: the variable node is shared by every use, so its
+   * span is the definition's; diagnostics about this read are located at
+   * the expression or statement around it. */
+  const tx_expr *load = idx ? tx_load(st->ir, b, b->dtype, &idx, 1, (tirx_span){0}) : NULL;
   return load ? load : (m->failed = 1, e);
 }
 

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "ir/equal.h"
+#include "ir/modular.h"
 #include "passes/lower_common.h"
 #include "passes/pass.h"
 

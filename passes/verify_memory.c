@@ -53,6 +53,19 @@ typedef struct vm_state {
   uint32_t ndev;
   int host_only;      /* the function has no device entry */
   tirx_span fallback; /* span of the host statement being walked */
+  /* Spans of the expressions around the one being visited (innermost last):
+   * an access a pass made has none of its own. Past the cap the deepest
+   * kept one stands in, which still encloses the access. */
+  tirx_span around[32];
+  uint32_t depth;
+  /* What was reported, so that a source access is reported once however
+   * many copies unroll-loop and vectorize-loop made of it. */
+  struct vm_report {
+    const tx_buffer *buf;
+    const char *verb;
+    tirx_span span;
+  } * reports;
+  uint32_t nreports, capreports;
   int errors;
 } vm_state;
 
@@ -93,8 +106,34 @@ static int in_device_memory(const vm_state *st, const tx_buffer *b) {
 
 /* ---- the walk over host statements -------------------------------------- */
 
+/* The same place as a diagnostic shows it: file, line and column. Spans
+ * that start there but end elsewhere (A[i], A[i] * i) read the same. */
+static int same_place(tirx_span a, tirx_span b) {
+  return a.line == b.line && a.col == b.col &&
+         (a.file == b.file || (a.file && b.file && strcmp(a.file, b.file) == 0));
+}
+
+/* Has this access (buffer, verb, place) been reported? If not, remember it. */
+static int reported_before(vm_state *st, tirx_span span, const char *verb, const tx_buffer *b) {
+  for (uint32_t i = 0; i < st->nreports; i++)
+    if (st->reports[i].buf == b && st->reports[i].verb == verb &&
+        same_place(st->reports[i].span, span))
+      return 1;
+  if (st->nreports == st->capreports) {
+    uint32_t cap = st->capreports ? 2 * st->capreports : 16;
+    struct vm_report *p = tx_mem_realloc(tx_ir_alloc(st->pc->ir), st->reports, cap * sizeof *p);
+    if (!p) return 0; /* report it again rather than lose it */
+    st->reports = p;
+    st->capreports = cap;
+  }
+  st->reports[st->nreports++] = (struct vm_report){b, verb, span};
+  return 0;
+}
+
 static void report(vm_state *st, tirx_span span, const char *verb, const tx_buffer *b) {
+  if (span.line == 0 && st->depth) span = st->around[(st->depth < 32 ? st->depth : 32) - 1];
   if (span.line == 0) span = st->fallback;
+  if (reported_before(st, span, verb, b)) return;
   const char *hint = st->host_only ? "the function has no T.device_entry(): device memory is only "
                                      "accessible after one"
                                    : "move the access after T.device_entry()";
@@ -169,7 +208,16 @@ static int vm_pre_expr(tx_visitor *v, const tx_expr *e) {
   }
   if (b && in_device_memory(st, b)) report(st, e->span, verb, b);
   if (tx_diag_saturated(st->pc->diags)) v->stop = 1;
+  if (e->span.line) {
+    if (st->depth < 32) st->around[st->depth] = e->span;
+    st->depth++;
+  }
   return 1;
+}
+
+static void vm_post_expr(tx_visitor *v, const tx_expr *e) {
+  vm_state *st = v->user;
+  if (e->span.line && st->depth) st->depth--;
 }
 
 static int vm_pre_stmt(tx_visitor *v, const tx_stmt *s) {
@@ -237,6 +285,7 @@ static void check_func(vm_state *st) {
   tx_visitor v = {0};
   v.user = st;
   v.pre_expr = vm_pre_expr;
+  v.post_expr = vm_post_expr;
   v.pre_stmt = vm_pre_stmt;
   for (uint32_t i = 0; i < nhost && !v.stop; i++) {
     if (items[i] && items[i]->kind == STMT_DEVICE_ENTRY) continue;
@@ -444,6 +493,7 @@ tirx_status tx_pass_verify_memory(tx_pass_ctx *pc, const tx_module *in, const tx
     st.pc = pc;
     st.f = in->funcs[i];
     check_func(&st);
+    tx_mem_free(tx_ir_alloc(pc->ir), st.reports);
     errors += st.errors;
     size_state z = {.pc = pc, .f = in->funcs[i], .lim = lim};
     check_sizes(&z);

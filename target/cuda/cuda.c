@@ -39,15 +39,34 @@ static void *grow(cuda_cg *g, void *items, uint32_t *cap, uint32_t len, size_t s
   return p;
 }
 
+/* Reports a located error once. The generator writes an operand's text
+ * once per lane or pair it is read in (docs/codegen.md "Vectors"), so a
+ * problem in the operand is met once per lane: only the first report of a
+ * message at a place (file, line, column: what the diagnostic shows) is
+ * kept. */
 void cuda_error(cuda_cg *g, tirx_span span, const char *fmt, ...) {
   g->failed = 1;
   /* After an allocation failure a missing name may be its doing; the
    * generator ends as out of memory anyway. */
   if (g->nomem) return;
+  if (!span.line) span = g->stmt_span;
+  tx_strbuf msg = cuda_sb(g);
   va_list ap;
   va_start(ap, fmt);
-  tx_diag_vreport(g->diags, TIRX_SEV_ERROR, span.line ? span : g->stmt_span, fmt, ap);
+  tx_sb_vprintf(&msg, fmt, ap);
   va_end(ap);
+  const char *text = cuda_sb_text(g, &msg);
+  tx_strbuf key = cuda_sb(g);
+  tx_sb_printf(&key, "%s:%u:%u:%s", span.file ? span.file : "", span.line, span.col, text);
+  const char *k = tx_sb_cstr(&key) ? tx_intern(g->ir.strings, tx_sb_cstr(&key)) : NULL;
+  if (!k) {
+    g->nomem = 1;
+  } else if (!tx_ptrmap_has(&g->reported, k)) {
+    if (!tx_ptrset_add(&g->reported, k)) g->nomem = 1;
+    tx_diag_report(g->diags, TIRX_SEV_ERROR, span, "%s", text);
+  }
+  tx_sb_free(&key);
+  tx_sb_free(&msg);
 }
 
 /* Names that generated code cannot use for a variable: C/C++ keywords, CUDA
@@ -129,14 +148,6 @@ static void add_storage(cuda_cg *g, cuda_storage s) {
 const cuda_storage *cuda_find_storage(cuda_cg *g, const tx_expr *data) {
   uintptr_t k = (uintptr_t)tx_ptrmap_get(&g->stor_of, data);
   return k ? &g->stor[k - 1] : NULL;
-}
-
-static const tx_expr *value_of(void *user, const tx_expr *v) {
-  return tx_ptrmap_get(&((cuda_cg *)user)->values, v);
-}
-
-int cuda_multiple_of(cuda_cg *g, const tx_expr *e, int64_t c) {
-  return tx_expr_multiple_of_in(e, c, value_of, g);
 }
 
 static void mark_nonneg(cuda_cg *g, const tx_expr *v) {
@@ -773,11 +784,11 @@ void cuda_emit_expr(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
       g->nomem = 1;
       return;
     }
-    if (!tx_ptrmap_put(&g->names, e->u.binder, paren) ||
-        !tx_ptrmap_put(&g->values, e->u.binder, (void *)e->ops[0])) {
+    if (!tx_ptrmap_put(&g->names, e->u.binder, paren)) {
       g->nomem = 1;
       return;
     }
+    cuda_note_modular(g, e->u.binder, cuda_modular(g, e->ops[0]));
     cuda_emit_expr(g, e->ops[1], sb);
     return;
   }
@@ -939,7 +950,16 @@ static void emit_alloc(cuda_cg *g, const tx_stmt *s) {
   }
   const char *name = bind_name(g, b->data, "_ptr");
   const char *t = cuda_storage_ctype(g, b->dtype, s->span);
-  add_storage(g, (cuda_storage){b->data, name, b->dtype, 0, 0, shared, !shared});
+  /* A shared array is as aligned as its alignas; a local one only as its
+   * elements (it usually lives in registers anyway). */
+  int64_t align = shared ? cuda_pow2_align(b->align ? b->align : 64)
+                         : cuda_pow2_align(tx_cuda_elem_bytes(b->dtype));
+  add_storage(g, (cuda_storage){.data = b->data,
+                                .cname = name,
+                                .elem = b->dtype,
+                                .align = align,
+                                .is_shared = shared,
+                                .is_local = !shared});
   if (known < 0) { /* the storage is known, so its uses report nothing more */
     tx_cuda_report_bad_size(g->diags, s->span, b, known);
     g->failed = 1;
@@ -1042,8 +1062,13 @@ static void emit_pointer_bind(cuda_cg *g, const tx_stmt *s, const tx_expr *v, co
   if (!same) tx_sb_printf(&sb, "(%s)", t ? t : "void*");
   cuda_emit_expr(g, val, &sb);
   const char *name = bind_name(g, v, NULL);
-  add_storage(g, (cuda_storage){v, name, vi->has_pointee ? vi->pointee : TX_VOID, 0, 0,
-                                vi->scope && strncmp(vi->scope, "shared", 6) == 0, 0});
+  /* Where the pointer points is not known: only its elements' alignment. */
+  tx_dtype elem = vi->has_pointee ? vi->pointee : TX_VOID;
+  add_storage(g, (cuda_storage){.data = v,
+                                .cname = name,
+                                .elem = elem,
+                                .align = cuda_pow2_align(tx_cuda_elem_bytes(elem)),
+                                .is_shared = vi->scope && strncmp(vi->scope, "shared", 6) == 0});
   const char *txt = cuda_sb_text(g, &sb);
   cuda_line(g, s->span, "%s %s = %s;", t ? t : "void*", name, txt ? txt : "");
   tx_sb_free(&ty);
@@ -1091,11 +1116,10 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
     return;
   }
   if (val && nonneg(g, val)) mark_nonneg(g, v);
-  /* an immutable integer binding (STMT_ASSIGN writes scalar sugar only) */
-  if (val && tx_dtype_is_int(v->dtype) && v->dtype.lanes == 1 &&
-      (s->flag == BIND_PLAIN || s->flag == BIND_LET || s->flag == BIND_LET_TYPED) &&
-      !tx_ptrmap_put(&g->values, v, (void *)val))
-    g->nomem = 1;
+  /* an immutable binding (BIND_SCALAR is sugar for a variable STMT_ASSIGN rewrites) */
+  if (val && (s->flag == BIND_PLAIN || s->flag == BIND_LET || s->flag == BIND_LET_TYPED))
+    cuda_note_modular(g, v, cuda_modular(g, val));
+  if (val && val->dtype.lanes > 1) cuda_vector_temps(g, s->span, val, 1);
   tx_strbuf sb = cuda_sb(g);
   if (val) cuda_emit_expr(g, val, &sb);
   const char *t = cuda_ctype(g, v->dtype, s->span);
@@ -1106,6 +1130,7 @@ static void emit_bind(cuda_cg *g, const tx_stmt *s) {
   else
     cuda_line(g, s->span, "%s %s;", t, name);
   tx_sb_free(&sb);
+  cuda_vector_temps_done(g);
 }
 
 static void emit_for(cuda_cg *g, const tx_stmt *s) {
@@ -1146,6 +1171,7 @@ static void emit_for(cuda_cg *g, const tx_stmt *s) {
   int step_neg = step && step->kind == EXPR_INT && step->u.ival < 0;
   if ((!begin || nonneg(g, begin)) && (!step || (step->kind == EXPR_INT && step->u.ival > 0)))
     mark_nonneg(g, v);
+  cuda_note_loop_var(g, v, begin, step);
   const char *name = bind_name(g, v, NULL);
   tx_strbuf sb = cuda_sb(g);
   tx_sb_printf(&sb, "for (%s %s = ", cuda_ctype(g, v->dtype, s->span), name);
@@ -1222,7 +1248,9 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
     tx_strbuf pre = cuda_sb(g);
     tx_sb_printf(&pre, "%s = ", n);
     const char *p = cuda_sb_text(g, &pre);
+    if (s->exprs[0]->dtype.lanes > 1) cuda_vector_temps(g, s->span, s->exprs[0], 1);
     expr_line(g, s->span, p ? p : "", s->exprs[0], ";");
+    cuda_vector_temps_done(g);
     tx_sb_free(&pre);
     return;
   }
@@ -1236,6 +1264,10 @@ static void emit_stmt_kind(cuda_cg *g, const tx_stmt *s) {
     const tx_expr *e = s->exprs[0];
     if (e->kind == EXPR_INT) return; /* T.evaluate(0) */
     if (cuda_emit_print_buffer(g, e)) return;
+    if (cuda_is_masked_vstore(e)) {
+      cuda_emit_masked_vstore(g, s, e);
+      return;
+    }
     expr_line(g, s->span, "", e, ";");
     return;
   }
@@ -1389,7 +1421,7 @@ static void reset_kernel(cuda_cg *g) {
   tx_ptrmap_clear(&g->stor_of);
   tx_ptrmap_clear(&g->nonneg);
   tx_ptrmap_clear(&g->used);
-  tx_ptrmap_clear(&g->values);
+  tx_ptrmap_clear(&g->modsets);
   g->nstor = 0;
 }
 
@@ -1486,8 +1518,16 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else if (p->dtype.code == DT_HANDLE) {
       tx_dtype elem = b ? b->dtype : p->u.var.has_pointee ? p->u.var.pointee : TX_VOID;
       const char *name = unique_name(g, b && b->name ? b->name : p->u.var.name, "_ptr");
-      add_storage(g, (cuda_storage){p, name, elem, 0, 0, 0, 0});
-      if (b && b->data != p) add_storage(g, (cuda_storage){b->data, name, elem, 0, 0, 0, 0});
+      /* A buffer's data is aligned as the launcher passes it (its `align`,
+       * which the host checks, or TVM's 64 bytes); a raw handle may point
+       * anywhere, so only its elements' alignment is known. */
+      int64_t align = !b         ? cuda_pow2_align(tx_cuda_elem_bytes(elem))
+                      : b->align ? cuda_pow2_align(b->align)
+                                 : TX_CUDA_PARAM_ALIGN;
+      cuda_storage st = {.data = p, .cname = name, .elem = elem, .align = align};
+      add_storage(g, st);
+      st.data = b ? b->data : p;
+      if (b && b->data != p) add_storage(g, st);
       tx_sb_printf(&head, "%s* __restrict__ %s",
                    elem.code == DT_VOID ? "void" : cuda_storage_ctype(g, elem, p->span), name);
     } else {
@@ -1518,10 +1558,17 @@ static void emit_kernel(cuda_cg *g, const tx_func *f) {
     } else if (tx_cuda_dyn_smem_layout(g->diags, dc.bufs, dc.n, offs, &total, &sym) != TIRX_OK) {
       g->failed = 1;
     } else {
-      for (uint32_t i = 0; i < dc.n; i++) {
+      for (uint32_t i = 0; i < dc.n; i++)
         if (dc.bufs[i]->align > align) align = dc.bufs[i]->align;
-        add_storage(
-            g, (cuda_storage){dc.bufs[i]->data, "smem", tx_dt(DT_UINT, 8, 1), offs[i], 1, 1, 0});
+      /* Each buffer is the arena's alignment plus its byte offset. */
+      for (uint32_t i = 0; i < dc.n; i++) {
+        add_storage(g, (cuda_storage){.data = dc.bufs[i]->data,
+                                      .cname = "smem",
+                                      .elem = tx_dt(DT_UINT, 8, 1),
+                                      .byte_offset = offs[i],
+                                      .align = cuda_pow2_align(align),
+                                      .is_dyn = 1,
+                                      .is_shared = 1});
         g->features |= tx_cuda_type_features(dc.bufs[i]->dtype);
       }
       cuda_line(g, f->span, "extern __shared__ __align__(%" PRId64 ") unsigned char smem[];",
@@ -1573,8 +1620,8 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   g.diags = diags;
   g.ir = (tx_ir){arena, strings};
   g.target = target;
-  tx_ptrmap *maps[] = {&g.reserved, &g.names, &g.taken,         &g.stor_of,
-                       &g.nonneg,   &g.used,  &g.not_in_tables, &g.values};
+  tx_ptrmap *maps[] = {&g.reserved, &g.names,         &g.taken,   &g.stor_of, &g.nonneg,
+                       &g.used,     &g.not_in_tables, &g.modsets, &g.reported};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     maps[i]->alloc = alloc;
   tx_strbuf body = {.alloc = alloc};
@@ -1663,8 +1710,10 @@ tirx_status tx_codegen_cuda(tx_diag_sink *diags, const tx_module *lowered, const
   tx_mem_free(alloc, g.stor);
   tx_ptrmap_free(&g.nonneg);
   tx_ptrmap_free(&g.used);
-  tx_ptrmap_free(&g.values);
   tx_ptrmap_free(&g.not_in_tables);
+  tx_ptrmap_free(&g.modsets);
+  tx_ptrmap_free(&g.reported);
+  tx_mem_free(alloc, g.vtemps);
   tx_interner_destroy(strings);
   tx_arena_destroy(arena);
   return st;

@@ -16,6 +16,7 @@
 #include "target/cuda/codegen.h"
 #include "ir/diag.h"
 #include "ir/ir.h"
+#include "ir/modular.h"
 #include "ir/ptrmap.h"
 #include "support/mem.h"
 #include "support/strbuf.h"
@@ -40,7 +41,8 @@ unsigned tx_cuda_type_features(tx_dtype t);
  * does; a packed sub-byte integer, below, counts as the byte it is in, an
  * upper bound: tx_cuda_buffer_bytes has the packed size). */
 int64_t tx_cuda_elem_bytes(tx_dtype t);
-/* Is t's element an integer type narrower than a byte (int4, uint4, int1)?
+/* Is t's element an integer type narrower than a byte (int4, uint4, int1;
+ * not uint1, which is TVM's bool)?
  * Buffers of it are stored packed, 8 / bits elements a byte, lowest bits
  * first (cuda_packed.c, docs/codegen.md "Sub-byte types"). */
 int tx_cuda_is_packed(tx_dtype t);
@@ -206,6 +208,8 @@ tirx_status tx_cuda_dyn_smem_layout(tx_diag_sink *diags, const tx_buffer *const 
              "__device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d, "  \
              "bool e, bool f, bool g, bool h) {\n"                                                 \
              "  tx_bool8 r = {{a, b, c, d, e, f, g, h}};\n  return r;\n}")                         \
+  X(H_VEC256, "/* N elements of T in one 256-bit access (sm_100+: ld.global.v8.b32). */\n"         \
+              "template <typename T, int N>\nstruct __align__(32) tx_vec256 {\n  T v[N];\n};")     \
   X(H_F22BF162, "__device__ __forceinline__ unsigned tx_float22bfloat162_rn(float x, float y) {\n" \
                 "  __nv_bfloat162 v = __float22bfloat162_rn(make_float2(x, y));\n"                 \
                 "  return *reinterpret_cast<unsigned*>(&v);\n}")                                   \
@@ -282,6 +286,9 @@ typedef struct cuda_storage {
   const char *cname;   /* "A_ptr", "smem" */
   tx_dtype elem;       /* the element type of cname; void for untyped handles */
   int64_t byte_offset; /* inside the dynamic shared arena */
+  /* What the start of the storage is known to be aligned to, in bytes (a
+   * power of two): vector accesses need it (cuda_align.c). */
+  int64_t align;
   int is_dyn;
   int is_shared; /* shared or shared.dyn: raw PTX passes its address as 32 bits */
   int is_local;  /* a local allocation: thread-private */
@@ -325,9 +332,14 @@ typedef struct cuda_cg {
   tx_ptrmap stor_of; /* data variable -> index + 1 in stor (the first added wins) */
   tx_ptrmap nonneg;  /* variables known to be >= 0 (thread ids, loop vars from 0) */
   tx_ptrmap used;    /* variables read somewhere in the kernel body */
-  tx_ptrmap values;  /* immutable integer variables -> the value bound (alignment proofs) */
+  tx_ptrmap modsets; /* integer variable -> its tx_modset (cuda_align.c) */
+  /* Vector loads bound to temporaries before the statement being emitted
+   * (cuda_vector.c): one vector access each, whose lanes read the temporary. */
+  struct cuda_vtemp *vtemps;
+  uint32_t nvtemps, capvtemps;
   cuda_float_text float_texts[CUDA_FLOAT_CACHE];
   tx_ptrmap not_in_tables; /* call ops no math/direct/fixed-PTX table has (per module) */
+  tx_ptrmap reported;      /* interned "span:message" of each error reported (per module) */
 } cuda_cg;
 
 /* An empty strbuf on the generator's allocator (the context's, through
@@ -400,9 +412,10 @@ int cuda_emit_packed_offset(cuda_cg *g, tx_dtype t, const tx_expr *off, int unit
  * offsets in bytes, every other one as it is. 0 after a located error. */
 int cuda_emit_elem_offset(cuda_cg *g, tx_dtype elem, const tx_expr *off, tirx_span span,
                           tx_strbuf *sb);
-/* Is integer expression e provably a multiple of c, seeing through the
- * immutable bindings emitted so far (a CSE'd vector base)? */
-int cuda_multiple_of(cuda_cg *g, const tx_expr *e, int64_t c);
+/* Is integer expression e provably a multiple of c (its modular set),
+ * seeing through the immutable bindings and loops emitted so far (a CSE'd
+ * vector base)? */
+int cuda_multiple_of(const cuda_cg *g, const tx_expr *e, int64_t c);
 /* Is e, if of a packed scalar type, a value codegen can hold (a load,
  * literal, select, name)? Else a located error and 0. */
 int cuda_packed_value_ok(cuda_cg *g, const tx_expr *e);
@@ -424,6 +437,26 @@ const char *cuda_unique_name(cuda_cg *g, const char *base);
 void cuda_line(cuda_cg *g, tirx_span span, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* ---- alignment of vector accesses (cuda_align.c) ---------------------------- */
+
+/* Kernel parameters without an `align` of their own are assumed aligned to
+ * 64 bytes, TVM's data alignment (cudaMalloc gives 256). */
+enum { TX_CUDA_PARAM_ALIGN = 64 };
+
+/* What the kernel knows about the integer scalar e, from its literals,
+ * arithmetic and the variables noted below. */
+tx_modset cuda_modular(const cuda_cg *g, const tx_expr *e);
+/* Remember the set of a bound variable (a `let`, cse's `cse_v1`). */
+void cuda_note_modular(cuda_cg *g, const tx_expr *var, tx_modset m);
+/* ... of a loop variable: begin (NULL for 0) plus multiples of a literal
+ * step (NULL for 1). */
+void cuda_note_loop_var(cuda_cg *g, const tx_expr *var, const tx_expr *begin, const tx_expr *step);
+/* The largest power of two dividing bytes (1 for 0 or less). */
+int64_t cuda_pow2_align(int64_t bytes);
+/* Is the address of element `index` (a scalar) of b provably a multiple of
+ * `bytes` for every value the index takes? 0 when b's storage is unknown. */
+int cuda_access_aligned(cuda_cg *g, const tx_buffer *b, const tx_expr *index, int64_t bytes);
+
 /* ---- vectors (cuda_vector.c) ----------------------------------------------- */
 
 /* Is `t` a float16/bfloat16 vector of 2, 4 or 8 lanes (computed in pairs)? */
@@ -432,8 +465,21 @@ int cuda_is_vec16(tx_dtype t);
  * or a load at a vector index, as a whole value of its CUDA type. */
 void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);
 /* The statement(s) for `s`, a store at the vector index `idx`: one vector
- * store for a stride-1 Ramp, otherwise a scatter lane by lane. */
+ * store for an aligned stride-1 Ramp, otherwise a scatter lane by lane. */
 void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx);
+/* Before a statement that computes the vector value `root`: bind each
+ * aligned contiguous load in it that is read lane by lane (or pair by pair)
+ * to a temporary, declared on lines of its own, so that it is one vector
+ * access. `whole`: root itself is used as a whole value (a binding's value,
+ * a vector store's), so it needs no temporary. */
+void cuda_vector_temps(cuda_cg *g, tirx_span span, const tx_expr *root, int whole);
+/* After that statement: the temporaries are out of use. */
+void cuda_vector_temps_done(cuda_cg *g);
+/* Is e `A.vstore(begin, value, predicate=mask)` (flatten-buffer leaves the
+ * predicated form a call: IR stores have no mask)? */
+int cuda_is_masked_vstore(const tx_expr *e);
+/* Its statement: the lanes the mask selects are stored, one by one. */
+void cuda_emit_masked_vstore(cuda_cg *g, const tx_stmt *s, const tx_expr *e);
 void cuda_add_source(cuda_cg *g, const tx_expr *src);
 /* T.print_buffer(...) as the statement(s) that print it (cuda_print.c):
  * 1 when e is that call (errors reported), 0 for any other expression. */

@@ -102,6 +102,8 @@ static const char *scalar_type(tx_dtype t) {
   X(DT_BOOL, 1, 8, "tx_bool8")
 
 int tx_cuda_is_packed(tx_dtype t) {
+  /* uint1 is TVM's bool (DataType::Bool), a predicate lane, not a packed bit */
+  if (t.code == DT_UINT && t.bits == 1) return 0;
   return (t.code == DT_INT || t.code == DT_UINT) && t.bits < 8 && 8 % t.bits == 0;
 }
 

@@ -18,18 +18,26 @@
  * Operands are pure, so a lane or pair may repeat an operand's text; nvcc
  * merges the repeats (the same load, the same intrinsic).
  *
- * Memory: a stride-1 Ramp index is an aligned vector access (the IR's
- * promise, docs/lowering.md); every other vector index (other strides, a
- * computed index vector) is a gather of scalar loads or a scatter of scalar
- * stores, lane by lane.
+ * Memory: a stride-1 Ramp index whose address is provably aligned to the
+ * vector type (cuda_align.c) is one vector access, `*(float4*)(A_ptr + i)`.
+ * Such a load read lane by lane (an operand of element-wise arithmetic) is
+ * first bound to a temporary before the statement (`float4 A_vec =
+ * *(float4*)(A_ptr + i);`, lanes `A_vec.x`), as TVM's codegen binds its
+ * operands, so it stays one 32-, 64- or 128-bit load (256 where the target
+ * has them) instead of one load per lane. Every other vector index (other
+ * strides, a computed index vector, a base not provably aligned) is a
+ * gather of scalar loads or a scatter of scalar stores, lane by lane.
  *
- * Must not: print anything but CUDA text into the caller's buffers, or
- * assume an alignment the IR does not promise.
+ * Must not: print anything but CUDA text into the caller's buffers, assume
+ * an alignment the IR and the launch do not promise, or move a load out of
+ * a T.if_then_else branch (a lane reads only the side it selects).
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "target/cuda/cuda_internal.h"
+#include "ir/equal.h"
 #include "ir/visit.h"
 
 static const char COMP[] = "xyzw";
@@ -41,6 +49,13 @@ static int is_one(const tx_expr *e) {
 static int is_ite(const tx_expr *e) {
   return e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, "T.if_then_else") == 0 &&
          e->nops == 3;
+}
+
+/* T.get_active_lane_mask(dtype, base, limit), TVM's mask of the lanes
+ * base + i < limit (what its vectorizer predicates tail loops with). */
+static int is_lane_mask(const tx_expr *e) {
+  return e->kind == EXPR_CALL && e->u.call.op &&
+         strcmp(e->u.call.op, "T.get_active_lane_mask") == 0 && e->nops >= 2;
 }
 
 static int is_f16(tx_dtype t) {
@@ -66,9 +81,52 @@ static int vector_load(const tx_expr *e) {
          e->u.buffer->dtype.lanes == 1;
 }
 
-/* ... at a stride-1 Ramp: one aligned vector access. */
+/* ... at a stride-1 Ramp of as many lanes: contiguous elements. */
 static int contiguous_load(const tx_expr *e) {
-  return vector_load(e) && e->ops[0]->kind == EXPR_RAMP && is_one(e->ops[0]->ops[1]);
+  return vector_load(e) && e->ops[0]->kind == EXPR_RAMP && is_one(e->ops[0]->ops[1]) &&
+         e->ops[0]->dtype.lanes == e->dtype.lanes;
+}
+
+/* Bytes of one vector of t in memory. */
+static int64_t vector_bytes(tx_dtype t) {
+  return (int64_t)t.lanes * tx_cuda_elem_bytes(tx_dtype_elem(t));
+}
+
+/* The alignment the CUDA type of t needs: its size when that is a power of
+ * two (float2 8, float4 16, uint4 of 8 halves 16, tx_bool4 4), otherwise one
+ * element's (float3, tx_bool3). */
+static int64_t type_align(tx_dtype t) {
+  int64_t n = vector_bytes(t);
+  return n > 0 && (n & (n - 1)) == 0 ? n : tx_cuda_elem_bytes(tx_dtype_elem(t));
+}
+
+/* A contiguous load at an address provably aligned to `bytes`. */
+static int aligned_load(cuda_cg *g, const tx_expr *e, int64_t bytes) {
+  return contiguous_load(e) && cuda_access_aligned(g, e->u.buffer, e->ops[0]->ops[0], bytes);
+}
+
+/* ... one access of its whole CUDA type, `*(float4*)(A_ptr + i)`. */
+static int whole_load(cuda_cg *g, const tx_expr *e) {
+  return tx_cuda_type(e->dtype) && aligned_load(g, e, type_align(e->dtype));
+}
+
+/* ... of 16-bit floats read pair by pair, `((half2*)(H_ptr + i))[j]`. */
+static int pair_load(cuda_cg *g, const tx_expr *e) {
+  return cuda_is_vec16(e->dtype) && aligned_load(g, e, 4);
+}
+
+/* A vector load bound to a temporary (cuda_vector_temps). `wide`: a
+ * 256-bit tx_vec256 whose lanes are v[i]. */
+typedef struct cuda_vtemp {
+  const tx_expr *load;
+  const char *name;
+  int wide;
+} cuda_vtemp;
+
+static const cuda_vtemp *find_temp(const cuda_cg *g, const tx_expr *e) {
+  for (uint32_t i = 0; i < g->nvtemps; i++)
+    if (g->vtemps[i].load == e) return &g->vtemps[i];
+  return NULL;
 }
 
 /* Kinds computed lane by lane from their operands' lanes. */
@@ -243,7 +301,18 @@ static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
       cuda_emit_expr(g, e->ops[1], sb);
       tx_sb_printf(sb, " * %d))", i);
     }
-  } else if (contiguous_load(e) && cuda_is_vec16(e->dtype)) {
+  } else if (vector_load(e) && find_temp(g, e)) {
+    /* a lane of the temporary the load was bound to */
+    const cuda_vtemp *vt = find_temp(g, e);
+    if (vt->wide || is_boolvec(e->dtype))
+      tx_sb_printf(sb, "%s.v[%d]", vt->name, i);
+    else if (cuda_is_vec16(e->dtype) && e->dtype.lanes > 2) {
+      tx_sb_putc(sb, '(');
+      emit_pair(g, e, i / 2, sb);
+      tx_sb_printf(sb, ").%c", COMP[i % 2]);
+    } else
+      tx_sb_printf(sb, "%s.%c", vt->name, COMP[i & 3]);
+  } else if (pair_load(g, e)) {
     /* half of the aligned 32-bit pair the lane is in: one load for two
      * lanes, and never a fault (the word holds an element that is read) */
     tx_sb_putc(sb, '(');
@@ -271,8 +340,18 @@ static void emit_lane(cuda_cg *g, const tx_expr *e, int i, tx_strbuf *sb) {
     tx_sb_putc(sb, '(');
     cuda_emit_expr(g, e, sb);
     tx_sb_printf(sb, ").%c", COMP[i]);
+  } else if (is_lane_mask(e)) {
+    /* TVM's T.get_active_lane_mask(dtype, base, limit): lane i is base + i < limit */
+    tx_sb_puts(sb, "((");
+    cuda_emit_expr(g, e->ops[e->nops - 2], sb);
+    tx_sb_printf(sb, " + %d) < ", i);
+    cuda_emit_expr(g, e->ops[e->nops - 1], sb);
+    tx_sb_putc(sb, ')');
   } else {
-    cuda_error(g, e->span, "lane %d of this vector cannot be emitted", i);
+    /* one message for every lane (the operand is met once per lane) */
+    char buf[32];
+    cuda_error(g, e->span, "the lanes of this %s %s cannot be emitted one by one",
+               tx_dtype_str(e->dtype, buf), tx_expr_kind_name(k));
   }
 }
 
@@ -420,7 +499,17 @@ static void emit_pair(cuda_cg *g, const tx_expr *e, int j, tx_strbuf *sb) {
     vector_error(g, e);
     return;
   }
-  if (contiguous_load(e)) {
+  const cuda_vtemp *vt = vector_load(e) ? find_temp(g, e) : NULL;
+  if (vt && e->dtype.lanes == 2) {
+    tx_sb_puts(sb, vt->name);
+    return;
+  }
+  if (vt) { /* 4 or 8 lanes in a uint2/uint4 of packed pairs */
+    cuda_need_helper(g, bf ? H_BF2_BITS : H_H2_BITS);
+    tx_sb_printf(sb, "%s(%s.%c)", bf ? "tx_bits_bf2" : "tx_bits_h2", vt->name, COMP[j]);
+    return;
+  }
+  if (pair_load(g, e)) {
     tx_sb_printf(sb, "((%s*)(", p2);
     if (!cuda_emit_ptr(g, e->u.buffer, e->u.buffer->dtype, e->span, sb)) return;
     tx_sb_puts(sb, " + ");
@@ -492,15 +581,20 @@ static void emit_pair(cuda_cg *g, const tx_expr *e, int j, tx_strbuf *sb) {
 
 /* ---- whole vectors --------------------------------------------------------------- */
 
-/* *(T*)(ptr + base) for a stride-1 Ramp index of `b`. */
-static void emit_contiguous(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tx_dtype t,
-                            tirx_span span, tx_strbuf *sb) {
-  const char *vt = cuda_ctype(g, t, span);
+/* *(vt*)(ptr + base) for a stride-1 Ramp index of `b`. */
+static void emit_contiguous_as(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, const char *vt,
+                               tirx_span span, tx_strbuf *sb) {
   tx_sb_printf(sb, "*(%s*)(", vt);
   if (!cuda_emit_ptr(g, b, b->dtype, span, sb)) return;
   tx_sb_puts(sb, " + ");
   cuda_emit_expr(g, idx->ops[0], sb);
   tx_sb_putc(sb, ')');
+}
+
+/* ... in t's own CUDA type. */
+static void emit_contiguous(cuda_cg *g, const tx_buffer *b, const tx_expr *idx, tx_dtype t,
+                            tirx_span span, tx_strbuf *sb) {
+  emit_contiguous_as(g, b, idx, cuda_ctype(g, t, span), span, sb);
 }
 
 void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
@@ -510,10 +604,18 @@ void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
     cuda_packed_vector_error(g, e, tx_expr_kind_name(k));
     return;
   }
-  if (contiguous_load(e)) {
+  const cuda_vtemp *vt = vector_load(e) ? find_temp(g, e) : NULL;
+  if (vt && !vt->wide) {
+    tx_sb_puts(sb, vt->name);
+    return;
+  }
+  if (whole_load(g, e)) {
     emit_contiguous(g, e->u.buffer, e->ops[0], t, e->span, sb);
     return;
   }
+  /* Otherwise a gather: a contiguous load whose address is not provably
+   * aligned to its vector type would fault as one access, so it is built
+   * from its elements like any other vector index. */
   int built = lanewise(e) || vector_load(e) || k == EXPR_BROADCAST || k == EXPR_RAMP;
   if (!built) {
     vector_error(g, e);
@@ -564,9 +666,135 @@ void cuda_emit_vector_op(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   tx_sb_putc(sb, ')');
 }
 
+/* ---- vector loads bound to temporaries ------------------------------------------ */
+
+/* Elements whose lanes a temporary can name: .x .. .w of the CUDA vector
+ * types, the packed pairs of 16-bit floats, v[i] of tx_boolN. The fp8 and
+ * narrower vector types are storage types without lane members. */
+static int lanes_named(tx_dtype t) {
+  tx_dtype el = tx_dtype_elem(t);
+  return el.code == DT_INT || el.code == DT_UINT || el.code == DT_BOOL ||
+         (el.code == DT_FLOAT && el.bits >= 16) || el.code == DT_BFLOAT;
+}
+
+/* The C type of a temporary that holds the contiguous load e as one aligned
+ * access, or NULL: e's own CUDA type for 4, 8 and 16 bytes (one 32-, 64- or
+ * 128-bit load); tx_vec256<T, N> for 32 bytes where the target has 256-bit
+ * loads (sm_100+, `ld.global.v8.b32`). Any other width is more than one
+ * access whatever it is bound to, so its lanes are read as elements. */
+static const char *temp_type(cuda_cg *g, const tx_expr *e, int *wide, char *buf, size_t n) {
+  *wide = 0;
+  if (!contiguous_load(e) || !lanes_named(e->dtype)) return NULL;
+  int64_t bytes = vector_bytes(e->dtype);
+  if ((bytes == 4 || bytes == 8 || bytes == 16) && tx_cuda_type(e->dtype) &&
+      aligned_load(g, e, bytes))
+    return cuda_ctype(g, e->dtype, e->span);
+  if (bytes == 32 && tx_target_has(g->target, TX_FEAT_LDST256) && aligned_load(g, e, 32)) {
+    snprintf(buf, n, "tx_vec256<%s, %d>", cuda_ctype(g, tx_dtype_elem(e->dtype), e->span),
+             e->dtype.lanes);
+    cuda_need_helper(g, H_VEC256);
+    *wide = 1;
+    return buf;
+  }
+  return NULL;
+}
+
+static void push_temp(cuda_cg *g, cuda_vtemp t) {
+  if (g->nvtemps == g->capvtemps) {
+    uint32_t cap = g->capvtemps ? 2 * g->capvtemps : 8;
+    cuda_vtemp *p = tx_mem_realloc(tx_ir_alloc(&g->ir), g->vtemps, cap * sizeof *p);
+    if (!p) {
+      g->nomem = 1;
+      return;
+    }
+    g->vtemps = p;
+    g->capvtemps = cap;
+  }
+  g->vtemps[g->nvtemps++] = t;
+}
+
+/* Does e read a temporary already: its own, or that of an equal load (the
+ * same value, read with no access at all, so this is right even inside a
+ * T.if_then_else side)? */
+static int share_temp(cuda_cg *g, const tx_expr *e) {
+  if (find_temp(g, e)) return 1;
+  for (uint32_t i = 0; i < g->nvtemps; i++)
+    if (tx_expr_equal_with(tx_ir_alloc(&g->ir), g->vtemps[i].load, e)) {
+      push_temp(g, (cuda_vtemp){e, g->vtemps[i].name, g->vtemps[i].wide});
+      return 1;
+    }
+  return 0;
+}
+
+/* Bind the load e to a temporary: `float4 A_vec = *(float4*)(A_ptr + i);`. */
+static void add_temp(cuda_cg *g, const tx_expr *e, tirx_span span) {
+  if (share_temp(g, e)) return;
+  int wide;
+  char buf[64];
+  const char *ty = temp_type(g, e, &wide, buf, sizeof buf);
+  if (!ty) return;
+  const tx_buffer *b = e->u.buffer;
+  tx_strbuf sb = cuda_sb(g);
+  emit_contiguous_as(g, b, e->ops[0], ty, e->span, &sb);
+  tx_strbuf nb = cuda_sb(g);
+  tx_sb_printf(&nb, "%s_vec", b->name ? b->name : "v");
+  const char *name = cuda_unique_name(g, cuda_sb_text(g, &nb));
+  cuda_line(g, span, "%s %s = %s;", ty, name, cuda_sb_text(g, &sb));
+  tx_sb_free(&sb);
+  tx_sb_free(&nb);
+  push_temp(g, (cuda_vtemp){e, name, wide});
+}
+
+typedef struct temp_walk {
+  cuda_cg *g;
+  const tx_expr *whole; /* the root, used as a whole value; or NULL */
+  tirx_span span;
+  int alias; /* the second walk: only share temporaries already made */
+} temp_walk;
+
+static int temps_pre(tx_visitor *v, const tx_expr *e) {
+  temp_walk *w = v->user;
+  /* Scalars hold no vector loads (TIRx has no lane extract). */
+  if (e->dtype.lanes == 1 && e->kind != EXPR_CALL) return 0;
+  if (w->alias) {
+    if (vector_load(e)) (void)share_temp(w->g, e);
+    return e->kind != EXPR_LET; /* the body's loads may read the binder */
+  }
+  if (e->kind == EXPR_CALL) {
+    /* Of a call only an if_then_else condition is read lane by lane, and
+     * only it is always evaluated: its sides are read lane by lane where
+     * selected, so their loads stay where they are. */
+    if (is_ite(e) && e->dtype.lanes > 1) tx_visit_expr(v, e->ops[0]);
+    return 0;
+  }
+  if (e->kind == EXPR_LET) { /* the body reads the binder, defined only inside */
+    tx_visit_expr(v, e->ops[0]);
+    return 0;
+  }
+  if (vector_load(e) && e != w->whole) add_temp(w->g, e, w->span);
+  return 1;
+}
+
+void cuda_vector_temps(cuda_cg *g, tirx_span span, const tx_expr *root, int whole) {
+  if (!root || root->dtype.lanes == 1) return;
+  temp_walk w = {g, whole ? root : NULL, span, 0};
+  tx_visitor v = {.user = &w, .pre_expr = temps_pre};
+  tx_visit_expr(&v, root);
+  if (!g->nvtemps) return;
+  w.alias = 1;
+  tx_visit_expr(&v, root);
+}
+
+void cuda_vector_temps_done(cuda_cg *g) {
+  g->nvtemps = 0;
+}
+
 /* ---- stores -------------------------------------------------------------------- */
 
+/* Does the index read memory (or call anything)? A load bound to a
+ * temporary was read before the statement: it reads a register. */
 static int note_load_or_call(tx_visitor *vis, const tx_expr *e) {
+  if (e->kind == EXPR_LOAD && find_temp(vis->user, e)) return 0;
   if (e->kind == EXPR_LOAD || e->kind == EXPR_CALL) vis->stop = 1;
   return 1;
 }
@@ -579,58 +807,56 @@ static const char *temp(cuda_cg *g, tirx_span span, const char *type, const char
   return name;
 }
 
-void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
-  const tx_buffer *b = s->buffer;
-  const tx_expr *val = s->exprs[0];
+/* A scatter: the lanes of `val` stored one by one at the lanes of `idx`.
+ * Every lane of the value (and of an index that reads memory) is computed
+ * before the first store: a lane written early must not change what a
+ * later lane reads, as for one vector store. With a `mask` (a bool vector
+ * or scalar: A.vstore(..., predicate=)), only the lanes it selects are
+ * stored. */
+static void emit_scatter(cuda_cg *g, tirx_span span, const tx_buffer *b, const tx_expr *idx,
+                         const tx_expr *val, const tx_expr *mask) {
   tx_dtype t = val->dtype;
-  if (idx->kind == EXPR_RAMP && is_one(idx->ops[1])) {
-    tx_strbuf sb = cuda_sb(g);
-    emit_contiguous(g, b, idx, t, s->span, &sb);
-    tx_sb_puts(&sb, " = ");
-    cuda_emit_expr(g, val, &sb);
-    const char *text = cuda_sb_text(g, &sb);
-    cuda_line(g, s->span, "%s;", text ? text : "");
-    tx_sb_free(&sb);
-    return;
-  }
-  /* A scatter. Every lane of the value (and of an index that reads memory)
-   * is computed before the first store: a lane written early must not
-   * change what a later lane reads, as for one vector store. */
   enum { MAX_SCATTER = 64 };
   if (t.lanes > MAX_SCATTER || idx->dtype.lanes != t.lanes) {
-    cuda_error(g, s->span, "a scatter of %d lanes is not supported", t.lanes);
+    cuda_error(g, span, "a scatter of %d lanes is not supported", t.lanes);
     return;
   }
-  tx_visitor vis = {.pre_expr = note_load_or_call};
+  tx_visitor vis = {.user = g, .pre_expr = note_load_or_call};
   tx_visit_expr(&vis, idx);
   int idx_temps = vis.stop;
-  const char *vnames[MAX_SCATTER], *inames[MAX_SCATTER];
+  const char *vnames[MAX_SCATTER], *inames[MAX_SCATTER], *mnames[MAX_SCATTER];
   int pairs = cuda_is_vec16(t);
   tx_dtype el = tx_dtype_elem(t);
-  cuda_line(g, s->span, "{");
+  cuda_line(g, span, "{");
   g->indent++;
   for (int i = 0; i < (pairs ? t.lanes / 2 : t.lanes); i++) {
     tx_strbuf sb = cuda_sb(g);
     if (pairs) {
-      (void)cuda_ctype(g, t, s->span);
+      (void)cuda_ctype(g, t, span);
       emit_pair(g, val, i, &sb);
-      vnames[i] = temp(g, s->span, el.code == DT_BFLOAT ? "nv_bfloat162" : "half2", "tx_pair", &sb);
+      vnames[i] = temp(g, span, el.code == DT_BFLOAT ? "nv_bfloat162" : "half2", "tx_pair", &sb);
     } else {
       emit_lane(g, val, i, &sb);
-      vnames[i] = temp(g, s->span, cuda_ctype(g, el, s->span), "tx_lane", &sb);
+      vnames[i] = temp(g, span, cuda_ctype(g, el, span), "tx_lane", &sb);
     }
+    tx_sb_free(&sb);
+  }
+  for (int i = 0; mask && i < t.lanes; i++) {
+    tx_strbuf sb = cuda_sb(g);
+    emit_lane(g, mask, i, &sb);
+    mnames[i] = temp(g, span, "bool", "tx_mask", &sb);
     tx_sb_free(&sb);
   }
   for (int i = 0; idx_temps && i < t.lanes; i++) {
     tx_strbuf sb = cuda_sb(g);
     emit_lane(g, idx, i, &sb);
-    inames[i] =
-        temp(g, s->span, cuda_ctype(g, tx_dtype_elem(idx->dtype), s->span), "tx_index", &sb);
+    inames[i] = temp(g, span, cuda_ctype(g, tx_dtype_elem(idx->dtype), span), "tx_index", &sb);
     tx_sb_free(&sb);
   }
   for (int i = 0; i < t.lanes; i++) {
     tx_strbuf sb = cuda_sb(g);
-    if (cuda_emit_ptr(g, b, b->dtype, s->span, &sb)) {
+    if (mask) tx_sb_printf(&sb, "if (%s) ", mnames[i]);
+    if (cuda_emit_ptr(g, b, b->dtype, span, &sb)) {
       tx_sb_putc(&sb, '[');
       if (idx_temps)
         tx_sb_puts(&sb, inames[i]);
@@ -641,12 +867,79 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
       else
         tx_sb_printf(&sb, "] = %s;", vnames[i]);
       const char *text = cuda_sb_text(g, &sb);
-      cuda_line(g, s->span, "%s", text ? text : "");
+      cuda_line(g, span, "%s", text ? text : "");
     }
     tx_sb_free(&sb);
   }
   g->indent--;
-  cuda_line(g, s->span, "}");
+  cuda_line(g, span, "}");
+}
+
+static void emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx, int whole) {
+  const tx_buffer *b = s->buffer;
+  const tx_expr *val = s->exprs[0];
+  tx_dtype t = val->dtype;
+  if (whole) {
+    tx_strbuf sb = cuda_sb(g);
+    emit_contiguous(g, b, idx, t, s->span, &sb);
+    tx_sb_puts(&sb, " = ");
+    cuda_emit_expr(g, val, &sb);
+    const char *text = cuda_sb_text(g, &sb);
+    cuda_line(g, s->span, "%s;", text ? text : "");
+    tx_sb_free(&sb);
+    return;
+  }
+  emit_scatter(g, s->span, b, idx, val, NULL);
+}
+
+void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
+  const tx_buffer *b = s->buffer;
+  const tx_expr *val = s->exprs[0];
+  tx_dtype t = val->dtype;
+  /* One vector store when the address is provably aligned to the vector
+   * type; otherwise the lanes are stored one by one (a scatter), which is
+   * right at any address. */
+  int whole = idx->kind == EXPR_RAMP && is_one(idx->ops[1]) && idx->dtype.lanes == t.lanes &&
+              tx_cuda_type(t) && cuda_access_aligned(g, b, idx->ops[0], type_align(t));
+  cuda_vector_temps(g, s->span, val, whole);
+  cuda_vector_temps(g, s->span, idx, 0);
+  emit_vector_store(g, s, idx, whole);
+  cuda_vector_temps_done(g);
+}
+
+/* The operand of call e at positional place pos (the buffer is 0) or
+ * keyword `name`, or NULL. */
+static const tx_expr *call_arg(const tx_expr *e, uint32_t pos, const char *name) {
+  uint32_t npos = e->u.call.kw.npos ? e->u.call.kw.npos : e->nops;
+  if (pos < npos) return pos < e->nops ? e->ops[pos] : NULL;
+  for (uint32_t i = npos; e->u.call.kw.names && i < e->nops; i++)
+    if (strcmp(e->u.call.kw.names[i - npos], name) == 0) return e->ops[i];
+  return NULL;
+}
+
+int cuda_is_masked_vstore(const tx_expr *e) {
+  return e && e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, ".vstore") == 0 &&
+         e->nops >= 3 && e->ops[0]->kind == EXPR_BUFFER && call_arg(e, 3, "predicate");
+}
+
+void cuda_emit_masked_vstore(cuda_cg *g, const tx_stmt *s, const tx_expr *e) {
+  const tx_buffer *b = e->ops[0]->u.buffer;
+  const tx_expr *begin = e->ops[1], *val = e->ops[2], *mask = call_arg(e, 3, "predicate");
+  const tx_expr *idx = begin->kind == EXPR_TUPLE && begin->nops == 1 ? begin->ops[0]
+                       : begin->kind == EXPR_TUPLE                   ? NULL
+                                                                     : begin;
+  if (!idx) {
+    cuda_error(g, e->span,
+               "buffer '%s' is accessed with %u indices; CUDA codegen expects flattened "
+               "(one-dimensional) accesses",
+               b->name ? b->name : "?", begin->nops);
+    return;
+  }
+  cuda_vector_temps(g, s->span, val, 0);
+  cuda_vector_temps(g, s->span, idx, 0);
+  cuda_vector_temps(g, s->span, mask, 0);
+  emit_scatter(g, s->span, b, idx, val, mask);
+  cuda_vector_temps_done(g);
 }
 
 /* ---- what the emitter can write (tx_backend.vector_node_ok) ------------------------- */

@@ -202,6 +202,15 @@ expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
 has "$TMP/lg/tile_copy_layout.expected.err" "no cuda variant of T.cta.copy applies" "lowering error expectation"
 expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
 
+# ---- each diagnostic once, all the way to PTX -----------------------------------------
+# The golden runner refuses a repeated error in its cases (it emits CUDA);
+# the same through --emit=ptx, for the cases that used to repeat one.
+for f in "$SRC"/tests/golden/diagnostics/*.tirx; do
+  expect 1 "$(basename "$f") --emit=ptx" -- "$TIRXC" "$f" --emit=ptx --arch=sm_90a
+  twice=$(grep -E '^[^ ].*: (error|warning|internal error)' "$TMP/err" | sort | uniq -d)
+  [ -z "$twice" ] || fail "$(basename "$f") --emit=ptx reports twice: $twice"
+done
+
 # ---- a flat chain of 2,000 terms goes through the whole pipeline --------------
 # (a regression test: 1,000 terms used to be refused as "nesting too deep";
 # the limit is the tree's depth, 2048, which the stack of every pass holds).

@@ -21,6 +21,7 @@
 #include "ir/fold.h"
 #include "ir/intern.h"
 #include "ir/ir.h"
+#include "ir/modular.h"
 #include "ir/ptrmap.h"
 #include "support/strbuf.h"
 #include "ir/visit.h"
@@ -1069,4 +1070,123 @@ Test(fold, undefined_operands_are_located_errors, .init = ir_setup, .fini = ir_t
                    "for int32");
   cr_assert_eq(tx_diag_errors(d), 4);
   tx_diag_destroy(d);
+}
+
+/* ---- modular sets (ir/modular.c) ---------------------------------------- */
+
+TestSuite(modular, .init = ir_setup, .fini = ir_teardown);
+
+/* The known sets of the two variables of the property test. */
+typedef struct {
+  const tx_expr *x, *y;
+  tx_modset mx, my;
+} mod_env;
+
+static const tx_modset *mod_lookup(void *user, const tx_expr *v) {
+  const mod_env *env = user;
+  return v == env->x ? &env->mx : v == env->y ? &env->my : NULL;
+}
+
+static uint64_t mod_rng = 88172645463325252ull;
+static int64_t mod_rand(int64_t lo, int64_t hi) { /* [lo, hi] */
+  mod_rng ^= mod_rng << 13;
+  mod_rng ^= mod_rng >> 7;
+  mod_rng ^= mod_rng << 17;
+  return lo + (int64_t)(mod_rng % (uint64_t)(hi - lo + 1));
+}
+
+static const tx_expr *mod_random_expr(const mod_env *env, int depth) {
+  if (depth == 0 || mod_rand(0, 3) == 0) {
+    int64_t pick = mod_rand(0, 2);
+    return pick == 0 ? env->x : pick == 1 ? env->y : i32(mod_rand(-20, 20));
+  }
+  static const tx_expr_kind kinds[] = {EXPR_ADD,      EXPR_SUB, EXPR_MUL, EXPR_FLOORDIV,
+                                       EXPR_FLOORMOD, EXPR_MIN, EXPR_MAX, EXPR_MUL};
+  tx_expr_kind k = kinds[mod_rand(0, 7)];
+  const tx_expr *a = mod_random_expr(env, depth - 1);
+  const tx_expr *b = k == EXPR_FLOORDIV || k == EXPR_FLOORMOD ? i32(mod_rand(1, 12))
+                                                              : mod_random_expr(env, depth - 1);
+  return tx_binary(&ir, k, a, b, NOSPAN);
+}
+
+static __int128 floordiv128(__int128 a, __int128 b) {
+  __int128 q = a / b;
+  return q - (a % b != 0 && (a % b < 0) != (b < 0));
+}
+
+static __int128 mod_eval(const tx_expr *e, const mod_env *env, int64_t x, int64_t y) {
+  if (e == env->x) return x;
+  if (e == env->y) return y;
+  if (e->kind == EXPR_INT) return e->u.ival;
+  __int128 a = mod_eval(e->ops[0], env, x, y), b = mod_eval(e->ops[1], env, x, y);
+  switch (e->kind) {
+  case EXPR_ADD:
+    return a + b;
+  case EXPR_SUB:
+    return a - b;
+  case EXPR_MUL:
+    return a * b;
+  case EXPR_FLOORDIV:
+    return floordiv128(a, b);
+  case EXPR_FLOORMOD:
+    return a - floordiv128(a, b) * b;
+  case EXPR_MIN:
+    return a < b ? a : b;
+  default:
+    return a > b ? a : b;
+  }
+}
+
+static int mod_member(tx_modset m, __int128 v) {
+  if (m.coeff == 0) return v == m.base;
+  __int128 r = (v - m.base) % m.coeff;
+  return r == 0;
+}
+
+/* Soundness: every value an expression takes, over random members of its
+ * variables' sets, is in the set the analysis derives; thousands of random
+ * expressions, and enough of the sets are informative (coeff != 1) that an
+ * analysis answering "anything" fails the count below. */
+Test(modular, sets_contain_every_value) {
+  mod_env env = {var("x"), var("y"), {0, 0}, {0, 0}};
+  int informative = 0, total = 4000;
+  for (int t = 0; t < total; t++) {
+    env.mx = tx_modset_make(mod_rand(0, 16), mod_rand(-8, 8));
+    env.my = tx_modset_make(mod_rand(0, 16), mod_rand(-8, 8));
+    const tx_expr *e = mod_random_expr(&env, 3);
+    tx_modset m = tx_modular(e, mod_lookup, &env);
+    cr_assert(m.coeff >= 0 && (m.coeff == 0 || (m.base >= 0 && m.base < m.coeff)),
+              "normalised: {%" PRId64 ", %" PRId64 "}", m.coeff, m.base);
+    if (m.coeff != 1) informative++;
+    for (int s = 0; s < 40; s++) {
+      int64_t x = env.mx.coeff * mod_rand(-30, 30) + env.mx.base;
+      int64_t y = env.my.coeff * mod_rand(-30, 30) + env.my.base;
+      __int128 v = mod_eval(e, &env, x, y);
+      cr_assert(mod_member(m, v),
+                "case %d: x=%" PRId64 " y=%" PRId64 " gives %" PRId64 " outside {%" PRId64
+                " k + %" PRId64 "}",
+                t, x, y, (int64_t)v, m.coeff, m.base);
+    }
+  }
+  cr_assert_gt(informative, total / 4, "only %d of %d sets say anything", informative, total);
+}
+
+Test(modular, known_answers) {
+  const tx_expr *x = var("x");
+  mod_env env = {x, NULL, {1, 0}, {1, 0}};
+  tx_modset m = tx_modular(
+      tx_binary(&ir, EXPR_FLOORDIV, add(mul(x, i32(8)), i32(4)), i32(2), NOSPAN), mod_lookup, &env);
+  cr_assert(m.coeff == 4 && m.base == 2, "(8x + 4) // 2 is {4k + 2}: {%" PRId64 ", %" PRId64 "}",
+            m.coeff, m.base);
+  m = tx_modular(tx_binary(&ir, EXPR_FLOORMOD, add(mul(x, i32(6)), i32(7)), i32(4), NOSPAN),
+                 mod_lookup, &env);
+  cr_assert(m.coeff == 2 && m.base == 1, "(6x + 7) %% 4 is odd: {%" PRId64 ", %" PRId64 "}",
+            m.coeff, m.base);
+  cr_assert(tx_expr_multiple_of(mul(add(mul(x, i32(3)), i32(1)), i32(16)), 8));
+  cr_assert_not(tx_expr_multiple_of(add(mul(x, i32(16)), i32(4)), 8));
+  cr_assert_not(tx_expr_multiple_of(x, 2), "an unknown variable is not a multiple of anything");
+  /* overflowing arithmetic claims nothing */
+  const tx_expr *big = tx_int(&ir, TX_INT64, INT64_C(1) << 62, NOSPAN);
+  m = tx_modular(mul(mul(big, x), tx_int(&ir, TX_INT64, 4, NOSPAN)), mod_lookup, &env);
+  cr_assert_eq(m.coeff, 1);
 }

@@ -4,7 +4,8 @@
  * Every NAME.tirx directly inside a DIR is one case, run in name order in a
  * fresh context:
  *   - NAME.expected.err exists: compiling must fail, and the rendered
- *     diagnostics must equal that file byte for byte;
+ *     diagnostics must equal that file byte for byte; no error or warning
+ *     may be in them twice (the same place and message), with --update too;
  *   - otherwise compiling must succeed and the canonical print must equal
  *     NAME.expected.tirx, the print must be a fixed point
  *     (print(parse(print(m))) == print(m)) and parse(print(m)) must be
@@ -51,7 +52,9 @@ static const char GOLDEN_HELP[] =
     "Run the golden-file tests in each DIR (not its subdirectories). For each\n"
     "NAME.tirx, in name order:\n"
     "  - with NAME.expected.err: compiling must fail with exactly those\n"
-    "    diagnostics (the file is named just NAME.tirx in them);\n"
+    "    diagnostics (the file is named just NAME.tirx in them), each error\n"
+    "    and warning reported once (never twice at one place, even with\n"
+    "    --update);\n"
     "  - otherwise: the canonical print must equal NAME.expected.tirx, printing\n"
     "    must be a fixed point, and re-parsing the print must give a\n"
     "    structurally equal module;\n"
@@ -451,13 +454,55 @@ static char *with_suffix(const char *dir, const char *stem, const char *suffix) 
   return s;
 }
 
+/* Is line [p, p + n) the first line of an error or a warning ("FILE:L:C:
+ * error: ...")? Source excerpts and carets are indented; notes may repeat
+ * legitimately (one per error they explain). */
+static int is_report_line(const char *p, size_t n) {
+  static const char *const kinds[] = {": error: ", ": warning: ", ": internal error"};
+  if (n == 0 || p[0] == ' ') return 0;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    size_t m = strlen(kinds[k]);
+    for (size_t i = 0; i + m <= n; i++)
+      if (memcmp(p + i, kinds[k], m) == 0) return 1;
+  }
+  return 0;
+}
+
+/* The first error or warning that the rendered diagnostics `d` hold twice
+ * (the same place and message), as its line; *n is its length. NULL when
+ * each is reported once. */
+static const char *repeated_report(const blob *d, size_t *n) {
+  const char *end = d->data + d->len;
+  for (const char *a = d->data; a && a < end;) {
+    const char *a_end = memchr(a, '\n', (size_t)(end - a));
+    size_t an = (size_t)((a_end ? a_end : end) - a);
+    if (is_report_line(a, an))
+      for (const char *b = a_end ? a_end + 1 : end; b < end;) {
+        const char *b_end = memchr(b, '\n', (size_t)(end - b));
+        size_t bn = (size_t)((b_end ? b_end : end) - b);
+        if (bn == an && memcmp(a, b, an) == 0) {
+          *n = an;
+          return a;
+        }
+        b = b_end ? b_end + 1 : end;
+      }
+    a = a_end ? a_end + 1 : end;
+  }
+  return NULL;
+}
+
 /* The case failed to compile with input errors (while parsing, or while
- * lowering in a .lowering directory): compare or write NAME.expected.err. */
+ * lowering in a .lowering directory): compare or write NAME.expected.err.
+ * Each diagnostic must be reported once, whatever the expectation says. */
 static void check_errors(runner *r, tirx_ctx *ctx, const case_files *cf) {
   blob actual = {0}, expected = {0};
   int err;
+  const char *twice = NULL;
+  size_t twice_len = 0;
   if (render_blob(ctx, &actual) != TIRX_OK) {
     fail(r, "out of memory rendering diagnostics");
+  } else if ((twice = repeated_report(&actual, &twice_len)) != NULL) {
+    fail(r, "a diagnostic is reported more than once: %.*s", (int)twice_len, twice);
   } else if (r->update) {
     update_file(r, cf->exp_err, &actual);
     drop_file(r, cf->exp_tirx);

@@ -42,17 +42,27 @@ __device__ __forceinline__ tx_bool8 make_tx_bool8(bool a, bool b, bool c, bool d
 
 extern "C" __global__ void __launch_bounds__(128) vec_bool_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, half* __restrict__ H_ptr, int* __restrict__ I_ptr, bool* __restrict__ M_ptr, bool flag) {
   int tx = ((int)threadIdx.x);
-  tx_bool4 m = make_tx_bool4((A_ptr[((tx * 4) + 0)] > B_ptr[((tx * 4) + 0)]), (A_ptr[((tx * 4) + 1)] > B_ptr[((tx * 4) + 1)]), (A_ptr[((tx * 4) + 2)] > B_ptr[((tx * 4) + 2)]), (A_ptr[((tx * 4) + 3)] > B_ptr[((tx * 4) + 3)]));
+  float4 A_vec = *(float4*)(A_ptr + (tx * 4));
+  float4 B_vec = *(float4*)(B_ptr + (tx * 4));
+  tx_bool4 m = make_tx_bool4((A_vec.x > B_vec.x), (A_vec.y > B_vec.y), (A_vec.z > B_vec.z), (A_vec.w > B_vec.w));
   tx_bool4 f = make_tx_bool4(flag, flag, flag, flag);
   *(tx_bool4*)(M_ptr + (tx * 4)) = m;
-  tx_bool4 k = make_tx_bool4((((m).v[0] && (f).v[0]) || (!(I_ptr[((tx * 4) + 0)] == 0))), (((m).v[1] && (f).v[1]) || (!(I_ptr[((tx * 4) + 1)] == 0))), (((m).v[2] && (f).v[2]) || (!(I_ptr[((tx * 4) + 2)] == 0))), (((m).v[3] && (f).v[3]) || (!(I_ptr[((tx * 4) + 3)] == 0))));
+  int4 I_vec = *(int4*)(I_ptr + (tx * 4));
+  tx_bool4 k = make_tx_bool4((((m).v[0] && (f).v[0]) || (!(I_vec.x == 0))), (((m).v[1] && (f).v[1]) || (!(I_vec.y == 0))), (((m).v[2] && (f).v[2]) || (!(I_vec.z == 0))), (((m).v[3] && (f).v[3]) || (!(I_vec.w == 0))));
   *(int4*)(I_ptr + (tx * 4)) = make_int4(((int)(k).v[0]), ((int)(k).v[1]), ((int)(k).v[2]), ((int)(k).v[3]));
-  *(float4*)(A_ptr + (tx * 4)) = make_float4((M_ptr[((tx * 4) + 0)] ? A_ptr[((tx * 4) + 0)] : B_ptr[((tx * 4) + 0)]), (M_ptr[((tx * 4) + 1)] ? A_ptr[((tx * 4) + 1)] : B_ptr[((tx * 4) + 1)]), (M_ptr[((tx * 4) + 2)] ? A_ptr[((tx * 4) + 2)] : B_ptr[((tx * 4) + 2)]), (M_ptr[((tx * 4) + 3)] ? A_ptr[((tx * 4) + 3)] : B_ptr[((tx * 4) + 3)]));
-  *(float4*)(B_ptr + (tx * 4)) = make_float4(((k).v[0] ? ((float)(m).v[0]) : B_ptr[((tx * 4) + 0)]), ((k).v[1] ? ((float)(m).v[1]) : B_ptr[((tx * 4) + 1)]), ((k).v[2] ? ((float)(m).v[2]) : B_ptr[((tx * 4) + 2)]), ((k).v[3] ? ((float)(m).v[3]) : B_ptr[((tx * 4) + 3)]));
-  tx_bool8 h = make_tx_bool8(((((half2*)(H_ptr + (tx * 8)))[0]).x < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[0]).y < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[1]).x < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[1]).y < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[2]).x < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[2]).y < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[3]).x < __float2half_rn(0.5f)), ((((half2*)(H_ptr + (tx * 8)))[3]).y < __float2half_rn(0.5f)));
+  tx_bool4 M_vec = *(tx_bool4*)(M_ptr + (tx * 4));
+  float4 A_vec_1 = *(float4*)(A_ptr + (tx * 4));
+  float4 B_vec_1 = *(float4*)(B_ptr + (tx * 4));
+  *(float4*)(A_ptr + (tx * 4)) = make_float4((M_vec.v[0] ? A_vec_1.x : B_vec_1.x), (M_vec.v[1] ? A_vec_1.y : B_vec_1.y), (M_vec.v[2] ? A_vec_1.z : B_vec_1.z), (M_vec.v[3] ? A_vec_1.w : B_vec_1.w));
+  float4 B_vec_2 = *(float4*)(B_ptr + (tx * 4));
+  *(float4*)(B_ptr + (tx * 4)) = make_float4(((k).v[0] ? ((float)(m).v[0]) : B_vec_2.x), ((k).v[1] ? ((float)(m).v[1]) : B_vec_2.y), ((k).v[2] ? ((float)(m).v[2]) : B_vec_2.z), ((k).v[3] ? ((float)(m).v[3]) : B_vec_2.w));
+  uint4 H_vec = *(uint4*)(H_ptr + (tx * 8));
+  tx_bool8 h = make_tx_bool8(((tx_bits_h2(H_vec.x)).x < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.x)).y < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.y)).x < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.y)).y < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.z)).x < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.z)).y < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.w)).x < __float2half_rn(0.5f)), ((tx_bits_h2(H_vec.w)).y < __float2half_rn(0.5f)));
   *(tx_bool8*)(M_ptr + (tx * 8)) = make_tx_bool8(((h).v[0] != flag), ((h).v[1] != flag), ((h).v[2] != flag), ((h).v[3] != flag), ((h).v[4] != flag), ((h).v[5] != flag), ((h).v[6] != flag), ((h).v[7] != flag));
-  *(uint4*)(H_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__halves2half2(((h).v[0] ? (((half2*)(H_ptr + (tx * 8)))[0]).x : ((half)(float)(h).v[0])), ((h).v[1] ? (((half2*)(H_ptr + (tx * 8)))[0]).y : ((half)(float)(h).v[1])))), tx_h2_bits(__halves2half2(((h).v[2] ? (((half2*)(H_ptr + (tx * 8)))[1]).x : ((half)(float)(h).v[2])), ((h).v[3] ? (((half2*)(H_ptr + (tx * 8)))[1]).y : ((half)(float)(h).v[3])))), tx_h2_bits(__halves2half2(((h).v[4] ? (((half2*)(H_ptr + (tx * 8)))[2]).x : ((half)(float)(h).v[4])), ((h).v[5] ? (((half2*)(H_ptr + (tx * 8)))[2]).y : ((half)(float)(h).v[5])))), tx_h2_bits(__halves2half2(((h).v[6] ? (((half2*)(H_ptr + (tx * 8)))[3]).x : ((half)(float)(h).v[6])), ((h).v[7] ? (((half2*)(H_ptr + (tx * 8)))[3]).y : ((half)(float)(h).v[7])))));
-  *(tx_bool2*)(M_ptr + (tx * 2)) = make_tx_bool2(((bool)I_ptr[((tx * 2) + 0)]), ((bool)I_ptr[((tx * 2) + 1)]));
+  uint4 H_vec_1 = *(uint4*)(H_ptr + (tx * 8));
+  *(uint4*)(H_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__halves2half2(((h).v[0] ? (tx_bits_h2(H_vec_1.x)).x : ((half)(float)(h).v[0])), ((h).v[1] ? (tx_bits_h2(H_vec_1.x)).y : ((half)(float)(h).v[1])))), tx_h2_bits(__halves2half2(((h).v[2] ? (tx_bits_h2(H_vec_1.y)).x : ((half)(float)(h).v[2])), ((h).v[3] ? (tx_bits_h2(H_vec_1.y)).y : ((half)(float)(h).v[3])))), tx_h2_bits(__halves2half2(((h).v[4] ? (tx_bits_h2(H_vec_1.z)).x : ((half)(float)(h).v[4])), ((h).v[5] ? (tx_bits_h2(H_vec_1.z)).y : ((half)(float)(h).v[5])))), tx_h2_bits(__halves2half2(((h).v[6] ? (tx_bits_h2(H_vec_1.w)).x : ((half)(float)(h).v[6])), ((h).v[7] ? (tx_bits_h2(H_vec_1.w)).y : ((half)(float)(h).v[7])))));
+  int2 I_vec_1 = *(int2*)(I_ptr + (tx * 2));
+  *(tx_bool2*)(M_ptr + (tx * 2)) = make_tx_bool2(((bool)I_vec_1.x), ((bool)I_vec_1.y));
   *(tx_bool3*)(M_ptr + (tx * 3)) = make_tx_bool3((flag ? M_ptr[((tx * 3) + 0)] : ((bool)__half2float(H_ptr[((tx * 3) + 0)]))), (flag ? M_ptr[((tx * 3) + 1)] : ((bool)__half2float(H_ptr[((tx * 3) + 2)]))), (flag ? M_ptr[((tx * 3) + 2)] : ((bool)__half2float(H_ptr[((tx * 3) + 4)]))));
   *(int4*)(I_ptr + (tx * 4)) = make_int4((M_ptr[(tx + 0)] ? I_ptr[((tx * 4) + 0)] : (-1)), (M_ptr[(tx + 128)] ? I_ptr[((tx * 4) + 1)] : (-1)), (M_ptr[(tx + 256)] ? I_ptr[((tx * 4) + 2)] : (-1)), (M_ptr[(tx + 384)] ? I_ptr[((tx * 4) + 3)] : (-1)));
   *(tx_bool4*)(M_ptr + (tx * 4)) = make_tx_bool4((!(m).v[0]), (!(m).v[1]), (!(m).v[2]), (!(m).v[3]));

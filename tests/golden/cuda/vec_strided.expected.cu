@@ -11,11 +11,12 @@ __device__ __forceinline__ half2 tx_bits_h2(unsigned u) {
 extern "C" __global__ void __launch_bounds__(128) vec_strided_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, half* __restrict__ H_ptr, int* __restrict__ I_ptr, bool* __restrict__ M_ptr, int n) {
   int tx = ((int)threadIdx.x);
   *(float4*)(B_ptr + (tx * 4)) = make_float4((A_ptr[(tx + 0)] * 2.0f), (A_ptr[(tx + 128)] * 2.0f), (A_ptr[(tx + 256)] * 2.0f), (A_ptr[(tx + 384)] * 2.0f));
+  float4 B_vec = *(float4*)(B_ptr + (tx * 4));
   {
-    float tx_lane = B_ptr[((tx * 4) + 0)];
-    float tx_lane_1 = B_ptr[((tx * 4) + 1)];
-    float tx_lane_2 = B_ptr[((tx * 4) + 2)];
-    float tx_lane_3 = B_ptr[((tx * 4) + 3)];
+    float tx_lane = B_vec.x;
+    float tx_lane_1 = B_vec.y;
+    float tx_lane_2 = B_vec.z;
+    float tx_lane_3 = B_vec.w;
     A_ptr[(tx + 0)] = tx_lane;
     A_ptr[(tx + 128)] = tx_lane_1;
     A_ptr[(tx + 256)] = tx_lane_2;
@@ -41,39 +42,40 @@ extern "C" __global__ void __launch_bounds__(128) vec_strided_kernel(float* __re
     B_ptr[(((tx * 4) + 3) - 2)] = tx_lane_10;
     B_ptr[(((tx * 4) + 3) - 3)] = tx_lane_11;
   }
-  *(uint4*)(H_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 0)], H_ptr[(tx + 128)]), ((half2*)(H_ptr + (tx * 8)))[0])), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 256)], H_ptr[(tx + 384)]), ((half2*)(H_ptr + (tx * 8)))[1])), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 512)], H_ptr[(tx + 640)]), ((half2*)(H_ptr + (tx * 8)))[2])), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 768)], H_ptr[(tx + 896)]), ((half2*)(H_ptr + (tx * 8)))[3])));
+  uint4 H_vec = *(uint4*)(H_ptr + (tx * 8));
+  *(uint4*)(H_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 0)], H_ptr[(tx + 128)]), tx_bits_h2(H_vec.x))), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 256)], H_ptr[(tx + 384)]), tx_bits_h2(H_vec.y))), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 512)], H_ptr[(tx + 640)]), tx_bits_h2(H_vec.z))), tx_h2_bits(__hmul2(__halves2half2(H_ptr[(tx + 768)], H_ptr[(tx + 896)]), tx_bits_h2(H_vec.w))));
+  uint2 H_vec_1 = *(uint2*)(H_ptr + (tx * 4));
   {
-    half2 tx_pair = __hadd2(((half2*)(H_ptr + (tx * 4)))[0], __half2half2(__float2half_rn(1.0f)));
-    half2 tx_pair_1 = __hadd2(((half2*)(H_ptr + (tx * 4)))[1], __half2half2(__float2half_rn(1.0f)));
+    half2 tx_pair = __hadd2(tx_bits_h2(H_vec_1.x), __half2half2(__float2half_rn(1.0f)));
+    half2 tx_pair_1 = __hadd2(tx_bits_h2(H_vec_1.y), __half2half2(__float2half_rn(1.0f)));
     H_ptr[(((tx * 2) + 1024) + 0)] = tx_pair.x;
     H_ptr[(((tx * 2) + 1024) + 512)] = tx_pair.y;
     H_ptr[(((tx * 2) + 1024) + 1024)] = tx_pair_1.x;
     H_ptr[(((tx * 2) + 1024) + 1536)] = tx_pair_1.y;
   }
+  float4 A_vec = *(float4*)(A_ptr + (tx * 4));
   {
-    bool tx_lane_12 = (A_ptr[((tx * 4) + 0)] > B_ptr[(tx + 0)]);
-    bool tx_lane_13 = (A_ptr[((tx * 4) + 1)] > B_ptr[(tx + 128)]);
-    bool tx_lane_14 = (A_ptr[((tx * 4) + 2)] > B_ptr[(tx + 256)]);
-    bool tx_lane_15 = (A_ptr[((tx * 4) + 3)] > B_ptr[(tx + 384)]);
+    bool tx_lane_12 = (A_vec.x > B_ptr[(tx + 0)]);
+    bool tx_lane_13 = (A_vec.y > B_ptr[(tx + 128)]);
+    bool tx_lane_14 = (A_vec.z > B_ptr[(tx + 256)]);
+    bool tx_lane_15 = (A_vec.w > B_ptr[(tx + 384)]);
     M_ptr[(tx + 0)] = tx_lane_12;
     M_ptr[(tx + 256)] = tx_lane_13;
     M_ptr[(tx + 512)] = tx_lane_14;
     M_ptr[(tx + 768)] = tx_lane_15;
   }
-  *(float4*)(B_ptr + (tx * 4)) = make_float4(A_ptr[I_ptr[((tx * 4) + 0)]], A_ptr[I_ptr[((tx * 4) + 1)]], A_ptr[I_ptr[((tx * 4) + 2)]], A_ptr[I_ptr[((tx * 4) + 3)]]);
+  int4 I_vec = *(int4*)(I_ptr + (tx * 4));
+  *(float4*)(B_ptr + (tx * 4)) = make_float4(A_ptr[I_vec.x], A_ptr[I_vec.y], A_ptr[I_vec.z], A_ptr[I_vec.w]);
+  int4 I_vec_1 = *(int4*)(I_ptr + (tx * 4));
   {
-    float tx_lane_16 = ((float)I_ptr[((tx * 4) + 0)]);
-    float tx_lane_17 = ((float)I_ptr[((tx * 4) + 1)]);
-    float tx_lane_18 = ((float)I_ptr[((tx * 4) + 2)]);
-    float tx_lane_19 = ((float)I_ptr[((tx * 4) + 3)]);
-    int tx_index = I_ptr[((tx * 4) + 0)];
-    int tx_index_1 = I_ptr[((tx * 4) + 1)];
-    int tx_index_2 = I_ptr[((tx * 4) + 2)];
-    int tx_index_3 = I_ptr[((tx * 4) + 3)];
-    A_ptr[tx_index] = tx_lane_16;
-    A_ptr[tx_index_1] = tx_lane_17;
-    A_ptr[tx_index_2] = tx_lane_18;
-    A_ptr[tx_index_3] = tx_lane_19;
+    float tx_lane_16 = ((float)I_vec_1.x);
+    float tx_lane_17 = ((float)I_vec_1.y);
+    float tx_lane_18 = ((float)I_vec_1.z);
+    float tx_lane_19 = ((float)I_vec_1.w);
+    A_ptr[I_vec_1.x] = tx_lane_16;
+    A_ptr[I_vec_1.y] = tx_lane_17;
+    A_ptr[I_vec_1.z] = tx_lane_18;
+    A_ptr[I_vec_1.w] = tx_lane_19;
   }
   {
     int tx_lane_20 = ((int)M_ptr[((tx * 2) + 0)]);

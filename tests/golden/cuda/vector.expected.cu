@@ -2,9 +2,12 @@
 
 extern "C" __global__ void __launch_bounds__(64) vector_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, int* __restrict__ I_ptr) {
   int tx = ((int)threadIdx.x);
-  *(float4*)(B_ptr + (tx * 4)) = make_float4(((A_ptr[((tx * 4) + 0)] * 2.0f) + A_ptr[((tx * 4) + 0)]), ((A_ptr[((tx * 4) + 1)] * 2.0f) + A_ptr[((tx * 4) + 1)]), ((A_ptr[((tx * 4) + 2)] * 2.0f) + A_ptr[((tx * 4) + 2)]), ((A_ptr[((tx * 4) + 3)] * 2.0f) + A_ptr[((tx * 4) + 3)]));
+  float4 A_vec = *(float4*)(A_ptr + (tx * 4));
+  *(float4*)(B_ptr + (tx * 4)) = make_float4(((A_vec.x * 2.0f) + A_vec.x), ((A_vec.y * 2.0f) + A_vec.y), ((A_vec.z * 2.0f) + A_vec.z), ((A_vec.w * 2.0f) + A_vec.w));
   if (tx < 32) {
-    *(int4*)(I_ptr + (tx * 4)) = make_int4((((tx * 4) + 0) + I_ptr[((tx * 4) + 0)]), (((tx * 4) + 1) + I_ptr[((tx * 4) + 1)]), (((tx * 4) + 2) + I_ptr[((tx * 4) + 2)]), (((tx * 4) + 3) + I_ptr[((tx * 4) + 3)]));
-    *(float4*)(B_ptr + (tx * 4)) = make_float4(((float)I_ptr[((tx * 4) + 0)]), ((float)I_ptr[((tx * 4) + 1)]), ((float)I_ptr[((tx * 4) + 2)]), ((float)I_ptr[((tx * 4) + 3)]));
+    int4 I_vec = *(int4*)(I_ptr + (tx * 4));
+    *(int4*)(I_ptr + (tx * 4)) = make_int4((((tx * 4) + 0) + I_vec.x), (((tx * 4) + 1) + I_vec.y), (((tx * 4) + 2) + I_vec.z), (((tx * 4) + 3) + I_vec.w));
+    int4 I_vec_1 = *(int4*)(I_ptr + (tx * 4));
+    *(float4*)(B_ptr + (tx * 4)) = make_float4(((float)I_vec_1.x), ((float)I_vec_1.y), ((float)I_vec_1.z), ((float)I_vec_1.w));
   }
 }

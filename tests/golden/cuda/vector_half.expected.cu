@@ -18,9 +18,19 @@ __device__ __forceinline__ nv_bfloat162 tx_bits_bf2(unsigned u) {
 
 extern "C" __global__ void __launch_bounds__(128) vector_half_kernel(half* __restrict__ A_ptr, half* __restrict__ B_ptr, nv_bfloat16* __restrict__ C_ptr, nv_bfloat16* __restrict__ D_ptr, half a) {
   int tx = ((int)threadIdx.x);
-  *(uint4*)(B_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__hfma2(((half2*)(A_ptr + (tx * 8)))[0], __half2half2(a), ((half2*)(B_ptr + (tx * 8)))[0])), tx_h2_bits(__hfma2(((half2*)(A_ptr + (tx * 8)))[1], __half2half2(a), ((half2*)(B_ptr + (tx * 8)))[1])), tx_h2_bits(__hfma2(((half2*)(A_ptr + (tx * 8)))[2], __half2half2(a), ((half2*)(B_ptr + (tx * 8)))[2])), tx_h2_bits(__hfma2(((half2*)(A_ptr + (tx * 8)))[3], __half2half2(a), ((half2*)(B_ptr + (tx * 8)))[3])));
-  *(half2*)(B_ptr + (tx * 2)) = __hmax2(__hsub2(((half2*)(A_ptr + (tx * 2)))[0], ((half2*)(B_ptr + (tx * 2)))[0]), __half2half2(__float2half_rn(0.0f)));
-  *(uint2*)(D_ptr + (tx * 4)) = make_uint2(tx_bf2_bits(__hfma2(((nv_bfloat162*)(C_ptr + (tx * 4)))[0], ((nv_bfloat162*)(D_ptr + (tx * 4)))[0], __hneg2(((nv_bfloat162*)(C_ptr + (tx * 4)))[0]))), tx_bf2_bits(__hfma2(((nv_bfloat162*)(C_ptr + (tx * 4)))[1], ((nv_bfloat162*)(D_ptr + (tx * 4)))[1], __hneg2(((nv_bfloat162*)(C_ptr + (tx * 4)))[1]))));
-  *(uint2*)(B_ptr + (tx * 4)) = make_uint2(tx_h2_bits(__hmin2(((half2*)(A_ptr + (tx * 4)))[0], ((half2*)(B_ptr + (tx * 4)))[0])), tx_h2_bits(__hmin2(((half2*)(A_ptr + (tx * 4)))[1], ((half2*)(B_ptr + (tx * 4)))[1])));
-  *(nv_bfloat162*)(C_ptr + (tx * 2)) = __hadd2(((nv_bfloat162*)(C_ptr + (tx * 2)))[0], ((nv_bfloat162*)(D_ptr + (tx * 2)))[0]);
+  uint4 A_vec = *(uint4*)(A_ptr + (tx * 8));
+  uint4 B_vec = *(uint4*)(B_ptr + (tx * 8));
+  *(uint4*)(B_ptr + (tx * 8)) = make_uint4(tx_h2_bits(__hfma2(tx_bits_h2(A_vec.x), __half2half2(a), tx_bits_h2(B_vec.x))), tx_h2_bits(__hfma2(tx_bits_h2(A_vec.y), __half2half2(a), tx_bits_h2(B_vec.y))), tx_h2_bits(__hfma2(tx_bits_h2(A_vec.z), __half2half2(a), tx_bits_h2(B_vec.z))), tx_h2_bits(__hfma2(tx_bits_h2(A_vec.w), __half2half2(a), tx_bits_h2(B_vec.w))));
+  half2 A_vec_1 = *(half2*)(A_ptr + (tx * 2));
+  half2 B_vec_1 = *(half2*)(B_ptr + (tx * 2));
+  *(half2*)(B_ptr + (tx * 2)) = __hmax2(__hsub2(A_vec_1, B_vec_1), __half2half2(__float2half_rn(0.0f)));
+  uint2 C_vec = *(uint2*)(C_ptr + (tx * 4));
+  uint2 D_vec = *(uint2*)(D_ptr + (tx * 4));
+  *(uint2*)(D_ptr + (tx * 4)) = make_uint2(tx_bf2_bits(__hfma2(tx_bits_bf2(C_vec.x), tx_bits_bf2(D_vec.x), __hneg2(tx_bits_bf2(C_vec.x)))), tx_bf2_bits(__hfma2(tx_bits_bf2(C_vec.y), tx_bits_bf2(D_vec.y), __hneg2(tx_bits_bf2(C_vec.y)))));
+  uint2 A_vec_2 = *(uint2*)(A_ptr + (tx * 4));
+  uint2 B_vec_2 = *(uint2*)(B_ptr + (tx * 4));
+  *(uint2*)(B_ptr + (tx * 4)) = make_uint2(tx_h2_bits(__hmin2(tx_bits_h2(A_vec_2.x), tx_bits_h2(B_vec_2.x))), tx_h2_bits(__hmin2(tx_bits_h2(A_vec_2.y), tx_bits_h2(B_vec_2.y))));
+  nv_bfloat162 C_vec_1 = *(nv_bfloat162*)(C_ptr + (tx * 2));
+  nv_bfloat162 D_vec_1 = *(nv_bfloat162*)(D_ptr + (tx * 2));
+  *(nv_bfloat162*)(C_ptr + (tx * 2)) = __hadd2(C_vec_1, D_vec_1);
 }

@@ -2,11 +2,15 @@
 
 extern "C" __global__ void __launch_bounds__(128) vector_select_kernel(float* __restrict__ A_ptr, float* __restrict__ B_ptr, int* __restrict__ I_ptr, float hi, float lo) {
   int tx = ((int)threadIdx.x);
-  *(float4*)(B_ptr + (tx * 4)) = make_float4(fminf(fmaxf(A_ptr[((tx * 4) + 0)], lo), hi), fminf(fmaxf(A_ptr[((tx * 4) + 1)], lo), hi), fminf(fmaxf(A_ptr[((tx * 4) + 2)], lo), hi), fminf(fmaxf(A_ptr[((tx * 4) + 3)], lo), hi));
+  float4 A_vec = *(float4*)(A_ptr + (tx * 4));
+  *(float4*)(B_ptr + (tx * 4)) = make_float4(fminf(fmaxf(A_vec.x, lo), hi), fminf(fmaxf(A_vec.y, lo), hi), fminf(fmaxf(A_vec.z, lo), hi), fminf(fmaxf(A_vec.w, lo), hi));
   #pragma unroll
   for (int v = 0; v < 2; ++v) {
-    *(float4*)(B_ptr + ((tx * 8) + (v * 4))) = make_float4(((A_ptr[(((tx * 8) + (v * 4)) + 0)] > 0.0f) ? A_ptr[(((tx * 8) + (v * 4)) + 0)] : (A_ptr[(((tx * 8) + (v * 4)) + 0)] * 0.25f)), ((A_ptr[(((tx * 8) + (v * 4)) + 1)] > 0.0f) ? A_ptr[(((tx * 8) + (v * 4)) + 1)] : (A_ptr[(((tx * 8) + (v * 4)) + 1)] * 0.25f)), ((A_ptr[(((tx * 8) + (v * 4)) + 2)] > 0.0f) ? A_ptr[(((tx * 8) + (v * 4)) + 2)] : (A_ptr[(((tx * 8) + (v * 4)) + 2)] * 0.25f)), ((A_ptr[(((tx * 8) + (v * 4)) + 3)] > 0.0f) ? A_ptr[(((tx * 8) + (v * 4)) + 3)] : (A_ptr[(((tx * 8) + (v * 4)) + 3)] * 0.25f)));
+    float4 A_vec_1 = *(float4*)(A_ptr + ((tx * 8) + (v * 4)));
+    *(float4*)(B_ptr + ((tx * 8) + (v * 4))) = make_float4(((A_vec_1.x > 0.0f) ? A_vec_1.x : (A_vec_1.x * 0.25f)), ((A_vec_1.y > 0.0f) ? A_vec_1.y : (A_vec_1.y * 0.25f)), ((A_vec_1.z > 0.0f) ? A_vec_1.z : (A_vec_1.z * 0.25f)), ((A_vec_1.w > 0.0f) ? A_vec_1.w : (A_vec_1.w * 0.25f)));
   }
-  *(int4*)(I_ptr + (tx * 4)) = make_int4((((I_ptr[((tx * 4) + 0)] < 0) && (I_ptr[((tx * 4) + 0)] != (-7))) ? max(I_ptr[((tx * 4) + 0)], (-100)) : min(I_ptr[((tx * 4) + 0)], 100)), (((I_ptr[((tx * 4) + 1)] < 0) && (I_ptr[((tx * 4) + 1)] != (-7))) ? max(I_ptr[((tx * 4) + 1)], (-100)) : min(I_ptr[((tx * 4) + 1)], 100)), (((I_ptr[((tx * 4) + 2)] < 0) && (I_ptr[((tx * 4) + 2)] != (-7))) ? max(I_ptr[((tx * 4) + 2)], (-100)) : min(I_ptr[((tx * 4) + 2)], 100)), (((I_ptr[((tx * 4) + 3)] < 0) && (I_ptr[((tx * 4) + 3)] != (-7))) ? max(I_ptr[((tx * 4) + 3)], (-100)) : min(I_ptr[((tx * 4) + 3)], 100)));
-  *(int4*)(I_ptr + (tx * 4)) = make_int4(((int)(A_ptr[((tx * 4) + 0)] >= lo)), ((int)(A_ptr[((tx * 4) + 1)] >= lo)), ((int)(A_ptr[((tx * 4) + 2)] >= lo)), ((int)(A_ptr[((tx * 4) + 3)] >= lo)));
+  int4 I_vec = *(int4*)(I_ptr + (tx * 4));
+  *(int4*)(I_ptr + (tx * 4)) = make_int4((((I_vec.x < 0) && (I_vec.x != (-7))) ? max(I_vec.x, (-100)) : min(I_vec.x, 100)), (((I_vec.y < 0) && (I_vec.y != (-7))) ? max(I_vec.y, (-100)) : min(I_vec.y, 100)), (((I_vec.z < 0) && (I_vec.z != (-7))) ? max(I_vec.z, (-100)) : min(I_vec.z, 100)), (((I_vec.w < 0) && (I_vec.w != (-7))) ? max(I_vec.w, (-100)) : min(I_vec.w, 100)));
+  float4 A_vec_2 = *(float4*)(A_ptr + (tx * 4));
+  *(int4*)(I_ptr + (tx * 4)) = make_int4(((int)(A_vec_2.x >= lo)), ((int)(A_vec_2.y >= lo)), ((int)(A_vec_2.z >= lo)), ((int)(A_vec_2.w >= lo)));
 }

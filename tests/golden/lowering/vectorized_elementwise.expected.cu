@@ -4,7 +4,11 @@ extern "C" __global__ void __launch_bounds__(128) vec_axpy_kernel(float* __restr
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   int cse_v2 = (((bx * 128) + tx) * 8);
-  *(float4*)(C_ptr + cse_v2) = make_float4(((A_ptr[(cse_v2 + 0)] * alpha) + B_ptr[(cse_v2 + 0)]), ((A_ptr[(cse_v2 + 1)] * alpha) + B_ptr[(cse_v2 + 1)]), ((A_ptr[(cse_v2 + 2)] * alpha) + B_ptr[(cse_v2 + 2)]), ((A_ptr[(cse_v2 + 3)] * alpha) + B_ptr[(cse_v2 + 3)]));
+  float4 A_vec = *(float4*)(A_ptr + cse_v2);
+  float4 B_vec = *(float4*)(B_ptr + cse_v2);
+  *(float4*)(C_ptr + cse_v2) = make_float4(((A_vec.x * alpha) + B_vec.x), ((A_vec.y * alpha) + B_vec.y), ((A_vec.z * alpha) + B_vec.z), ((A_vec.w * alpha) + B_vec.w));
   int cse_v1 = (cse_v2 + 4);
-  *(float4*)(C_ptr + cse_v1) = make_float4(((A_ptr[(cse_v1 + 0)] * alpha) + B_ptr[(cse_v1 + 0)]), ((A_ptr[(cse_v1 + 1)] * alpha) + B_ptr[(cse_v1 + 1)]), ((A_ptr[(cse_v1 + 2)] * alpha) + B_ptr[(cse_v1 + 2)]), ((A_ptr[(cse_v1 + 3)] * alpha) + B_ptr[(cse_v1 + 3)]));
+  float4 A_vec_1 = *(float4*)(A_ptr + cse_v1);
+  float4 B_vec_1 = *(float4*)(B_ptr + cse_v1);
+  *(float4*)(C_ptr + cse_v1) = make_float4(((A_vec_1.x * alpha) + B_vec_1.x), ((A_vec_1.y * alpha) + B_vec_1.y), ((A_vec_1.z * alpha) + B_vec_1.z), ((A_vec_1.w * alpha) + B_vec_1.w));
 }

@@ -12,14 +12,18 @@ extern "C" __global__ void __launch_bounds__(128) relu_clamp_kernel(float* __res
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   int cse_v2 = (((bx * 128) + tx) * 8);
-  *(float4*)(B_ptr + cse_v2) = make_float4(((A_ptr[(cse_v2 + 0)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v2 + 0)], lo), hi) : 0.0f), ((A_ptr[(cse_v2 + 1)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v2 + 1)], lo), hi) : 0.0f), ((A_ptr[(cse_v2 + 2)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v2 + 2)], lo), hi) : 0.0f), ((A_ptr[(cse_v2 + 3)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v2 + 3)], lo), hi) : 0.0f));
+  float4 A_vec = *(float4*)(A_ptr + cse_v2);
+  *(float4*)(B_ptr + cse_v2) = make_float4(((A_vec.x > 0.0f) ? fminf(fmaxf(A_vec.x, lo), hi) : 0.0f), ((A_vec.y > 0.0f) ? fminf(fmaxf(A_vec.y, lo), hi) : 0.0f), ((A_vec.z > 0.0f) ? fminf(fmaxf(A_vec.z, lo), hi) : 0.0f), ((A_vec.w > 0.0f) ? fminf(fmaxf(A_vec.w, lo), hi) : 0.0f));
   int cse_v1 = (cse_v2 + 4);
-  *(float4*)(B_ptr + cse_v1) = make_float4(((A_ptr[(cse_v1 + 0)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v1 + 0)], lo), hi) : 0.0f), ((A_ptr[(cse_v1 + 1)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v1 + 1)], lo), hi) : 0.0f), ((A_ptr[(cse_v1 + 2)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v1 + 2)], lo), hi) : 0.0f), ((A_ptr[(cse_v1 + 3)] > 0.0f) ? fminf(fmaxf(A_ptr[(cse_v1 + 3)], lo), hi) : 0.0f));
+  float4 A_vec_1 = *(float4*)(A_ptr + cse_v1);
+  *(float4*)(B_ptr + cse_v1) = make_float4(((A_vec_1.x > 0.0f) ? fminf(fmaxf(A_vec_1.x, lo), hi) : 0.0f), ((A_vec_1.y > 0.0f) ? fminf(fmaxf(A_vec_1.y, lo), hi) : 0.0f), ((A_vec_1.z > 0.0f) ? fminf(fmaxf(A_vec_1.z, lo), hi) : 0.0f), ((A_vec_1.w > 0.0f) ? fminf(fmaxf(A_vec_1.w, lo), hi) : 0.0f));
 }
 
 extern "C" __global__ void __launch_bounds__(128) haxpy_kernel(half* __restrict__ X_ptr, half* __restrict__ Y_ptr) {
   int bx = ((int)blockIdx.x);
   int tx = ((int)threadIdx.x);
   int cse_v1 = (((bx * 128) + tx) * 8);
-  *(uint4*)(Y_ptr + cse_v1) = make_uint4(tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[0], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[0])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[1], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[1])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[2], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[2])), tx_h2_bits(__hfma2(((half2*)(X_ptr + cse_v1))[3], __half2half2(__float2half_rn(0.5f)), ((half2*)(Y_ptr + cse_v1))[3])));
+  uint4 X_vec = *(uint4*)(X_ptr + cse_v1);
+  uint4 Y_vec = *(uint4*)(Y_ptr + cse_v1);
+  *(uint4*)(Y_ptr + cse_v1) = make_uint4(tx_h2_bits(__hfma2(tx_bits_h2(X_vec.x), __half2half2(__float2half_rn(0.5f)), tx_bits_h2(Y_vec.x))), tx_h2_bits(__hfma2(tx_bits_h2(X_vec.y), __half2half2(__float2half_rn(0.5f)), tx_bits_h2(Y_vec.y))), tx_h2_bits(__hfma2(tx_bits_h2(X_vec.z), __half2half2(__float2half_rn(0.5f)), tx_bits_h2(Y_vec.z))), tx_h2_bits(__hfma2(tx_bits_h2(X_vec.w), __half2half2(__float2half_rn(0.5f)), tx_bits_h2(Y_vec.w))));
 }
