@@ -24,8 +24,9 @@
  *  - no VAR_SCALAR variable, BIND_SCALAR / BIND_LOCAL_SCALAR binding or
  *    STMT_ASSIGN is left: each scalar is a T.alloc_local((1,), dtype)
  *    buffer of the same name, read as x[0] and written by stores;
- *  - a tile primitive (STMT_TILE_OP) is a located error: nothing lowers them
- *    yet.
+ *  - tile primitives (STMT_TILE_OP) are kept, their operands rewritten like
+ *    any expression: dispatch-tile, which runs after unify-thread-binding,
+ *    lowers them with the launch in place.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -782,14 +783,8 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_BLOCK_AXIS:
   case STMT_BLOCK_SIG:
   case STMT_BLOCK_INIT:
-    /* The pipeline refuses s_tir blocks before any pass runs. */
+    /* lower-sblock, the first pass, leaves none. */
     tx_internal_error(st->pc->diags, PASS, "an s_tir block reached lowering");
-    st->error = 1;
-    return s;
-  case STMT_TILE_OP:
-    tx_error(st->pc->diags, s->span,
-             "tile primitive %s is not lowered yet (tile-primitive dispatch is not implemented)",
-             s->name ? s->name : "?");
     st->error = 1;
     return s;
   case STMT_STORE:
@@ -797,6 +792,7 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_DECL:
     return lower_buffer_stmt(m, s);
   case STMT_EVAL:
+  case STMT_TILE_OP: /* its operands' scalar sugar is rewritten; dispatch-tile lowers it */
   case STMT_FOR:
   case STMT_WHILE:
   case STMT_ASSERT:

@@ -66,14 +66,14 @@ enum { TX_KEEPS_CENSUS = 1, TX_KEEPS_NAMES = 2 };
   X(PASS_LOWER_SBLOCK, "lower-sblock", tx_pass_lower_sblock, 0,                                    \
     "S-TIR blocks become plain statements: iterators their bindings, T.init a guarded first "      \
     "iteration, T.where an if")                                                                    \
-  X(PASS_DISPATCH_TILE, "dispatch-tile", tx_pass_dispatch_tile, 0,                                 \
-    "tile-primitive calls become the IR of the first target variant that applies "                 \
-    "(priority, predicates, dispatch=)")                                                           \
   X(PASS_LOWER_TIRX, "lower-tirx", tx_pass_lower_tirx, 0,                                          \
     "scope ids and T.device_entry become thread launches; scalar sugar becomes local buffers")     \
   X(PASS_UNIFY_THREAD_BINDING, "unify-thread-binding", tx_pass_unify_thread_binding, 0,            \
     "one T.launch_thread per tag (blockIdx, threadIdx, clusterCtaIdx) after the device entry; "    \
     "with-forms, thread_binding loops dissolve")                                                   \
+  X(PASS_DISPATCH_TILE, "dispatch-tile", tx_pass_dispatch_tile, 0,                                 \
+    "tile-primitive calls become the IR of the first target variant that applies "                 \
+    "(priority, predicates, dispatch=)")                                                           \
   X(PASS_FLATTEN_BUFFER, "flatten-buffer", tx_pass_flatten_buffer, 0,                              \
     "multi-dimensional accesses, strides, elem_offset and layouts become flat address arithmetic") \
   X(PASS_SIMPLIFY, "simplify", tx_pass_simplify, TX_KEEPS_NAMES,                                   \

@@ -8,6 +8,8 @@
  */
 #include "target/tile_region.h"
 
+#include "ir/equal.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +37,8 @@ static const char *slice_dim(tx_tile_region *r, uint32_t d, const tx_expr *sl, t
   int64_t ev;
   if (tx_expr_int_literal(end, &ev) && (lo->kind == EXPR_NONE || tx_expr_int_literal(lo, &a))) {
     e = ev - a;
-  } else if (end->kind == EXPR_ADD && end->nops == 2 && end->ops[0] == lo &&
+  } else if (end->kind == EXPR_ADD && end->nops == 2 &&
+             (end->ops[0] == lo || tx_expr_equal_with(tx_ir_alloc(ir), end->ops[0], lo)) &&
              tx_expr_int_literal(end->ops[1], &e)) {
     /* A[i:i + 16]: TVM's printed form of a region starting at an expression. */
   } else {
@@ -48,6 +51,20 @@ static const char *slice_dim(tx_tile_region *r, uint32_t d, const tx_expr *sl, t
 
 const char *tx_tile_region_of(const tx_expr *e, tx_ir *ir, tx_tile_region *r) {
   memset(r, 0, sizeof *r);
+  if (e->kind == EXPR_LOAD && e->dtype.lanes == 1) {
+    /* A[i, j]: the one-element region at (i, j) */
+    const tx_buffer *b = e->u.buffer;
+    if (b->ndim > TX_TILE_MAX_DIMS || e->nops != b->ndim)
+      return "an element operand is not A[i, ...]";
+    r->buffer = b;
+    r->dtype = b->dtype;
+    r->ndim = b->ndim;
+    for (uint32_t d = 0; d < b->ndim; d++) {
+      r->start[d] = e->ops[d];
+      r->extent[d] = 1;
+    }
+    return NULL;
+  }
   if (e->kind == EXPR_BUFFER || e->kind == EXPR_REGION) {
     r->buffer = e->u.buffer;
     r->dtype = r->buffer->dtype;
@@ -83,7 +100,7 @@ const char *tx_tile_region_of(const tx_expr *e, tx_ir *ir, tx_tile_region *r) {
 }
 
 int tx_tile_same_shape(const tx_tile_region *a, const tx_tile_region *b) {
-  if (a->scalar || b->scalar) return 1;
+  if (a->scalar || b->scalar || !b->nlogical) return 1;
   if (a->nlogical != b->nlogical) return 0;
   for (uint32_t k = 0; k < a->nlogical; k++)
     if (a->extent[a->dims[k]] != b->extent[b->dims[k]]) return 0;
@@ -92,8 +109,9 @@ int tx_tile_same_shape(const tx_tile_region *a, const tx_tile_region *b) {
 
 int tx_tile_memory_layout(const tx_buffer *b) {
   const tx_layout *l = b->layout;
-  if (!l) return 1;
-  if (l->kind != LAYOUT_TILE || l->nreplica) return 0;
+  if (!l || l->kind == LAYOUT_SWIZZLE) return 1;
+  if (l->kind == LAYOUT_COMPOSE) l = l->tile; /* a swizzle over a tile layout */
+  if (!l || l->kind != LAYOUT_TILE || l->nreplica) return 0;
   for (uint32_t i = 0; i < l->nshard; i++)
     if (l->shard[i].axis && strcmp(l->shard[i].axis, "m") != 0) return 0;
   return 1;
@@ -179,4 +197,79 @@ const tx_stmt *tx_tile_loops(tx_ir *ir, const tx_expr *const *vars, const int64_
                : NULL;
   }
   return body;
+}
+
+const char *tx_tile_buffer_scope(const tx_tile_region *r) {
+  return r->buffer && r->buffer->scope ? r->buffer->scope : "global";
+}
+
+int64_t tx_tile_elements(const tx_tile_region *r) {
+  int64_t n = 1;
+  for (uint32_t k = 0; k < r->nlogical; k++)
+    n *= r->extent[r->dims[k]];
+  return n;
+}
+
+const tx_expr *tx_tile_arith(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const tx_expr *b,
+                             tirx_span span) {
+  if (!a || !b) return NULL;
+  const tx_expr *ops[] = {a, b};
+  return tx_expr_new(ir, k, TX_INT32, ops, 2, span);
+}
+
+const tx_expr *tx_tile_arith_i(tx_ir *ir, tx_expr_kind k, const tx_expr *a, int64_t v,
+                               tirx_span span) {
+  if (v == 0 && k == EXPR_ADD) return a;
+  if (v == 1 && (k == EXPR_MUL || k == EXPR_FLOORDIV)) return a;
+  return tx_tile_arith(ir, k, a, tx_int(ir, TX_INT32, v, span), span);
+}
+
+int tx_tile_unflatten(tx_ir *ir, const int64_t *ext, uint32_t n, const tx_expr *q, int64_t vec,
+                      const tx_expr *lane, tirx_span span, const tx_expr **lv) {
+  if (!n) return 1;
+  int64_t row = ext[n - 1] / vec; /* chunks in the innermost dimension */
+  /* one dimension: q is below its chunk count already */
+  const tx_expr *in = n == 1    ? q
+                      : row > 1 ? tx_tile_arith_i(ir, EXPR_FLOORMOD, q, row, span)
+                                : tx_int(ir, TX_INT32, 0, span);
+  in = tx_tile_arith_i(ir, EXPR_MUL, in, vec, span);
+  lv[n - 1] = lane ? tx_tile_arith(ir, EXPR_ADD, in, lane, span) : in;
+  const tx_expr *rest = tx_tile_arith_i(ir, EXPR_FLOORDIV, q, row, span);
+  int64_t stride = 1;
+  for (uint32_t k = n - 1; k-- > 0;) {
+    /* the outermost needs no modulo: the index is below the element count */
+    const tx_expr *div = tx_tile_arith_i(ir, EXPR_FLOORDIV, rest, stride, span);
+    lv[k] = k ? tx_tile_arith_i(ir, EXPR_FLOORMOD, div, ext[k], span) : div;
+    stride *= ext[k];
+  }
+  for (uint32_t k = 0; k < n; k++)
+    if (!lv[k]) return 0;
+  return 1;
+}
+
+uint32_t tx_tile_npos(const tx_stmt *s) {
+  return s->kw.npos ? s->kw.npos : (s->kw.names ? 0 : s->nexprs);
+}
+
+const tx_expr *tx_tile_kwarg(const tx_stmt *s, const char *name) {
+  uint32_t p = tx_tile_npos(s);
+  for (uint32_t i = p; s->kw.names && i < s->nexprs; i++)
+    if (strcmp(s->kw.names[i - p], name) == 0) return s->exprs[i];
+  return NULL;
+}
+
+const char *tx_tile_group_ok(const tx_tile_call *c) {
+  if (c->scope == TX_SCOPE_THREAD) return NULL;
+  if (c->scope == TX_SCOPE_CLUSTER) return "cluster scope is not lowered yet";
+  if (!c->nthreads) return "the scope's thread count is not known (block=(...) is not constant)";
+  if (!c->thread_index) return "the calling thread's index is not known (a threadIdx is not bound)";
+  return c->narrowed;
+}
+
+int tx_tile_in_shared(const tx_tile_region *r) {
+  return strncmp(tx_tile_buffer_scope(r), "shared", 6) == 0;
+}
+
+int tx_tile_in_local(const tx_tile_region *r) {
+  return strcmp(tx_tile_buffer_scope(r), "local") == 0;
 }

@@ -50,6 +50,15 @@ typedef struct tx_tile_call {
   const char *(*fresh_name)(void *user, const char *base);
   void *user;
   int oom; /* set by an expansion that ran out of memory */
+  /* The threads that run the call together (its scope's group: the warp,
+   * the warpgroup, the CTA; one thread at thread scope): how many (0 when
+   * the launch's block is not constant), the calling thread's index among
+   * them in [0, nthreads) as an int32 expression (NULL when not known),
+   * and NULL when every one of them runs the call, else why not (an
+   * enclosing `if` that only some of them take). */
+  int64_t nthreads;
+  const tx_expr *thread_index;
+  const char *narrowed;
 } tx_tile_call;
 
 typedef struct tx_tile_variant {

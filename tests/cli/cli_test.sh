@@ -89,7 +89,7 @@ has "$TMP/err" "sm_90a" "bad --arch lists the supported ones"
 expect 2 "--arch without value" -- "$TIRXC" "$SCALE" --arch
 expect 2 "bad --print-after" -- "$TIRXC" "$SCALE" --emit=lowered --print-after=nope
 has "$TMP/err" "unknown pass 'nope'" "bad --print-after"
-has "$TMP/err" "(passes: lower-sblock, dispatch-tile, lower-tirx, " "valid pass names"
+has "$TMP/err" "(passes: lower-sblock, lower-tirx, unify-thread-binding, dispatch-tile, " "valid pass names"
 has "$TMP/err" ", split-host-device" "valid pass names"
 expect 2 "bad --disable-pass" -- "$TIRXC" "$SCALE" --emit=lowered --disable-pass=inline
 expect 2 "bad --emit" -- "$TIRXC" "$SCALE" --emit=llvm
@@ -148,9 +148,10 @@ expect 0 "--time" -- "$TIRXC" "$SCALE" --emit=lowered --time
 has "$TMP/err" ", lower " "--time with the pipeline"
 
 expect 1 "tile primitive" -- "$TIRXC" "$TILE" --emit=lowered
-has "$TMP/err" "tile_copy_layout.tirx:15:5: error: no cuda variant of T.cta.copy applies (scope cta):" \
+has "$TMP/err" "tile_copy_layout.tirx:17:5: error: no cuda variant of T.warp.copy applies (scope warp):" \
   "a tile primitive no variant takes"
-has "$TMP/err" "  vec_auto     10       only thread scope" "the dispatch table names each variant"
+has "$TMP/err" "  vec_auto     10       an operand is laid out over thread axes" \
+  "the dispatch table names each variant"
 TILE_T=$SRC/tests/golden/passes/dispatch-tile/copy_2d.tirx
 expect 0 "--explain-dispatch" -- "$TIRXC" "$TILE_T" --emit=lowered --explain-dispatch
 has "$TMP/err" "copy_2d.tirx:12:5: T.tile.copy -> vec_auto (priority 10)" "--explain-dispatch names the choice"
@@ -199,7 +200,7 @@ mkdir "$TMP/lg"
 touch "$TMP/lg/.lowering"
 cp "$TILE" "$TMP/lg/"
 expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
-has "$TMP/lg/tile_copy_layout.expected.err" "no cuda variant of T.cta.copy applies" "lowering error expectation"
+has "$TMP/lg/tile_copy_layout.expected.err" "no cuda variant of T.warp.copy applies" "lowering error expectation"
 expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
 
 # ---- each diagnostic once, all the way to PTX -----------------------------------------

@@ -287,14 +287,20 @@ Test(lower, with_form_and_attr_entry) {
               "    A[tx] = T.float32(0.0)\n");
 }
 
-Test(lower, tile_op_is_error) {
+/* lower-tirx keeps a tile primitive for dispatch-tile, its scalar sugar
+ * rewritten like any operand's. */
+Test(lower, tile_op_is_kept) {
   const char *src = HDR "def f(A: T.Buffer((64,)), B: T.Buffer((64,))):\n"
                         "    T.device_entry()\n"
                         "    tx = T.thread_id([64])\n"
-                        "    T.cta.copy(A[0:64], B[0:64])\n";
-  status = run_passes_on(ctx, src, P_LOWER, &result, &errors);
-  cr_assert_eq(status, TIRX_ERR_INPUT);
-  cr_assert(strstr(errors, "tile primitive T.cta.copy"), "%s", errors);
+                        "    s: T.float32 = T.float32(2.0)\n"
+                        "    T.cta.fill(A[0:64], s)\n";
+  EXPECT_BODY(src, P_LOWER,
+              "    T.device_entry(grid=(1, 1, 1), block=(64, 1, 1))\n"
+              "    tx = T.launch_thread(\"threadIdx.x\", 64)\n"
+              "    s = T.alloc_local((1,))\n"
+              "    s = T.float32(2.0)\n"
+              "    T.cta.fill(A[0:64], s[0])\n");
 }
 
 /* ---- flatten-buffer --------------------------------------------------------------- */

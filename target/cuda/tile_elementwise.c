@@ -1,16 +1,23 @@
 /*
- * tile_thread.c - the CUDA variants of the tile primitives at thread scope
- * (`T.tile.<op>`: each thread works on its own regions), as TVM's CUDA
- * backend lowers them (python/tvm/backend/cuda/tile_primitive):
- *  - copy `vec_auto` (10): loops over the logical extents, the innermost
- *    split into a T.vectorized loop of the widest vector (<= 16 bytes) that
- *    divides it when both sides are contiguous there; `fallback` (0): the
- *    same loops, scalar, with TVM's warning;
- *  - element-wise `reg` (10) over local operands and `smem` (10) over shared
- *    ones: fill, zero, cast, sqrt/exp/exp2/log2/reciprocal/silu, add/sub/
- *    mul/fdiv/maximum/minimum (a scalar operand is broadcast), fma.
- * The wider scopes (warp, warpgroup, cta, cluster) need the layout algebra
- * and are not offered yet: dispatch reports that for each variant.
+ * tile_elementwise.c - the CUDA variants of copy and the element-wise tile
+ * primitives, as TVM's CUDA backend lowers them
+ * (python/tvm/backend/cuda/tile_primitive):
+ *  - copy `vec_auto` (10): at thread scope (`T.tile.copy`: each thread its
+ *    own regions) loops over the logical extents, the innermost split into
+ *    a T.vectorized loop of the widest vector (<= 16 bytes) that divides it
+ *    when both sides are contiguous there; at warp, warpgroup and CTA scope
+ *    between global and shared memory, TVM's synthesized [outer, threads,
+ *    vec] partition: round f, thread t copies the vec elements from
+ *    (f * threads + t) * vec on. `fallback` (0): the scalar loops with
+ *    TVM's warning, run by the scope's first thread;
+ *  - element-wise `reg` (10) over local operands (thread scope) and `smem`
+ *    (10) over shared ones (any scope up to the CTA, partitioned like the
+ *    copy): fill, zero, cast, sqrt/exp/exp2/log2/reciprocal/silu, add/sub/
+ *    mul/fdiv/maximum/minimum (a scalar or one-element operand is
+ *    broadcast), fma.
+ * A wider scope needs every thread of its group to run the call (the
+ * dispatcher tracks that through enclosing conditions). Registers at a
+ * wider scope are laid out over threads: those wait for the layout algebra.
  * Must not: reach into passes/ (IR is built with ir/ and target/tile.c).
  */
 #include <string.h>
@@ -27,20 +34,9 @@ typedef struct operands {
   tx_tile_region r[MAX_OPERANDS];
 } operands;
 
-static uint32_t npos(const tx_stmt *s) {
-  return s->kw.npos ? s->kw.npos : (s->kw.names ? 0 : s->nexprs);
-}
-
-static const tx_expr *kwarg(const tx_stmt *s, const char *name) {
-  uint32_t p = npos(s);
-  for (uint32_t i = p; s->kw.names && i < s->nexprs; i++)
-    if (strcmp(s->kw.names[i - p], name) == 0) return s->exprs[i];
-  return NULL;
-}
-
 /* The positional operands as regions; NULL or why not. */
 static const char *read_operands(const tx_tile_call *c, operands *o) {
-  o->n = npos(c->stmt);
+  o->n = tx_tile_npos(c->stmt);
   if (o->n > MAX_OPERANDS) return "more operands than the op takes";
   for (uint32_t i = 0; i < o->n; i++) {
     const char *why = tx_tile_region_of(c->stmt->exprs[i], c->ir, &o->r[i]);
@@ -49,7 +45,7 @@ static const char *read_operands(const tx_tile_call *c, operands *o) {
   if (!o->n || !o->r[0].buffer) return "the destination is not a buffer region";
   for (uint32_t i = 0; i < o->n; i++) {
     if (o->r[i].buffer && !tx_tile_memory_layout(o->r[i].buffer))
-      return "an operand is laid out over thread axes (thread scope takes memory layouts only)";
+      return "an operand is laid out over thread axes: not lowered yet";
     if (!tx_tile_same_shape(&o->r[0], &o->r[i]))
       return "the operands' extents differ (dimensions of extent 1 aside)";
   }
@@ -58,8 +54,8 @@ static const char *read_operands(const tx_tile_call *c, operands *o) {
 
 static const char *thread_scope(const tx_tile_call *c) {
   return c->scope == TX_SCOPE_THREAD ? NULL
-                                     : "only thread scope (T.tile.*) is lowered so far; wider "
-                                       "scopes need the layout algebra";
+                                     : "registers at a wider scope than the thread are laid out "
+                                       "over threads: not lowered yet";
 }
 
 /* ---- element values ------------------------------------------------------------------ */
@@ -155,27 +151,43 @@ static const tx_expr *element_value(tx_tile_call *c, const operands *o, const tx
 
 /* ---- predicates ------------------------------------------------------------------------ */
 
-static const char *operand_scope(const tx_tile_call *c, const char *want) {
+static const char *operand_scope(const tx_tile_call *c, int want_shared) {
   operands o;
   const char *why = read_operands(c, &o);
   if (why) return why;
   for (uint32_t i = 0; i < o.n; i++)
-    if (o.r[i].buffer && strcmp(o.r[i].buffer->scope ? o.r[i].buffer->scope : "global", want))
-      return strcmp(want, "local") == 0 ? "an operand is not in local memory (registers)"
-                                        : "an operand is not in shared memory";
+    if (o.r[i].buffer && (want_shared ? !tx_tile_in_shared(&o.r[i]) : !tx_tile_in_local(&o.r[i])))
+      return want_shared ? "an operand is not in shared memory"
+                         : "an operand is not in local memory (registers)";
+  return NULL;
+}
+
+/* TVM's rules for the inputs of a binary op: not both constants, and a
+ * constant or a broadcast (smaller) left input only where the op commutes
+ * (add, mul, maximum: TVM swaps the inputs then). */
+static const char *binary_operands_ok(const char *op, const operands *o) {
+  tx_expr_kind k;
+  if (!binary_kind(op, &k) || o->n != 3) return NULL;
+  const tx_tile_region *a = &o->r[1], *b = &o->r[2];
+  if (a->scalar && b->scalar) return "both inputs are constants";
+  int commutes = k == EXPR_ADD || k == EXPR_MUL || k == EXPR_MAX;
+  if (a->scalar && !commutes) return "a non-commutative op cannot have a constant left input";
+  if (!a->scalar && !b->scalar && tx_tile_elements(a) < tx_tile_elements(b) && !commutes)
+    return "a non-commutative op cannot broadcast its left input";
   return NULL;
 }
 
 static const char *elementwise_ok(const tx_tile_call *c) {
-  const char *why = thread_scope(c);
+  const char *why = tx_tile_group_ok(c);
   if (why) return why;
-  uint32_t lo, hi, n = npos(c->stmt);
+  uint32_t lo, hi, n = tx_tile_npos(c->stmt);
   if (!operand_counts(c->op, &lo, &hi)) return "not an element-wise op";
   if (n < lo || n > hi) return "wrong number of operands";
-  if (kwarg(c->stmt, "bias") || kwarg(c->stmt, "scale"))
+  if (tx_tile_kwarg(c->stmt, "bias") || tx_tile_kwarg(c->stmt, "scale"))
     return "bias= and scale= are not supported yet";
   operands o;
   if ((why = read_operands(c, &o))) return why;
+  if ((why = binary_operands_ok(c->op, &o))) return why;
   int needs_float = is_unary(c->op) || strcmp(c->op, "fdiv") == 0;
   if (needs_float && !tx_dtype_is_float(o.r[0].dtype)) return "the op needs a float destination";
   if (strcmp(c->op, "cast") != 0)
@@ -186,25 +198,31 @@ static const char *elementwise_ok(const tx_tile_call *c) {
   return NULL;
 }
 
-static const char *reject_reg(const tx_tile_call *c) {
+const char *tx_cuda_reject_reg(const tx_tile_call *c) {
   const char *why = elementwise_ok(c);
-  return why ? why : operand_scope(c, "local");
+  if (!why) why = operand_scope(c, 0);
+  return why ? why : thread_scope(c);
 }
 
-static const char *reject_smem(const tx_tile_call *c) {
+const char *tx_cuda_reject_smem(const tx_tile_call *c) {
   const char *why = elementwise_ok(c);
-  return why ? why : operand_scope(c, "shared");
+  return why ? why : operand_scope(c, 1);
 }
 
-static const char *reject_copy(const tx_tile_call *c) {
-  const char *why = thread_scope(c);
+const char *tx_cuda_reject_copy(const tx_tile_call *c) {
+  const char *why = tx_tile_group_ok(c);
   if (why) return why;
-  if (npos(c->stmt) != 2) return "copy takes (dst, src)";
+  if (tx_tile_npos(c->stmt) != 2) return "copy takes (dst, src)";
   operands o;
   if ((why = read_operands(c, &o))) return why;
   if (!o.r[1].buffer) return "the source is not a buffer region";
   if (o.r[0].dtype.code != o.r[1].dtype.code || o.r[0].dtype.bits != o.r[1].dtype.bits)
     return "copy needs equal dtypes (use T.tile.cast)";
+  if (o.r[0].nlogical != o.r[1].nlogical)
+    return "the operands' extents differ (copy does not broadcast)";
+  if (c->scope != TX_SCOPE_THREAD && (tx_tile_in_local(&o.r[0]) || tx_tile_in_local(&o.r[1])))
+    return "a copy with registers at a wider scope than the thread needs their layout over "
+           "threads: not lowered yet";
   return NULL;
 }
 
@@ -219,7 +237,7 @@ static int64_t vector_width(const operands *o) {
   int64_t bytes = 1, v = 1;
   for (uint32_t i = 0; i < o->n; i++) {
     const tx_tile_region *r = &o->r[i];
-    if (!r->buffer) continue;
+    if (!r->buffer || !r->nlogical) continue; /* a scalar or one element: broadcast */
     if ((r->dtype.bits + 7) / 8 > bytes) bytes = (r->dtype.bits + 7) / 8;
     if (r->buffer->nstrides || r->buffer->layout || r->dims[r->nlogical - 1] != r->ndim - 1)
       return 1;
@@ -261,11 +279,72 @@ static const tx_stmt *elementwise_loops(tx_tile_call *c, const operands *o, int6
               : NULL;
 }
 
+/* The scope's [outer, threads, vec] partition of the destination's
+ * elements: round f, thread t handles the vec elements from
+ * (f * threads + t) * vec on, in a T.vectorized loop when vec > 1. */
+static const tx_stmt *partition_loops(tx_tile_call *c, const operands *o, int64_t vec,
+                                      const char **why) {
+  const tx_tile_region *d = &o->r[0];
+  tx_ir *ir = c->ir;
+  tirx_span sp = c->stmt->span;
+  int64_t n = tx_tile_elements(d), p = c->nthreads;
+  if (n % p) {
+    *why = "the region's element count does not divide among the scope's threads";
+    return NULL;
+  }
+  while (vec > 1 && (n / p) % vec)
+    vec /= 2;
+  int64_t outer = n / (p * vec), ext[TX_TILE_MAX_DIMS];
+  for (uint32_t k = 0; k < d->nlogical; k++)
+    ext[k] = d->extent[d->dims[k]];
+  const tx_expr *vars[2], *lv[TX_TILE_MAX_DIMS];
+  int64_t loop_ext[2];
+  uint32_t nl = 0;
+  if (!tx_tile_loop_vars(c, 2, vars)) return NULL;
+  const tx_expr *q = c->thread_index, *lane = NULL;
+  if (outer > 1) {
+    q = tx_tile_arith(ir, EXPR_ADD, tx_tile_arith_i(ir, EXPR_MUL, vars[0], p, sp), q, sp);
+    loop_ext[nl++] = outer;
+  }
+  if (vec > 1) {
+    lane = vars[1];
+    vars[nl] = vars[1];
+    loop_ext[nl++] = vec;
+  }
+  if (!q || !tx_tile_unflatten(ir, ext, d->nlogical, q, vec, lane, sp, lv)) return NULL;
+  const tx_stmt *body = tx_tile_store(ir, d, lv, element_value(c, o, lv), sp);
+  if (body && nl)
+    body = tx_tile_loops(ir, vars, loop_ext, nl, body, vec > 1 ? FOR_VECTORIZED : FOR_SERIAL, sp);
+  return body;
+}
+
+/* `if thread_index == 0: body`: the scope's first thread does it all. */
+static const tx_stmt *first_thread(tx_tile_call *c, const tx_stmt *body) {
+  if (!body || c->scope == TX_SCOPE_THREAD) return body;
+  const tx_expr *eq[] = {c->thread_index, tx_int(c->ir, TX_INT32, 0, c->stmt->span)};
+  const tx_expr *ce = eq[1] ? tx_expr_new(c->ir, EXPR_EQ, TX_BOOL, eq, 2, c->stmt->span) : NULL;
+  const tx_stmt *stmts[] = {body};
+  return ce ? tx_stmt_make(c->ir, &(tx_stmt){.kind = STMT_IF,
+                                             .exprs = &ce,
+                                             .nexprs = 1,
+                                             .stmts = stmts,
+                                             .nstmts = 1,
+                                             .span = c->stmt->span})
+            : NULL;
+}
+
 static const tx_stmt *expand_with(tx_tile_call *c, int64_t vec_of_operands, const char **why) {
   operands o;
   if ((*why = read_operands(c, &o))) return NULL;
-  const tx_stmt *s = elementwise_loops(c, &o, vec_of_operands ? vector_width(&o) : 1);
-  if (!s) c->oom = 1;
+  int64_t vec = vec_of_operands ? vector_width(&o) : 1;
+  const tx_stmt *s;
+  if (c->scope == TX_SCOPE_THREAD)
+    s = elementwise_loops(c, &o, vec);
+  else if (vec_of_operands)
+    s = partition_loops(c, &o, vec, why);
+  else
+    s = first_thread(c, elementwise_loops(c, &o, 1));
+  if (!s && !*why) c->oom = 1;
   return s;
 }
 
@@ -278,50 +357,18 @@ static const tx_stmt *expand_copy(tx_tile_call *c, int vec, const char **why) {
   return s;
 }
 
-static const tx_stmt *expand_vec_auto(tx_tile_call *c, const char **why) {
+const tx_stmt *tx_cuda_expand_vec_auto(tx_tile_call *c, const char **why) {
   return expand_copy(c, 1, why);
 }
 
-static const tx_stmt *expand_fallback(tx_tile_call *c, const char **why) {
+const tx_stmt *tx_cuda_expand_fallback(tx_tile_call *c, const char **why) {
   tx_diag_report(c->diags, TIRX_SEV_WARNING, c->stmt->span,
                  "copy/fallback (scalar) picked at %s scope%s", tx_tile_scope_name(c->scope),
-                 kwarg(c->stmt, "dispatch") ? " (dispatch=)" : "; all faster variants rejected");
+                 tx_tile_kwarg(c->stmt, "dispatch") ? " (dispatch=)"
+                                                    : "; all faster variants rejected");
   return expand_copy(c, 0, why);
 }
 
-static const tx_stmt *expand_elementwise(tx_tile_call *c, const char **why) {
+const tx_stmt *tx_cuda_expand_elementwise(tx_tile_call *c, const char **why) {
   return expand_with(c, 1, why);
-}
-
-/* ---- the table ------------------------------------------------------------------------- */
-
-#define ELEMENTWISE(op)                                                                            \
-  {op, "reg", 10, 0, reject_reg, expand_elementwise}, {                                            \
-    op, "smem", 10, 0, reject_smem, expand_elementwise                                             \
-  }
-
-static const tx_tile_variant VARIANTS[] = {
-    {"copy", "vec_auto", 10, 0, reject_copy, expand_vec_auto},
-    {"copy", "fallback", 0, 0, reject_copy, expand_fallback},
-    ELEMENTWISE("fill"),
-    ELEMENTWISE("zero"),
-    ELEMENTWISE("cast"),
-    ELEMENTWISE("sqrt"),
-    ELEMENTWISE("exp"),
-    ELEMENTWISE("exp2"),
-    ELEMENTWISE("log2"),
-    ELEMENTWISE("reciprocal"),
-    ELEMENTWISE("silu"),
-    ELEMENTWISE("add"),
-    ELEMENTWISE("sub"),
-    ELEMENTWISE("mul"),
-    ELEMENTWISE("fdiv"),
-    ELEMENTWISE("maximum"),
-    ELEMENTWISE("minimum"),
-    ELEMENTWISE("fma"),
-};
-
-const tx_tile_variant *tx_cuda_tile_variants(uint32_t *n) {
-  *n = sizeof VARIANTS / sizeof *VARIANTS;
-  return VARIANTS;
 }
