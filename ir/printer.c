@@ -2150,8 +2150,8 @@ static void end_free_vars(printer *p) {
  * T.int64](...)`, in order of first use in the signature; the others (and,
  * in an @T.ir_module class, all of them) are module-level `n =
  * T.dynamic("n", dtype="int32")` lines right above the decorator, in order of
- * first use. Pointer variables (`p = T.handle(...)`) have no such spelling and
- * print as in the tvm dialect.
+ * first use (type parameters: see in_list_order). Pointer variables (`p = T.handle(...)`) have no
+ * such spelling and print as in the tvm dialect.
  */
 
 typedef struct sym_order {
@@ -2264,11 +2264,29 @@ static void print_type_params(printer *p, const sym_order *sig) {
   tx_sb_putc(p->out, ']');
 }
 
+/* o's variables in the order of f's symbolic list. The wheel orders type
+ * parameters by first use, which is the list's order for a kernel it printed;
+ * for one TVM printed, the list holds TVM's declaration order (`x =
+ * T.int32()` before `m = T.int32()` although m is used first), which must
+ * survive tvm -> tirx -> tvm. */
+static void in_list_order(sym_order *o) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < o->f->nsymbolic && o->vars; i++)
+    for (uint32_t k = n; k < o->n; k++)
+      if (o->vars[k] == o->f->symbolic[i]) {
+        const tx_expr *t = o->vars[n];
+        o->vars[n++] = o->vars[k];
+        o->vars[k] = t;
+        break;
+      }
+}
+
 /* The tirx dialect's declarations of f's symbolic variables before its
  * decorator; *sig receives the type parameters (none in a class). */
 static void start_tirx_symbolic(printer *p, const tx_func *f, sym_order *sig) {
   sym_order all = order_symbolic(p, f, 0);
   *sig = p->in_class ? (sym_order){.f = f} : order_symbolic(p, f, 1);
+  in_list_order(sig);
   if (!p->in_class) print_dynamic_lines(p, &all, sig);
   for (uint32_t i = 0; i < all.n; i++)
     mark_declared(p, all.vars[i]);
