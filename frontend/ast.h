@@ -181,7 +181,8 @@ struct tx_ast {
     } withitem; /* target may be NULL */
     struct {
       const char *name;
-      tx_ast_list decorators, params, body; /* params: AST_PARAM */
+      /* params and type_params (PEP 695 `def k[n](...)`): AST_PARAM */
+      tx_ast_list decorators, type_params, params, body;
       tx_ast *returns;
     } funcdef;
     struct {

@@ -179,6 +179,13 @@ int bld_pointer_type(builder *b, const tx_ast *ast, tx_dtype *pointee, int *has_
   if (is_type_ctor(b, ast, "PointerType"))
     return pointer_type_object(b, ast, pointee, has_pointee, scope);
   const char *q = bld_qualified_name(b, ast->u.call.func, NULL);
+  if (q && strcmp(q, "T.Ptr") == 0) { /* the tirx dialect's spelling */
+    int has;
+    int r = bld_ptr_type(b, ast, pointee, &has, scope);
+    *has_pointee = has;
+    if (!has) *pointee = TX_VOID;
+    return r;
+  }
   if (!q || strcmp(q, "T.handle") != 0) return 0;
   const tx_ast_list *args = &ast->u.call.args;
   if (args->len > 2) {
@@ -1717,7 +1724,8 @@ static const tx_expr *build_call(builder *b, const tx_ast *call, int depth) {
   }
   if (strcmp(q, "T.comm_reducer") == 0) return build_comm_reducer(b, call);
   if (strcmp(q, "T.Shuffle") == 0) return build_shuffle(b, call);
-  return build_intrinsic_call(b, call, q, NULL);
+  q = bld_dialect_op(b, call, q); /* T.stack_alloca is T.tvm_stack_alloca, ... */
+  return q ? build_intrinsic_call(b, call, q, NULL) : NULL;
 }
 
 /* ---- dispatch --------------------------------------------------------------------- */

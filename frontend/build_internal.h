@@ -212,7 +212,13 @@ const char *bld_dialect_module(builder *b, const char *mod);
 int bld_dialect_func_decorator(builder *b, const char *q);
 int bld_dialect_module_decorator(builder *b, const char *q);
 const tx_stmt *bld_bind_call(builder *b, const tx_ast *call);
+const tx_ast *bld_bind_value(builder *b, const tx_ast *call);
 tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span);
+int bld_ptr_type(builder *b, const tx_ast *ann, tx_dtype *pointee, int *has_pointee,
+                 const char **scope);
+int bld_dynamic_dtype(builder *b, const tx_ast *target, const tx_ast *value, tx_dtype *out);
+int bld_type_params(builder *b, const tx_ast *fn);
+const char *bld_dialect_op(builder *b, const tx_ast *call, const char *q);
 const tx_ast *bld_dialect_ty_args(builder *b, const tx_ast *call, tx_ast *scratch);
 int bld_dialect_push_stmt(builder *b, ptr_vec *items, const tx_stmt *s, int last);
 

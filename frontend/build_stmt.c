@@ -724,6 +724,10 @@ static const tx_stmt *shared_scalar(builder *b, const tx_ast *target, const tx_a
 const tx_stmt *bld_assign_name(builder *b, const tx_ast *target, const tx_ast *value_ast,
                                tirx_span span) {
   const char *name = target->u.name.id;
+  if (value_ast->kind == AST_CALL && bld_is_tirx_call(b, value_ast, "T.Bind")) {
+    const tx_ast *inner = bld_bind_value(b, value_ast); /* TVM 0.27's x = T.Bind(value) */
+    return inner ? bld_assign_name(b, target, inner, span) : NULL;
+  }
   if (value_ast->kind == AST_CALL) {
     if (misplaced_block_header(b, value_ast)) return NULL;
     const char *op = scope_id_of(b, value_ast);
@@ -746,8 +750,10 @@ const tx_stmt *bld_assign_name(builder *b, const tx_ast *target, const tx_ast *v
       if (!bind_var(b, target, v, MUT_FIXED) || !vec_push(b, &b->symbolic, v)) return NULL;
       return NULL;
     }
-    if (value_ast->u.call.args.len == 0 && value_ast->u.call.keywords.len == 0 &&
-        bld_dtype_attr(b, value_ast->u.call.func, &dt, 0)) {
+    /* n = T.dynamic("n"); a malformed one is still declared (its error stands). */
+    if (bld_dynamic_dtype(b, target, value_ast, &dt) ||
+        (value_ast->u.call.args.len == 0 && value_ast->u.call.keywords.len == 0 &&
+         bld_dtype_attr(b, value_ast->u.call.func, &dt, 0))) {
       /* n = T.int32() after other statements: a symbolic extent of this function. */
       if (!check_new_name(b, target, function_mark(b))) return NULL;
       tx_expr *v = fresh_var(b, target, dt, VAR_SYMBOLIC);
@@ -843,6 +849,9 @@ static const tx_stmt *build_assign(builder *b, const tx_ast *st) {
 static const tx_stmt *build_annassign(builder *b, const tx_ast *st) {
   const tx_ast *target = st->u.annassign.target, *ann = st->u.annassign.annotation;
   const tx_ast *value_ast = st->u.annassign.value;
+  /* x: T.let[T.int32] = T.Bind(value) (TVM 0.27) is x: T.let[T.int32] = value. */
+  while (value_ast && value_ast->kind == AST_CALL && bld_is_tirx_call(b, value_ast, "T.Bind"))
+    if (!(value_ast = bld_bind_value(b, value_ast))) return NULL;
   if (target->kind != AST_NAME) {
     BLD_ERROR(b, target, "only a plain name can be annotated");
     return NULL;

@@ -546,8 +546,10 @@ static void build_module_assign(builder *b, const tx_ast *st) {
   if (value->kind == AST_CALL && value->u.call.func->kind == AST_NAME &&
       strcmp(value->u.call.func->u.name.id, "TypeVar") == 0 && !bld_lookup(b, "TypeVar"))
     return declare_typevar(b, target, value);
-  if (value->kind == AST_CALL && value->u.call.args.len == 0 && value->u.call.keywords.len == 0 &&
-      bld_dtype_attr(b, value->u.call.func, &dt, 0)) {
+  /* The tirx dialect's spelling; a malformed one is still declared. */
+  if (bld_dynamic_dtype(b, target, value, &dt) ||
+      (value->kind == AST_CALL && value->u.call.args.len == 0 && value->u.call.keywords.len == 0 &&
+       bld_dtype_attr(b, value->u.call.func, &dt, 0))) {
     s.kind = SYM_VAR;
     s.mut = MUT_FIXED;
     s.expr = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
@@ -781,13 +783,16 @@ static int build_match_buffer(builder *b, const tx_ast *st, ptr_vec *params, ptr
  * before the parameters are built. Returns 1 when `st` is one. */
 static int is_symbolic_ctor(builder *b, const tx_ast *value) {
   tx_dtype dt;
+  if (value->kind == AST_CALL && bld_is_tirx_call(b, value, "T.dynamic")) return 1;
   return value->kind == AST_CALL && !value->u.call.args.len && !value->u.call.keywords.len &&
          bld_dtype_attr(b, value->u.call.func, &dt, 0);
 }
 
+/* The tirx dialect's `n = T.dynamic("n")` is TVM 0.27's `n = T.int32()`. */
 static void declare_one_symbolic(builder *b, const tx_ast *target, const tx_ast *value) {
   tx_dtype dt;
-  if (!bld_dtype_attr(b, value->u.call.func, &dt, 0)) return;
+  if (!bld_dynamic_dtype(b, target, value, &dt) && !bld_dtype_attr(b, value->u.call.func, &dt, 0))
+    return;
   tx_expr *v = tx_var(b->ir, target->u.name.id, dt, VAR_SYMBOLIC, target->span);
   if (!v) {
     bld_oom(b);
@@ -964,6 +969,7 @@ static const tx_func *build_func(builder *b, const tx_ast *fn) {
   ptr_vec params = {0}, bufs = {0};
   int ok = 1;
   b->symbolic.len = 0;
+  ok &= bld_type_params(b, fn);
   for (size_t i = 0; i < fn->u.funcdef.body.len; i++) {
     const tx_ast *st = fn->u.funcdef.body.items[i];
     if (!is_header_stmt(b, st)) break;

@@ -82,6 +82,18 @@ const tx_stmt *bld_bind_call(builder *b, const tx_ast *call) {
   return bld_assign_name(b, target, value, call->span);
 }
 
+/* TVM 0.27's expression form `x = T.Bind(value)`: a fresh variable bound
+ * to value, i.e. `x = value`. Returns the value's syntax, or NULL after a
+ * located error (the tirx dialect's two-argument form is a statement). */
+const tx_ast *bld_bind_value(builder *b, const tx_ast *call) {
+  if (call->u.call.args.len == 1 && call->u.call.keywords.len == 0)
+    return call->u.call.args.items[0];
+  BLD_ERROR(b, call,
+            "`x = T.Bind(value)` takes only the value; bind an existing variable with the "
+            "statement T.Bind(x, value)");
+  return NULL;
+}
+
 /* The statement TVM 0.27 prints for an argument-free T.device_entry():
  * T.attr({"tirx.device_entry": T.bool(True)}), flat. */
 static const tx_stmt *flat_entry_attr(builder *b, tirx_span span) {
@@ -129,29 +141,42 @@ int bld_dialect_push_stmt(builder *b, ptr_vec *items, const tx_stmt *s, int last
   return 1;
 }
 
-/* A parameter annotated `T.Ptr(T.void)`, `T.Ptr(T.float32)` or
- * `T.Ptr(T.float16, "shared")`: the handle parameter TVM 0.27 writes as
- * T.handle, T.handle("float32"), T.handle("float16", "shared"). Returns the
- * variable, or NULL after an error. */
-tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span) {
+/* The pointer type `T.Ptr(T.void)`, `T.Ptr(T.float32)` or `T.Ptr(T.float16,
+ * "shared")`: TVM 0.27's T.handle, T.handle("float32"), T.handle("float16",
+ * "shared"). Returns 1 with the pointee (has_pointee 0 for void) and the
+ * interned scope (NULL when none), -1 after a located error. */
+int bld_ptr_type(builder *b, const tx_ast *ann, tx_dtype *pointee, int *has_pointee,
+                 const char **scope) {
   const tx_ast_list *a = &ann->u.call.args;
-  const tx_ast *scope = a->len == 2 ? a->items[1] : NULL;
-  if (a->len < 1 || a->len > 2 || ann->u.call.keywords.len || (scope && scope->kind != AST_STR)) {
+  const tx_ast *sc = a->len == 2 ? a->items[1] : NULL;
+  if (a->len < 1 || a->len > 2 || ann->u.call.keywords.len || (sc && sc->kind != AST_STR)) {
     BLD_ERROR(b, ann,
               "T.Ptr takes an element type and an optional scope: T.Ptr(T.float32[, "
               "\"shared\"])");
-    return NULL;
+    return -1;
   }
   const char *elem = bld_qualified_name(b, a->items[0], NULL);
   int is_void = elem && strcmp(elem, "T.void") == 0;
-  tx_dtype pointee = TX_HANDLE;
-  if (!is_void && !bld_dtype(b, a->items[0], &pointee)) return NULL;
+  *pointee = TX_HANDLE;
+  if (!is_void && !bld_dtype(b, a->items[0], pointee)) return -1;
+  *has_pointee = !is_void;
+  *scope = sc ? bld_intern(b, sc->u.str.data) : NULL;
+  if (sc && !*scope) return bld_oom(b), -1;
+  return 1;
+}
+
+/* A parameter annotated with a T.Ptr type (bld_ptr_type). Returns the
+ * variable, or NULL after an error. */
+tx_expr *bld_ptr_param(builder *b, const tx_ast *ann, const char *name, tirx_span span) {
+  tx_dtype pointee;
+  int has_pointee;
+  const char *scope;
+  if (bld_ptr_type(b, ann, &pointee, &has_pointee, &scope) < 0) return NULL;
   tx_expr *var = tx_var(b->ir, name, TX_HANDLE, VAR_PARAM, span);
   if (!var) return bld_oom(b), NULL;
   var->u.var.pointee = pointee;
-  var->u.var.has_pointee = (uint8_t)!is_void;
-  var->u.var.scope = scope ? bld_intern(b, scope->u.str.data) : NULL;
-  if (scope && !var->u.var.scope) return bld_oom(b), NULL;
+  var->u.var.has_pointee = (uint8_t)has_pointee;
+  var->u.var.scope = scope;
   return var;
 }
 
@@ -180,4 +205,140 @@ const tx_ast *bld_dialect_ty_args(builder *b, const tx_ast *call, tx_ast *scratc
   scratch->u.call.args = t->u.call.args;
   scratch->u.call.keywords = t->u.call.keywords;
   return scratch;
+}
+
+/* ---- Symbolic shape variables: T.dynamic and PEP 695 type parameters ---- */
+
+/* The dtype a symbolic variable may have: a scalar (the wheel takes any
+ * registered scalar annotation; a handle is a pointer, which T.dynamic cannot
+ * make). */
+static int symbolic_dtype_ok(tx_dtype dt) {
+  return dt.code != DT_HANDLE && dt.code != DT_VOID;
+}
+
+/* `n = T.dynamic("n")`, `T.dynamic("n", "int64")`, `T.dynamic("n",
+ * dtype="int64")`: the wheel's free symbolic variable (script/ir_builder/ir.py
+ * dynamic), TVM 0.27's `n = T.int32()` / `T.int64()`. The name must be the
+ * binding's: the printer writes the variable under one name, so a display
+ * name that differs could not survive a print. Returns 1 with *out set, 0
+ * when value is not a T.dynamic call, -1 after a located error (*out then
+ * int32: the caller still declares the name, so that its uses report
+ * nothing more). */
+int bld_dynamic_dtype(builder *b, const tx_ast *target, const tx_ast *value, tx_dtype *out) {
+  *out = TX_INT32;
+  if (value->kind != AST_CALL || !bld_is_tirx_call(b, value, "T.dynamic")) return 0;
+  const tx_ast_list *a = &value->u.call.args, *kw = &value->u.call.keywords;
+  const tx_ast *dtype = a->len == 2 ? a->items[1] : NULL;
+  if (kw->len == 1 && a->len == 1 && kw->items[0]->u.keyword.arg &&
+      strcmp(kw->items[0]->u.keyword.arg, "dtype") == 0)
+    dtype = kw->items[0]->u.keyword.value;
+  if (a->len < 1 || a->len > 2 || kw->len > (a->len == 1 ? 1u : 0u) || (kw->len && !dtype) ||
+      a->items[0]->kind != AST_STR) {
+    BLD_ERROR(b, value,
+              "T.dynamic takes the variable's name and an optional dtype: "
+              "%s = T.dynamic(\"%s\"[, dtype=\"int64\"])",
+              target->u.name.id, target->u.name.id);
+    return -1;
+  }
+  if (strcmp(a->items[0]->u.str.data, target->u.name.id) != 0) {
+    BLD_ERROR(b, a->items[0], "T.dynamic binding '%s' must match its declared name '%s'",
+              target->u.name.id, a->items[0]->u.str.data);
+    return -1;
+  }
+  if (dtype && !bld_dtype(b, dtype, out)) return *out = TX_INT32, -1;
+  if (!symbolic_dtype_ok(*out)) {
+    BLD_ERROR(b, dtype, "a symbolic variable has a scalar dtype, not this one");
+    return *out = TX_INT32, -1;
+  }
+  return 1;
+}
+
+/* The dtype of type parameter p, `n` (int32), `n: int` or `n: T.int64`; 0
+ * after a located error. The wheel's rules (script/parser/transpile.py):
+ * only plain names, no default, a bound that is int or a scalar dtype. */
+static int type_param_dtype(builder *b, const tx_ast *p, tx_dtype *out) {
+  const tx_ast *bound = p->u.param.annotation;
+  if (p->u.param.kind != PARAM_NORMAL) {
+    BLD_ERROR(b, p, "only scalar type parameters are supported: def f[n](...) declares n");
+    return 0;
+  }
+  if (p->u.param.default_value) {
+    BLD_ERROR(b, p->u.param.default_value, "a symbolic type parameter cannot have a default");
+    return 0;
+  }
+  *out = TX_INT32;
+  if (!bound || (bound->kind == AST_NAME && strcmp(bound->u.name.id, "int") == 0)) return 1;
+  if (bld_dtype_attr(b, bound, out, 0) && symbolic_dtype_ok(*out)) return 1;
+  BLD_ERROR(b, bound,
+            "a symbolic type parameter bound must be int or a scalar dtype: def f[n: T.int64]");
+  return 0;
+}
+
+/* `def k[n, m: T.int64](...)`: each type parameter declares a symbolic
+ * variable of the function, visible to its parameters and body, as `n =
+ * T.int32()` at the top of a TVM 0.27 body does (an int64 one as TVM's
+ * module-level `m = TypeVar("m")`). Returns 0 after an error. */
+int bld_type_params(builder *b, const tx_ast *fn) {
+  const tx_ast_list *tp = &fn->u.funcdef.type_params;
+  uint32_t mark = bld_scope_mark(b);
+  int ok = 1, dup = 0;
+  for (size_t i = 0; i < tp->len; i++, dup = 0) {
+    const tx_ast *p = tp->items[i];
+    tx_dtype dt;
+    if (!type_param_dtype(b, p, &dt)) { /* declared all the same: no errors at its uses */
+      ok = 0;
+      dt = TX_INT32;
+    }
+    for (uint32_t k = mark; k < b->nsyms && !dup; k++)
+      dup = strcmp(b->syms[k].name, p->u.param.name) == 0;
+    if (dup) {
+      BLD_ERROR(b, p, "duplicate type parameter '%s'", p->u.param.name);
+      ok = 0;
+      continue;
+    }
+    tx_expr *v = tx_var(b->ir, p->u.param.name, dt, VAR_SYMBOLIC, p->span);
+    if (!v) return bld_oom(b), 0;
+    /* TVM 0.27 prints an int64 variable of a signature as `n = TypeVar("n")`
+     * (its printed corpus has no other spelling of one): so n: T.int64 converts. */
+    v->u.var.typevar = (uint8_t)(dt.code == DT_INT && dt.bits == 64 && dt.lanes == 1);
+    symbol s = {
+        .name = p->u.param.name, .kind = SYM_VAR, .mut = MUT_FIXED, .expr = v, .span = p->span};
+    if (bld_push_symbol(b, s) < 0 || !vec_push(b, &b->symbolic, v)) return 0;
+  }
+  return ok;
+}
+
+/* ---- Intrinsics the tirx dialect names differently ---- */
+
+/* The wheel's T.gpu_* / T.stack_* intrinsics that have no TVM 0.27
+ * counterpart with the same operands, and why. */
+static const struct {
+  const char *name, *why;
+} refused_ops[] = {
+    {"T.gpu_thread_allreduce",
+     "takes a combining lambda and tuples of values (the wheel's six operands), not TVM 0.27's "
+     "T.tvm_thread_allreduce operand list; write T.tvm_thread_allreduce"},
+    {"T.gpu_thread_filter", "has no TVM 0.27 counterpart (a thread-filter marker for the wheel's "
+                            "lowering); write the predicate as an if"},
+    {"T.gpu_active_thread_selector",
+     "has no TVM 0.27 counterpart (compiler metadata of the wheel's lowering)"},
+};
+
+/* The op a call named q builds: TVM 0.27's name for a tirx-dialect name
+ * (ir/dialect_ops.def), q itself otherwise; NULL after a located error
+ * (a wheel intrinsic that cannot be mapped, or T.dynamic outside a binding). */
+const char *bld_dialect_op(builder *b, const tx_ast *call, const char *q) {
+  const char *tvm = tx_dialect_tvm_op(q);
+  if (tvm) return tvm;
+  for (size_t i = 0; i < sizeof refused_ops / sizeof *refused_ops; i++)
+    if (strcmp(q, refused_ops[i].name) == 0) {
+      BLD_ERROR(b, call->u.call.func, "%s %s", q, refused_ops[i].why);
+      return NULL;
+    }
+  if (strcmp(q, "T.dynamic") == 0) {
+    BLD_ERROR(b, call,
+              "T.dynamic declares a symbolic variable; bind it to its name: n = T.dynamic(\"n\")");
+    return NULL;
+  }
+  return q;
 }

@@ -339,6 +339,7 @@ void tx_p_seal(tx_pstate *ps, tx_ast *n) {
   case AST_FUNCDEF:
     m = max_u32(max_u32(depth_of_list(a->u.funcdef.decorators), depth_of_list(a->u.funcdef.params)),
                 max_u32(depth_of_list(a->u.funcdef.body), depth_of(a->u.funcdef.returns)));
+    m = max_u32(m, depth_of_list(a->u.funcdef.type_params));
     break;
   case AST_PARAM:
     m = max_u32(depth_of(a->u.param.annotation), depth_of(a->u.param.default_value));

@@ -106,10 +106,12 @@ static tx_ast *tx_p_alias(tx_pstate *ps, const char *name, const char *asname, t
   return n;
 }
 
-static tx_ast *tx_p_funcdef(tx_pstate *ps, const char *name, tx_plist params, tx_ast *returns,
-                            tx_plist body, tx_loc loc) {
+/* tparams: PEP 695 type parameters `def k[n, m: T.int64](...)` (EMPTY: none). */
+static tx_ast *tx_p_funcdef(tx_pstate *ps, const char *name, tx_plist tparams, tx_plist params,
+                            tx_ast *returns, tx_plist body, tx_loc loc) {
   tx_ast *n = NODE(AST_FUNCDEF, loc);
   n->u.funcdef.name = name;
+  n->u.funcdef.type_params = FINISH(tparams);
   n->u.funcdef.params = FINISH(params);
   n->u.funcdef.returns = returns;
   n->u.funcdef.body = FINISH(body);
@@ -316,13 +318,13 @@ static tx_plist tx_p_one_stmt(tx_pstate *ps, tx_ast *stmt) {
 
 %type <list> stmts stmt simple_line small_list suite else_part opt_else decorators
 %type <list> tseq eseq assign_chain comp_chain or_seq and_seq strings
-%type <list> params param_seq lparams lparam_seq with_items name_seq
+%type <list> opt_tparams tparam_seq params param_seq lparams lparam_seq with_items name_seq
 %type <list> dotted_name dotted_as_names import_names from_targets subseq
 %type <node> small_stmt expr_stmt compound if_stmt while_stmt for_stmt with_stmt
 %type <node> funcdef classdef decorator with_item import_stmt from_mod dotted_as_name
 %type <node> import_name tlist targets test_se star_expr expr_se test or_test and_test
 %type <node> not_test comparison expr
-%type <node> lambdef subscripts subitem opt_test opt_step param lparam
+%type <node> lambdef subscripts subitem opt_test opt_step param lparam tparam
 %type <node> ret_ann opt_ann arg
 %type <args> arglist args dict_items
 %type <num> comp_op dots
@@ -584,12 +586,38 @@ decorator:
   ;
 
 funcdef:
-    DEF NAME '(' ')' ret_ann ':' suite        { $$ = tx_p_funcdef(ps, $2, EMPTY, $5, $7, @$); }
-  | DEF NAME '(' params ')' ret_ann ':' suite { $$ = tx_p_funcdef(ps, $2, $4, $6, $8, @$); }
+    DEF NAME opt_tparams '(' ')' ret_ann ':' suite {
+      $$ = tx_p_funcdef(ps, $2, $3, EMPTY, $6, $8, @$);
+    }
+  | DEF NAME opt_tparams '(' params ')' ret_ann ':' suite {
+      $$ = tx_p_funcdef(ps, $2, $3, $5, $7, $9, @$);
+    }
     /* Not Python: TVM prints a PrimFunc without a name (a closure's) as
        `def (A: ...):`; read as a function named "" so the print round-trips. */
-  | DEF '(' ')' ret_ann ':' suite             { $$ = tx_p_funcdef(ps, "", EMPTY, $4, $6, @$); }
-  | DEF '(' params ')' ret_ann ':' suite      { $$ = tx_p_funcdef(ps, "", $3, $5, $7, @$); }
+  | DEF '(' ')' ret_ann ':' suite        { $$ = tx_p_funcdef(ps, "", EMPTY, EMPTY, $4, $6, @$); }
+  | DEF '(' params ')' ret_ann ':' suite { $$ = tx_p_funcdef(ps, "", EMPTY, $3, $5, $7, @$); }
+  ;
+
+    /* PEP 695 type parameters, read as AST_PARAMs (a bound is the annotation,
+       a PEP 696 default the default value): the tirx dialect declares a
+       function's symbolic shape variables with them (dialect_tirx.c says which
+       forms mean something). */
+opt_tparams:
+    %empty                  { $$ = EMPTY; }
+  | '[' tparam_seq ']'      { $$ = $2; }
+  | '[' tparam_seq ',' ']'  { $$ = $2; }
+  ;
+
+tparam_seq:
+    tparam                  { $$ = tx_pl_one(ps, $1); }
+  | tparam_seq ',' tparam   { $$ = $1; tx_pl_push(ps, &$$, $3, 0); }
+  ;
+
+tparam:
+    NAME opt_ann            { $$ = tx_p_param(ps, $1, PARAM_NORMAL, $2, NULL, @$); }
+  | NAME opt_ann '=' test   { $$ = tx_p_param(ps, $1, PARAM_NORMAL, $2, $4, @$); }
+  | '*' NAME                { $$ = tx_p_param(ps, $2, PARAM_VARARGS, NULL, NULL, @$); }
+  | POW NAME                { $$ = tx_p_param(ps, $2, PARAM_KWARGS, NULL, NULL, @$); }
   ;
 
 ret_ann:

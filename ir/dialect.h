@@ -33,4 +33,12 @@ const tx_dialect_spelling *tx_dialect_spell(tx_dialect d);
 /* The dialect named `name` ("tvm" or "tirx"), or -1. */
 int tx_dialect_lookup(const char *name);
 
+/* The name dialect d gives the intrinsic TVM 0.27 calls tvm_op
+ * (ir/dialect_ops.def): tvm_op itself when the dialects share it. */
+const char *tx_dialect_op_spelling(tx_dialect d, const char *tvm_op);
+
+/* TVM 0.27's name of the tirx dialect's intrinsic tirx_op (T.stack_alloca:
+ * T.tvm_stack_alloca), or NULL when the dialects do not name it apart. */
+const char *tx_dialect_tvm_op(const char *tirx_op);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include "support/mem.h"
 #include "ir/ptrmap.h"
+#include "ir/visit.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -45,8 +46,14 @@ typedef struct printer {
    * .source forms" below). */
   tx_ptrmap owners;
   uint8_t dialect; /* tx_dialect: the spellings of ir/dialect.def (0: TVM 0.27's) */
-  int uses_ir;     /* an `I.` name was printed (I.Op): the header imports ir as I */
-  int uses_meta;   /* a metadata["..."][i] reference was printed: TVM's trailer follows */
+  /* The tirx dialect: the symbolic variables already declared at module
+   * level as `n = T.dynamic("n", dtype="int32")` (each once per module), and
+   * whether the function being printed is in an @T.ir_module class. */
+  const tx_expr **dynamic;
+  uint32_t ndynamic, dynamic_cap;
+  int in_class;
+  int uses_ir;   /* an `I.` name was printed (I.Op): the header imports ir as I */
+  int uses_meta; /* a metadata["..."][i] reference was printed: TVM's trailer follows */
 } printer;
 
 #define SPELL(p) tx_dialect_spell((tx_dialect)(p)->dialect)
@@ -814,7 +821,7 @@ static void print_call(printer *p, const tx_expr *e) {
     print_child(p, e->ops[0], PREC_PRIMARY, 0);
     from = 1;
   }
-  if (!print_keyword_ptx_callee(p, op)) puts_(p, op);
+  if (!print_keyword_ptx_callee(p, op)) puts_(p, tx_dialect_op_spelling(p->dialect, op));
   tx_sb_putc(p->out, '(');
   print_args(p, e->ops, from, e->nops, &e->u.call.kw, 1);
   tx_sb_putc(p->out, ')');
@@ -1373,6 +1380,7 @@ static uint32_t func_uses(const tx_func *f, const tx_expr *v) {
 }
 
 static void print_var_type(printer *p, const tx_expr *v);
+static void print_ptr_type(printer *p, const tx_expr *v);
 
 /* `n = T.int32()`, `p = T.handle()`, `p = T.handle("float32", "global")`. */
 static void declare_free_var(printer *p, uint32_t i) {
@@ -1541,7 +1549,10 @@ static void print_bind(printer *p, const tx_stmt *s) {
     break;
   case BIND_LET_TYPED:
     puts_(p, ": T.let[");
-    if (v) print_var_type(p, v);
+    if (v && p->dialect == TX_DIALECT_TIRX && v->dtype.code == DT_HANDLE && !v->u.var.tensormap)
+      print_ptr_type(p, v); /* the wheel's T.let[T.Ptr(T.void)] */
+    else if (v)
+      print_var_type(p, v);
     puts_(p, "] = ");
     break;
   case BIND_SCALAR:
@@ -2132,13 +2143,168 @@ static void end_free_vars(printer *p) {
   p->func = NULL;
 }
 
+/* ---- symbolic variables in the tirx dialect ---------------------------------
+ *
+ * The wheel has no `n = T.int32()` in a body: a function's symbolic variables
+ * that its signature uses are PEP 695 type parameters, `def k[n, m:
+ * T.int64](...)`, in order of first use in the signature; the others (and,
+ * in an @T.ir_module class, all of them) are module-level `n =
+ * T.dynamic("n", dtype="int32")` lines right above the decorator, in order of
+ * first use (type parameters: see in_list_order). Pointer variables (`p = T.handle(...)`) have no
+ * such spelling and print as in the tvm dialect.
+ */
+
+typedef struct sym_order {
+  const tx_func *f;
+  const tx_expr **vars; /* f->nsymbolic slots */
+  uint32_t n;
+} sym_order;
+
+/* Is v a symbolic variable of the function that the tirx dialect declares
+ * outside its body? */
+static int tirx_outside(const tx_func *f, const tx_expr *v) {
+  if (v->kind != EXPR_VAR || v->dtype.code == DT_HANDLE) return 0;
+  for (uint32_t i = 0; i < f->nsymbolic; i++)
+    if (f->symbolic[i] == v) return 1;
+  return 0;
+}
+
+static void order_add(sym_order *o, const tx_expr *v) {
+  for (uint32_t i = 0; i < o->n; i++)
+    if (o->vars[i] == v) return;
+  if (o->n < o->f->nsymbolic) o->vars[o->n++] = v;
+}
+
+static int order_expr(tx_visitor *v, const tx_expr *e) {
+  sym_order *o = v->user;
+  if (tirx_outside(o->f, e)) order_add(o, e);
+  if (e->kind == EXPR_LOAD || e->kind == EXPR_BUFFER || e->kind == EXPR_REGION)
+    tx_visit_buffer_fields(v, e->u.buffer);
+  return 1;
+}
+
+static int order_stmt(tx_visitor *v, const tx_stmt *s) {
+  if (s->buffer) tx_visit_buffer_fields(v, s->buffer);
+  return 1;
+}
+
+/* f's tirx-declared symbolic variables in order of first use: those of
+ * the parameter buffers only (sig) or of the whole function. o->vars NULL
+ * when out of memory (the output is marked failed). */
+static sym_order order_symbolic(printer *p, const tx_func *f, int sig) {
+  sym_order o = {.f = f};
+  if (!f->nsymbolic) return o;
+  o.vars = tx_mem_calloc(p->out->alloc, f->nsymbolic, sizeof *o.vars);
+  if (!o.vars) {
+    p->out->failed = 1;
+    return o;
+  }
+  tx_visitor v = {
+      .user = &o, .pre_expr = order_expr, .pre_stmt = order_stmt, .visit_buffer_defs = 1};
+  for (uint32_t i = 0; i < f->nparams && f->param_bufs; i++)
+    if (f->param_bufs[i] && (!sig || f->param_bufs[i]->form == BUF_PARAM))
+      tx_visit_buffer_fields(&v, f->param_bufs[i]);
+  if (sig) return o;
+  for (uint32_t i = 0; i < f->nattrs; i++)
+    tx_visit_expr(&v, f->attr_values[i]);
+  tx_visit_stmt(&v, f->body);
+  return o;
+}
+
+/* Marks v declared: the body prints no `v = T.int32()` for it. */
+static void mark_declared(printer *p, const tx_expr *v) {
+  for (uint32_t i = 0; i < p->nfv && p->declared; i++)
+    if (p->fv[i] == v) p->declared[i] = 1;
+}
+
+static int in_list(const sym_order *o, const tx_expr *v) {
+  for (uint32_t i = 0; i < o->n; i++)
+    if (o->vars[i] == v) return 1;
+  return 0;
+}
+
+/* `n = T.dynamic("n", dtype="int32")` for each variable of f's order o not
+ * in skip (the type parameters) and not declared so already. */
+static void print_dynamic_lines(printer *p, const sym_order *o, const sym_order *skip) {
+  for (uint32_t i = 0; i < o->n && !p->out->failed; i++) {
+    const tx_expr *v = o->vars[i];
+    int done = skip && in_list(skip, v);
+    for (uint32_t k = 0; k < p->ndynamic && !done; k++)
+      done = p->dynamic[k] == v;
+    if (done) continue;
+    if (p->ndynamic == p->dynamic_cap) {
+      uint32_t cap = p->dynamic_cap ? 2 * p->dynamic_cap : 8;
+      const tx_expr **n = tx_mem_realloc(p->out->alloc, p->dynamic, cap * sizeof *n);
+      if (!n) {
+        p->out->failed = 1;
+        return;
+      }
+      p->dynamic = n;
+      p->dynamic_cap = cap;
+    }
+    p->dynamic[p->ndynamic++] = v;
+    const char *name = v->u.var.name ? v->u.var.name : "_";
+    tx_sb_printf(p->out, "%s = T.dynamic(\"%s\", dtype=\"", name, name);
+    put_dtype(p, v->dtype);
+    puts_(p, "\")\n");
+  }
+}
+
+/* `[n, m: T.int64]` after the function's name. */
+static void print_type_params(printer *p, const sym_order *sig) {
+  if (!sig->n) return;
+  tx_sb_putc(p->out, '[');
+  for (uint32_t i = 0; i < sig->n; i++) {
+    const tx_expr *v = sig->vars[i];
+    tx_sb_printf(p->out, "%s%s", i ? ", " : "", v->u.var.name ? v->u.var.name : "_");
+    if (v->dtype.code == DT_INT && v->dtype.bits == 32 && v->dtype.lanes == 1) continue;
+    puts_(p, ": T.");
+    put_dtype(p, v->dtype);
+  }
+  tx_sb_putc(p->out, ']');
+}
+
+/* o's variables in the order of f's symbolic list. The wheel orders type
+ * parameters by first use, which is the list's order for a kernel it printed;
+ * for one TVM printed, the list holds TVM's declaration order (`x =
+ * T.int32()` before `m = T.int32()` although m is used first), which must
+ * survive tvm -> tirx -> tvm. */
+static void in_list_order(sym_order *o) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < o->f->nsymbolic && o->vars; i++)
+    for (uint32_t k = n; k < o->n; k++)
+      if (o->vars[k] == o->f->symbolic[i]) {
+        const tx_expr *t = o->vars[n];
+        o->vars[n++] = o->vars[k];
+        o->vars[k] = t;
+        break;
+      }
+}
+
+/* The tirx dialect's declarations of f's symbolic variables before its
+ * decorator; *sig receives the type parameters (none in a class). */
+static void start_tirx_symbolic(printer *p, const tx_func *f, sym_order *sig) {
+  sym_order all = order_symbolic(p, f, 0);
+  *sig = p->in_class ? (sym_order){.f = f} : order_symbolic(p, f, 1);
+  in_list_order(sig);
+  if (!p->in_class) print_dynamic_lines(p, &all, sig);
+  for (uint32_t i = 0; i < all.n; i++)
+    mark_declared(p, all.vars[i]);
+  tx_mem_free(p->out->alloc, all.vars);
+}
+
 static void print_func_def(printer *p, const tx_func *f) {
   p->s_tir = f->is_s_tir;
   start_free_vars(p, f);
+  sym_order sig = {.f = f};
+  if (p->dialect == TX_DIALECT_TIRX) start_tirx_symbolic(p, f, &sig);
   start_line(p);
   print_decorator(p, f);
   start_line(p);
-  tx_sb_printf(p->out, "def %s(", f->name ? f->name : "main");
+  tx_sb_printf(p->out, "def %s", f->name ? f->name : "main");
+  print_type_params(p, &sig);
+  tx_mem_free(p->out->alloc, sig.vars);
+  tx_sb_putc(p->out, '(');
   for (uint32_t i = 0; i < f->nparams; i++) {
     if (i) puts_(p, ", ");
     print_param(p, f, i);
@@ -2158,6 +2324,12 @@ static void print_func_def(printer *p, const tx_func *f) {
 
 /* The class body of an @I.ir_module. */
 static void print_module_class(printer *p, const tx_module *m) {
+  for (uint32_t i = 0; i < m->nfuncs && p->dialect == TX_DIALECT_TIRX; i++) {
+    sym_order all = order_symbolic(p, m->funcs[i], 0);
+    print_dynamic_lines(p, &all, NULL); /* the wheel declares them all above the class */
+    tx_mem_free(p->out->alloc, all.vars);
+  }
+  p->in_class = 1;
   tx_sb_printf(p->out, "@%s\nclass %s:\n", SPELL(p)->module_decorator, m->name);
   p->indent += 4;
   if (m->nattrs) {
@@ -2231,13 +2403,16 @@ void tx_print_module_in(const tx_module *mod, tx_dialect dialect, tx_strbuf *out
   if (mod->name) {
     print_module_class(&p, mod);
   } else {
-    /* TVM prints the TypeVars right above the first function, without a blank line. */
-    if (print_typevars(&body, mod)) tx_sb_puts(out, "# from typing import TypeVar\n");
+    /* TVM prints the TypeVars right above the first function, without a blank line
+     * (the tirx dialect writes them as type parameters or T.dynamic lines). */
+    if (dialect == TX_DIALECT_TVM && print_typevars(&body, mod))
+      tx_sb_puts(out, "# from typing import TypeVar\n");
     for (uint32_t i = 0; i < mod->nfuncs; i++) {
       if (i) tx_sb_putc(&body, '\n');
       print_func_def(&p, mod->funcs[i]);
     }
   }
+  tx_mem_free(out->alloc, p.dynamic);
   emit_metadata_note(&p);
   emit_with_header(out, &body, dialect, mod->name != NULL || p.uses_ir,
                    mod->nfuncs > 0 || !mod->name);
