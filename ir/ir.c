@@ -418,3 +418,11 @@ int tx_expr_int_literal(const tx_expr *e, int64_t *out) {
   *out = e->u.ival;
   return 1;
 }
+
+const tx_expr *tx_call_arg(const tx_expr *e, uint32_t pos, const char *name) {
+  uint32_t npos = e->u.call.kw.npos ? e->u.call.kw.npos : e->nops;
+  if (pos < npos) return pos < e->nops ? e->ops[pos] : NULL;
+  for (uint32_t i = npos; e->u.call.kw.names && i < e->nops; i++)
+    if (strcmp(e->u.call.kw.names[i - npos], name) == 0) return e->ops[i];
+  return NULL;
+}

@@ -412,6 +412,9 @@ int tx_layout_is_default(const tx_layout *l, const tx_expr *const *shape, uint32
 int tx_expr_is_compare(tx_expr_kind kind);
 /* Is e a scalar integer (or bool) literal? Then 1, its value in *out. */
 int tx_expr_int_literal(const tx_expr *e, int64_t *out);
+/* The operand of call e at positional place pos, or else its keyword
+ * `name` (compared by content), or NULL. */
+const tx_expr *tx_call_arg(const tx_expr *e, uint32_t pos, const char *name);
 /* The value of f's attribute `key` (T.func_attr), or NULL. */
 const tx_expr *tx_func_attr(const tx_func *f, const char *key);
 /* Is f's attribute `key` there and not a literal 0 / False? */

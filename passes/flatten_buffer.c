@@ -545,15 +545,6 @@ static int is_method(const tx_expr *e, const char *name) {
          e->u.call.op && strcmp(e->u.call.op, name) == 0;
 }
 
-/* The operand at positional place `pos` (the buffer is 0) or keyword `name`. */
-static const tx_expr *call_arg(const tx_expr *e, uint32_t pos, const char *name) {
-  uint32_t npos = e->u.call.kw.npos ? e->u.call.kw.npos : e->nops;
-  if (pos < npos) return pos < e->nops ? e->ops[pos] : NULL;
-  for (uint32_t i = npos; e->u.call.kw.names && i < e->nops; i++)
-    if (strcmp(e->u.call.kw.names[i - npos], name) == 0) return e->ops[i];
-  return NULL;
-}
-
 /* The index list of A.vload(begin, ...) / A.vstore(begin, ...) for a value
  * of `lanes` lanes, as TVM's BufferVar.vload/vstore builds it: a scalar
  * last index becomes T.Ramp(index, 1, lanes / buffer lanes). The frontend
@@ -588,7 +579,7 @@ static const tx_expr *lower_vload(tx_mutator *m, const tx_expr *e) {
   const tx_expr *load = n ? tx_load(st->ir, b, e->dtype, idx, n, e->span) : NULL;
   if (!load) return m->failed = 1, e;
   load = tx_mutate_expr(m, load);
-  const tx_expr *pred = call_arg(e, 3, "predicate");
+  const tx_expr *pred = tx_call_arg(e, 3, "predicate");
   if (!pred) return load;
   tx_dtype el = tx_dtype_elem(e->dtype);
   const tx_expr *zero =
@@ -607,7 +598,7 @@ static const tx_stmt *lower_vstore(tx_mutator *m, const tx_stmt *s) {
   fb_state *st = m->user;
   const tx_expr *e = s->exprs[0];
   const tx_buffer *b = e->ops[0]->u.buffer;
-  const tx_expr *value = call_arg(e, 2, "value"), *pred = call_arg(e, 3, "predicate");
+  const tx_expr *value = tx_call_arg(e, 2, "value"), *pred = tx_call_arg(e, 3, "predicate");
   const tx_expr *ops[VEC_MAX_DIMS + 1];
   uint32_t n =
       value ? vector_indices(st, b, e->ops[1], value->dtype.lanes, ops + 1, VEC_MAX_DIMS) : 0;

@@ -752,6 +752,24 @@ static const tx_stmt *lower_buffer_stmt(tx_mutator *m, const tx_stmt *s) {
   return r ? tx_mutate_stmt_children(m, r) : (m->failed = 1, s);
 }
 
+/* A scalar-sugar variable that buffer b's fields (data, allocated_addr,
+ * shape, ...) use, or NULL: such a buffer is over the variable itself (a
+ * view of it, an address kept in it), which the rewrite of scalar sugar
+ * into one-element buffers does not reach. */
+static int scalar_use_pre(tx_visitor *v, const tx_expr *e) {
+  if (e->kind == EXPR_VAR && e->u.var.form == VAR_SCALAR && !v->user) {
+    v->user = (void *)e;
+    v->stop = 1;
+  }
+  return 1;
+}
+
+static const tx_expr *buffer_scalar_use(const tx_buffer *b) {
+  tx_visitor v = {.pre_expr = scalar_use_pre};
+  if (b) tx_visit_buffer_fields(&v, b);
+  return v.user;
+}
+
 static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   lt_state *st = m->user;
   switch ((tx_stmt_kind)s->kind) {
@@ -791,8 +809,27 @@ static const tx_stmt *lt_stmt(tx_mutator *m, const tx_stmt *s) {
   case STMT_ALLOC:
   case STMT_DECL:
     return lower_buffer_stmt(m, s);
+  case STMT_TILE_OP:
+    /* Its operands' scalar sugar is rewritten like any expression's, and
+     * dispatch-tile lowers it; a buffer over a scalar variable is refused. */
+    for (uint32_t i = 0; i < s->nexprs; i++) {
+      const tx_expr *e = s->exprs[i];
+      const tx_buffer *b =
+          e && (e->kind == EXPR_BUFFER || e->kind == EXPR_REGION || e->kind == EXPR_LOAD)
+              ? e->u.buffer
+              : NULL;
+      const tx_expr *x = buffer_scalar_use(b);
+      if (x) {
+        tx_error(st->pc->diags, e->span,
+                 "tile primitive %s: an operand's buffer is over the scalar variable '%s' (a "
+                 "view of it or an address in it), which is not lowered yet",
+                 s->name ? s->name : "?", x->u.var.name ? x->u.var.name : "?");
+        st->error = 1;
+        return s;
+      }
+    }
+    return NULL;
   case STMT_EVAL:
-  case STMT_TILE_OP: /* its operands' scalar sugar is rewritten; dispatch-tile lowers it */
   case STMT_FOR:
   case STMT_WHILE:
   case STMT_ASSERT:

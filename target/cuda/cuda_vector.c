@@ -907,24 +907,14 @@ void cuda_emit_vector_store(cuda_cg *g, const tx_stmt *s, const tx_expr *idx) {
   cuda_vector_temps_done(g);
 }
 
-/* The operand of call e at positional place pos (the buffer is 0) or
- * keyword `name`, or NULL. */
-static const tx_expr *call_arg(const tx_expr *e, uint32_t pos, const char *name) {
-  uint32_t npos = e->u.call.kw.npos ? e->u.call.kw.npos : e->nops;
-  if (pos < npos) return pos < e->nops ? e->ops[pos] : NULL;
-  for (uint32_t i = npos; e->u.call.kw.names && i < e->nops; i++)
-    if (strcmp(e->u.call.kw.names[i - npos], name) == 0) return e->ops[i];
-  return NULL;
-}
-
 int cuda_is_masked_vstore(const tx_expr *e) {
   return e && e->kind == EXPR_CALL && e->u.call.op && strcmp(e->u.call.op, ".vstore") == 0 &&
-         e->nops >= 3 && e->ops[0]->kind == EXPR_BUFFER && call_arg(e, 3, "predicate");
+         e->nops >= 3 && e->ops[0]->kind == EXPR_BUFFER && tx_call_arg(e, 3, "predicate");
 }
 
 void cuda_emit_masked_vstore(cuda_cg *g, const tx_stmt *s, const tx_expr *e) {
   const tx_buffer *b = e->ops[0]->u.buffer;
-  const tx_expr *begin = e->ops[1], *val = e->ops[2], *mask = call_arg(e, 3, "predicate");
+  const tx_expr *begin = e->ops[1], *val = e->ops[2], *mask = tx_call_arg(e, 3, "predicate");
   const tx_expr *idx = begin->kind == EXPR_TUPLE && begin->nops == 1 ? begin->ops[0]
                        : begin->kind == EXPR_TUPLE                   ? NULL
                                                                      : begin;
