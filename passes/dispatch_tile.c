@@ -80,12 +80,11 @@ static const char *split_name(const char *name, tx_tile_scope *scope) {
   return NULL;
 }
 
-/* The dispatch= keyword's string, or NULL (*bad when it is not a string). */
-static const tx_expr *dispatch_kwarg(const tx_stmt *s) {
-  uint32_t p = s->kw.npos;
-  for (uint32_t i = p; s->kw.names && i < s->nexprs; i++)
-    if (strcmp(s->kw.names[i - p], "dispatch") == 0) return s->exprs[i];
-  return NULL;
+/* The dispatch= keyword, or NULL (st->oom when its name cannot be interned). */
+static const tx_expr *dispatch_kwarg(dt_state *st, const tx_stmt *s) {
+  const char *name = tx_intern(st->pc->ir->strings, "dispatch");
+  if (!name) st->oom = 1;
+  return name ? tx_kwarg(&s->kw, s->exprs, s->nexprs, name) : NULL;
 }
 
 static int by_priority(const void *a, const void *b) {
@@ -385,7 +384,8 @@ static const tx_stmt *dispatch_call(dt_state *st, const tx_stmt *s) {
   const tx_tile_variant *cand[MAX_CANDIDATES];
   const char *why[MAX_CANDIDATES];
   uint32_t n = candidates(st, c.op, cand);
-  const tx_expr *want = dispatch_kwarg(s);
+  const tx_expr *want = dispatch_kwarg(st, s);
+  if (st->oom) return s;
   if (want && want->kind != EXPR_STRING) {
     tx_error(st->pc->diags, want->span, "dispatch= names a variant with a string");
     st->errors++;

@@ -273,3 +273,18 @@ int tx_tile_in_shared(const tx_tile_region *r) {
 int tx_tile_in_local(const tx_tile_region *r) {
   return strcmp(tx_tile_buffer_scope(r), "local") == 0;
 }
+
+const tx_stmt *tx_tile_guard(tx_ir *ir, tx_expr_kind cmp, const tx_expr *index, int64_t v,
+                             const tx_stmt *body, tirx_span span) {
+  const tx_expr *ops[] = {index, tx_int(ir, TX_INT32, v, span)};
+  const tx_expr *cond =
+      body && index && ops[1] ? tx_expr_new(ir, cmp, TX_BOOL, ops, 2, span) : NULL;
+  const tx_stmt *then[] = {body};
+  return cond ? tx_stmt_make(ir, &(tx_stmt){.kind = STMT_IF,
+                                            .exprs = &cond,
+                                            .nexprs = 1,
+                                            .stmts = then,
+                                            .nstmts = 1,
+                                            .span = span})
+              : NULL;
+}

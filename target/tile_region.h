@@ -58,6 +58,9 @@ const tx_expr *tx_tile_arith(tx_ir *ir, tx_expr_kind k, const tx_expr *a, const 
                              tirx_span span);
 const tx_expr *tx_tile_arith_i(tx_ir *ir, tx_expr_kind k, const tx_expr *a, int64_t v,
                                tirx_span span);
+/* `if index <cmp> v: body` (cmp EXPR_EQ, EXPR_LT, ...); NULL on OOM. */
+const tx_stmt *tx_tile_guard(tx_ir *ir, tx_expr_kind cmp, const tx_expr *index, int64_t v,
+                             const tx_stmt *body, tirx_span span);
 /* n fresh int32 loop variables i0, i1, ...; 0 on OOM. */
 int tx_tile_loop_vars(tx_tile_call *c, uint32_t n, const tx_expr **vars);
 /* for vars[0] in range(extents[0]): ... body, the innermost loop of kind

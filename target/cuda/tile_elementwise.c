@@ -321,16 +321,7 @@ static const tx_stmt *partition_loops(tx_tile_call *c, const operands *o, int64_
 /* `if thread_index == 0: body`: the scope's first thread does it all. */
 static const tx_stmt *first_thread(tx_tile_call *c, const tx_stmt *body) {
   if (!body || c->scope == TX_SCOPE_THREAD) return body;
-  const tx_expr *eq[] = {c->thread_index, tx_int(c->ir, TX_INT32, 0, c->stmt->span)};
-  const tx_expr *ce = eq[1] ? tx_expr_new(c->ir, EXPR_EQ, TX_BOOL, eq, 2, c->stmt->span) : NULL;
-  const tx_stmt *stmts[] = {body};
-  return ce ? tx_stmt_make(c->ir, &(tx_stmt){.kind = STMT_IF,
-                                             .exprs = &ce,
-                                             .nexprs = 1,
-                                             .stmts = stmts,
-                                             .nstmts = 1,
-                                             .span = c->stmt->span})
-            : NULL;
+  return tx_tile_guard(c->ir, EXPR_EQ, c->thread_index, 0, body, c->stmt->span);
 }
 
 static const tx_stmt *expand_with(tx_tile_call *c, int64_t vec_of_operands, const char **why) {

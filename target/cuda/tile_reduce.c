@@ -173,18 +173,7 @@ static const tx_stmt *shared_outputs(tx_tile_call *c, const reduction *r) {
                          : c->thread_index;
   if (!q || !tx_tile_unflatten(ir, ext, r->dst.nlogical, q, 1, NULL, sp, sv)) return NULL;
   const tx_stmt *body = one_output(c, r, sv);
-  if (body && n % p) {
-    const tx_expr *lt[] = {q, tx_int(ir, TX_INT32, n, sp)};
-    const tx_expr *cond = lt[1] ? tx_expr_new(ir, EXPR_LT, TX_BOOL, lt, 2, sp) : NULL;
-    const tx_stmt *then[] = {body};
-    body = cond ? tx_stmt_make(ir, &(tx_stmt){.kind = STMT_IF,
-                                              .exprs = &cond,
-                                              .nexprs = 1,
-                                              .stmts = then,
-                                              .nstmts = 1,
-                                              .span = sp})
-                : NULL;
-  }
+  if (body && n % p) body = tx_tile_guard(ir, EXPR_LT, q, n, body, sp);
   return body && rounds > 1 ? tx_tile_loops(ir, &f, &rounds, 1, body, FOR_SERIAL, sp) : body;
 }
 
