@@ -17,8 +17,8 @@
  *    index it is stored at and stored at one index (no loop-carried
  *    dependence);
  *  - an access whose index depends on v is contiguous (`base + v`: one
- *    vector access, so in memory the backend aligns for it, CUDA's global
- *    and shared memory and local arrays of packed elements, with `base`
+ *    vector access, in memory the backend accepts it for, CUDA's global,
+ *    shared and local memory (local lane by lane unless packed), with `base`
  *    provably a multiple of the chunk width C; buffers are assumed aligned,
  *    as in TVM) or lane by lane (any other index: `v * s` with a literal or
  *    loop-invariant stride, `base - v`, an index loaded from memory;
@@ -255,8 +255,8 @@ static const tx_expr *broadcast(vec_state *st, const tx_expr *x) {
 
 /* Can buffer b be accessed at the vector index idx? A stride-1 Ramp is
  * one vector access in codegen, so it must be aligned (base a multiple of
- * the lanes) and in memory the backend aligns for it (CUDA: global and
- * shared, and local arrays of packed sub-byte elements); it counts as a
+ * the lanes) and in memory the backend accepts it for (CUDA: global,
+ * shared and local; registers lane by lane unless packed); it counts as a
  * contiguous access. Any other vector index (a Ramp of another stride, a
  * computed index vector) is a gather or scatter, lane by lane, where the
  * backend can address single elements. */

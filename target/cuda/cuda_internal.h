@@ -61,10 +61,10 @@ int tx_cuda_vector_lanes(tx_dtype t);
  * 4, 8 lanes), bools are tx_bool2/4/8. What vectorize-loop asks before it
  * rewrites a loop (through tx_backend.vector_node_ok). */
 int tx_cuda_vector_node_ok(const tx_expr *e);
-/* Can b be accessed at a vector index, contiguous (one access: global and
- * shared memory, and local arrays of packed elements, which codegen
- * declares aligned; other local arrays are not aligned for it) or lane by
- * lane (anything but packed elements)? tx_backend.vector_access_ok. */
+/* Can b be accessed at a vector index, contiguous (global, shared and local
+ * memory; a local array other than of packed elements, which codegen
+ * declares aligned, is moved lane by lane) or lane by lane (anything but
+ * packed elements)? tx_backend.vector_access_ok. */
 int tx_cuda_vector_access_ok(const tx_buffer *b, int contiguous);
 
 /* ---- storage -------------------------------------------------------------- */

@@ -983,9 +983,14 @@ int tx_cuda_vector_node_ok(const tx_expr *e) {
   return 0;
 }
 
+/* Contiguous vector accesses go to global, shared and local memory: a local
+ * array of packed elements is declared aligned and moves as words; any
+ * other lives in registers, only as aligned as its element, and codegen
+ * moves its lanes one by one (cuda_align proves nothing wider), which
+ * still lets the global or shared side of a copy be one vector. */
 int tx_cuda_vector_access_ok(const tx_buffer *b, int contiguous) {
   if (!contiguous) return !tx_cuda_is_packed_elem(b->dtype);
   const char *sc = b->scope ? b->scope : "global";
   return strcmp(sc, "global") == 0 || strcmp(sc, "shared") == 0 || strcmp(sc, "shared.dyn") == 0 ||
-         (strcmp(sc, "local") == 0 && tx_cuda_is_packed_elem(b->dtype));
+         strcmp(sc, "local") == 0;
 }

@@ -70,6 +70,23 @@ ptx "$SRC/tests/golden/cuda/vec_wide_sm100.tirx" sm_100a wide
 n=$(grep -cE '^[[:space:]]*ld\.global(\.nc)?\.v8\.(f32|b32)' "$TMP/wide.ptx" 2>/dev/null)
 [ "${n:-0}" -ge 1 ] || fail "wide: no 256-bit load on sm_100a"
 
+# The memory-bound kernels of bench/memory (tile primitives and native): each
+# global access of a 16-byte chunk is one 128-bit load or store, registers
+# included (T.tile.copy into a local array: one ld.global.v4, the lanes moved
+# in registers), and no 16-bit global access is left. The counts are the
+# chunks each thread moves: copy 16 in and out, cast 4, axpy 8 in 4 out,
+# rmsnorm 8 in (X and W) 4 out, softmax 4 and 4.
+for k in copy:16:16 cast:4:4 axpy:8:4 rmsnorm:8:4 softmax:4:4; do
+  name=${k%%:*}
+  rest=${k#*:}
+  for form in tile native; do
+    ptx "$SRC/bench/memory/${name}_$form.tirx" sm_90a "${name}_$form"
+    count "${name}_$form" "${rest%%:*}" '^[[:space:]]*ld\.global(\.nc)?\.v4\.' "128-bit loads"
+    count "${name}_$form" "${rest#*:}" '^[[:space:]]*st\.global\.v4\.' "128-bit stores"
+    count "${name}_$form" 0 '^[[:space:]]*(ld|st)\.global(\.nc)?\.(u16|b16|f16|s16)' "16-bit accesses"
+  done
+done
+
 [ "$failures" -eq 0 ] && echo "vector_ptx: ok" && exit 0
 echo "vector_ptx: $failures failure(s)"
 exit 1
