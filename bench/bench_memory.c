@@ -45,7 +45,8 @@ typedef struct kcase {
   int has_alpha;
 } kcase;
 
-#define T2(a, b) {a, b}
+#define T2(a, b)                                                                                   \
+  { a, b }
 static const kcase CASES[] = {
     {"copy_tile", OP_COPY, 2, T2(NELEM, NELEM), T2(kDLFloat, kDLFloat), 0},
     {"copy_native", OP_COPY, 2, T2(NELEM, NELEM), T2(kDLFloat, kDLFloat), 0},
@@ -121,7 +122,9 @@ static uint16_t f32_to_bf16(float f) {
 /* ---- references on sampled rows ---------------------------------------- */
 
 /* The rows checked: spread over the matrix, the first and last included. */
-static size_t check_row(int k) { return (size_t)k * (ROWS - 1) / (CHECK_ROWS - 1); }
+static size_t check_row(int k) {
+  return (size_t)k * (ROWS - 1) / (CHECK_ROWS - 1);
+}
 
 /* Within `rel` of want, or `abs` of it (float16 rounding of small values). */
 static int near(float got, double want, double rel, double abs) {
@@ -173,8 +176,7 @@ static int check_row_values(const bench *b, const kcase *c, size_t r, double *ro
 static int check(bench *b, const kcase *c) {
   tx_rt_error re = {0};
   size_t bytes = c->elems[c->ntensors - 1] * 2;
-  if (tx_rt_copy(b->raw, b->out, b->dev[c->ntensors - 1], bytes, TX_COPY_D2H, NULL, &re) !=
-      TIRX_OK)
+  if (tx_rt_copy(b->raw, b->out, b->dev[c->ntensors - 1], bytes, TX_COPY_D2H, NULL, &re) != TIRX_OK)
     return fail(c->name, re.message);
   double *rowbuf = malloc(COLS * sizeof *rowbuf);
   if (!rowbuf) return fail(c->name, "out of memory");
@@ -199,7 +201,7 @@ static char *read_file(const char *path, size_t *len) {
     s = NULL;
   }
   fclose(f);
-  if (s) s[*len = (size_t)n] = 0;
+  if (s) s[ *len = (size_t)n] = 0;
   return s;
 }
 
@@ -348,7 +350,8 @@ int main(int argc, char **argv) {
   double us = 0;
   if (time_calls(&b, dtod_once, &b, &us)) return 1;
   printf("%-16s %10.2f us %9.1f GB/s\n", "cuMemcpyDtoD", us, 2.0 * NELEM * 2 / us / 1e3);
-  printf("RESULT memory dtod us %.3f\nRESULT memory dtod gbs %.1f\n", us, 2.0 * NELEM * 2 / us / 1e3);
+  printf("RESULT memory dtod us %.3f\nRESULT memory dtod gbs %.1f\n", us,
+         2.0 * NELEM * 2 / us / 1e3);
   int rc = 0;
   for (size_t k = 0; k < sizeof CASES / sizeof *CASES; k++)
     rc |= run_case(&b, argv[i], &CASES[k]);
