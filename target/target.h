@@ -46,6 +46,9 @@ typedef enum tx_feature {
   TX_FEAT_MMA_K96 = 1u << 8,       /* the K=96 mma shapes (sm_103a) */
   TX_FEAT_F32X2 = 1u << 9,         /* packed .f32x2 arithmetic (sm_100+) */
   TX_FEAT_LDST256 = 1u << 10,      /* 256-bit loads and stores (sm_100+) */
+  TX_FEAT_F32_MIXED = 1u << 11,    /* add/sub/fma .f32.f16 and .f32.bf16 (sm_100+) */
+  TX_FEAT_SETMAXNREG = 1u << 12,   /* setmaxnreg (arch-specific targets, sm_90a on) */
+  TX_FEAT_CVT_F4F6 = 1u << 13,     /* cvt to/from .e2m1x2/.e2m3x2/.e3m2x2/.ue8m0x2 */
 } tx_feature;
 
 /* Fill *out for a supported architecture name ("sm_90a": sm 90). Returns 0

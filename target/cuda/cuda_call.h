@@ -67,6 +67,21 @@ void cuda_asm_simple(tx_strbuf *sb, const char *text);
  * is empty (an instruction without outputs). */
 void cuda_asm_stmt(tx_strbuf *sb, const tx_strbuf *text, tx_strbuf *ins);
 
+/* ---- architecture requirements (ptx_requires.c) ----------------------------- */
+
+struct tx_ptx_form;
+
+/* Does the target have what `what` needs: `feature` (0: an sm of at least
+ * `sm`)? Otherwise a located error at call e, "<op>: <what> needs <need>,
+ * but the target is <arch>" (need NULL: "sm_<sm> or newer"), and 0. No
+ * target (or no sm): 1. */
+int cuda_need_arch(cuda_cg *g, const tx_expr *e, tx_feature feature, int sm, const char *what,
+                   const char *need);
+/* Does the target have the instruction that `form`, TVM's printed form of
+ * call e (tx_ptx_form_match), spells (ptx_requires.def)? Otherwise one
+ * located error naming the first requirement it lacks, and 0. */
+int cuda_ptx_form_arch_ok(cuda_cg *g, const tx_expr *e, const struct tx_ptx_form *form);
+
 /* ---- family tables ---------------------------------------------------------- */
 
 typedef void cuda_call_emitter(cuda_cg *g, const tx_expr *e, tx_strbuf *sb);

@@ -1135,6 +1135,8 @@ static int emit_printed_ptx(cuda_cg *g, const tx_expr *e, tx_strbuf *sb) {
   if (strncmp(op, "T.ptx.", 6) != 0 || strchr(op + 6, '.') || cuda_npos(e) != e->nops ||
       tx_ptx_form_match(op + 6, e->nops, expr_str_at, e, &form) != TX_PTX_PRINTED)
     return 0;
+  /* An instruction the target lacks is a located error, not ptxas's. */
+  if (!cuda_ptx_form_arch_ok(g, e, &form)) return 1;
   tx_strbuf opc = cuda_sb(g);
   put_asm_text(&opc, form.mnemonic, strlen(form.mnemonic));
   for (uint32_t i = 0; i < form.nslots; i++) {

@@ -50,11 +50,7 @@ static void bad(cuda_cg *g, const tx_expr *e, const tx_expr *at, const char *fmt
  * `what`. `feature`: the target feature that says so (0: sm alone says). */
 static int need_sm_feature(cuda_cg *g, const tx_expr *e, int sm, tx_feature feature,
                            const char *what) {
-  if (!g->target || g->target->sm <= 0) return 1;
-  if (feature ? tx_target_has(g->target, feature) : g->target->sm >= sm) return 1;
-  bad(g, e, NULL, "%s needs sm_%d or newer, but the target is %s", what, sm,
-      g->target->arch ? g->target->arch : "older");
-  return 0;
+  return cuda_need_arch(g, e, feature, sm, what, NULL);
 }
 
 static int need_sm(cuda_cg *g, const tx_expr *e, int sm, const char *what) {

@@ -39,6 +39,10 @@ S_TIR = re.compile(rb"@T\.prim_func\([^)]*\bs_tir=True")
 # measure (b') compares with those lines removed from both sides.
 IMPORT_HEADER = re.compile(rb"^# from [\w.]+ import [\w, ]+( as \w+)?\n", re.M)
 LOCATED_ERROR = re.compile(r"^\S[^\n]*?:\d+:\d+: error: ", re.M)
+# tirxc's arch-requirement diagnostic ("T.ptx.ld: a 256-bit load needs sm_100
+# or newer, but the target is sm_90a"; target/cuda/ptx_requires.def): the sm
+# it names. The tcgen05 helpers say "need an sm_100a, ... target".
+NEEDS_ARCH = re.compile(r"error: [^\n]*?\bneeds? (?:an? )?(?:arch-specific )?sm_(\d+)")
 
 SUBSETS = ("all", "native", "tile", "s_tir", "no_s_tir", "native_no_s_tir")
 SUBSET_TITLES = {
@@ -224,6 +228,9 @@ class Measurer:
             "failures": [],
             "abnormal": [],
             "reject": "",
+            "cuda_default": row.get("arch", "") == "cuda-default",
+            "newer_arch": "",  # the arch a needs-a-newer-arch kernel was retried at
+            "newer_ptxas": False,
         }
         r.update({m: False for m in FLOOR_MEASURES})
         with tempfile.TemporaryDirectory(prefix="conform-") as td:
@@ -262,13 +269,36 @@ class Measurer:
             self.note_failure(r, "ptx", ptx, path)
             if ptx.located():
                 r["reject"] = "ptx"
+                self.retry_newer_arch(r, path, arch, ptx, td)
             return
         if not self.ptxas:
             return
-        asm = Call([self.ptxas, f"-arch={arch}", ptx_path, "-o", os.path.join(td, "k.cubin")], 60)
+        asm = self.assemble(arch, ptx_path, td)
         r["ptxas"] = asm.ok
         if not asm.ok:
             self.note_failure(r, "ptxas", asm, ptx_path)
+
+    def assemble(self, arch, ptx_path, td):
+        return Call([self.ptxas, f"-arch={arch}", ptx_path, "-o", os.path.join(td, "k.cubin")], 60)
+
+    def retry_newer_arch(self, r, path, arch, ptx, td):
+        """TVM's Target("cuda") takes the GPU's arch, and a test needing a
+        Blackwell GPU records none (cuda-default). When tirxc refuses such a
+        kernel at the default arch because an instruction needs a newer one,
+        compile it again for the arch-specific row of the newest sm the
+        diagnostics name (sm_100 -> sm_100a, as tirxc picks for that GPU).
+        Only the newer_* fields change: the default-arch measures stand."""
+        sms = [int(m) for m in NEEDS_ARCH.findall(ptx.err)]
+        if not r["cuda_default"] or not sms:
+            return
+        sm = max(sms)
+        newer = f"sm_{sm}a" if sm >= 90 else f"sm_{sm}"
+        if newer == arch:
+            return
+        r["newer_arch"] = newer
+        ptx_path = os.path.join(td, "newer.ptx")
+        again = self.tirx(path, "--emit=ptx", f"--arch={newer}", "-o", ptx_path)
+        r["newer_ptxas"] = again.ok and bool(self.ptxas) and self.assemble(newer, ptx_path, td).ok
 
     def write_diff(self, name, want, got):
         lines = difflib.unified_diff(
@@ -312,6 +342,9 @@ def count_all(results):
         c["tvm_compiled"] = len(compiled)
         c["tvm_compiled_ptx"] = sum(1 for r in compiled if r["ptx"])
         c["tvm_compiled_ptxas"] = sum(1 for r in compiled if r["ptxas"])
+        newer = [r for r in compiled if r["newer_arch"]]
+        c["tvm_compiled_newer_arch"] = len(newer)
+        c["tvm_compiled_newer_arch_ptxas"] = sum(1 for r in newer if r["newer_ptxas"])
         for kind in ("crash", "timeout", "internal"):
             c[kind] = sum(1 for r in rs for k, _ in r["abnormal"] if k == kind)
         counts[s] = c
@@ -362,6 +395,13 @@ def summary_text(results, counts, info):
     p(f"{'  files':52}" + "".join(f"{counts[s]['tvm_compiled']:>19}" for s in SUBSETS))
     row("  --emit=ptx succeeds", "tvm_compiled_ptx", "tvm_compiled")
     row("  ptxas accepts", "tvm_compiled_ptxas", "tvm_compiled")
+    # cuda-default kernels refused at the default arch by an arch-requirement
+    # diagnostic, compiled again at the arch it names (Measurer.retry_newer_arch).
+    newer = sorted({r["newer_arch"] for r in results if r["newer_arch"]}) or ["the arch it names"]
+    p(f"  needs a newer arch than the default: located error at {info['default_arch']}, "
+      f"ptxas accepts at {'/'.join(newer)}:")
+    row("    (cuda-default kernels; of those refused so)", "tvm_compiled_newer_arch_ptxas",
+        "tvm_compiled_newer_arch")
     p("")
     p("(d) native kernels by --arch (from the manifest's arch column, else the default):")
     by_arch = collections.defaultdict(list)
@@ -415,7 +455,7 @@ def write_results(out_dir, results, counts, text):
         json.dump(counts, f, indent=1, sort_keys=True)
         f.write("\n")
     cols = ("file", "tile", "s_tir", "parse", "identical", "identical_nohdr", "fixpoint", "arch", "ptx", "ptxas",
-            "tvm_raises", "reject", "first_failure")
+            "tvm_raises", "reject", "newer_arch", "newer_ptxas", "first_failure")
     with open(os.path.join(out_dir, "per_file.tsv"), "w") as f:
         f.write("\t".join(cols) + "\n")
         for r in results:
@@ -545,7 +585,8 @@ def main(argv):
     with concurrent.futures.ThreadPoolExecutor(max(1, opts.jobs)) as ex:
         results = list(ex.map(m.measure, names))
     info = {"base": base, "tirxc": tirxc, "ptxas": ptxas, "manifest": mpath if manifest else None,
-            "seconds": time.time() - t0, "jobs": opts.jobs, "timeout": opts.timeout}
+            "seconds": time.time() - t0, "jobs": opts.jobs, "timeout": opts.timeout,
+            "default_arch": opts.default_arch}
     counts = count_all(results)
     text = summary_text(results, counts, info)
     write_results(opts.out, results, counts, text)
