@@ -29,13 +29,14 @@
 
 #include "bench/bench_stats.h"
 
-enum { ROWS = 8192, COLS = 8192, MAXT = 4, CHECK_ROWS = 24 };
+enum { ROWS = 8192, COLS = 8192, MAXT = 4, OUT = MAXT - 1, CHECK_ROWS = 24 };
 #define NELEM ((size_t)ROWS * COLS)
 
 typedef enum op { OP_COPY, OP_CAST, OP_AXPY, OP_RMSNORM, OP_SOFTMAX } op;
 
 /* A kernel's tensors, in parameter order: its flat element count and
- * dtype code (DLPack). The last one is the output. */
+ * dtype code (DLPack). The last one is the output, which lives in the last
+ * buffer (OUT) whatever the count, so no kernel overwrites another's input. */
 typedef struct kcase {
   const char *name; /* file stem and function name */
   op kind;
@@ -176,7 +177,7 @@ static int check_row_values(const bench *b, const kcase *c, size_t r, double *ro
 static int check(bench *b, const kcase *c) {
   tx_rt_error re = {0};
   size_t bytes = c->elems[c->ntensors - 1] * 2;
-  if (tx_rt_copy(b->raw, b->out, b->dev[c->ntensors - 1], bytes, TX_COPY_D2H, NULL, &re) != TIRX_OK)
+  if (tx_rt_copy(b->raw, b->out, b->dev[OUT], bytes, TX_COPY_D2H, NULL, &re) != TIRX_OK)
     return fail(c->name, re.message);
   double *rowbuf = malloc(COLS * sizeof *rowbuf);
   if (!rowbuf) return fail(c->name, "out of memory");
@@ -268,7 +269,7 @@ static int run_case(bench *b, const char *dir, const kcase *c) {
   DLTensor t[MAXT];
   for (int i = 0; i < c->ntensors; i++) {
     shapes[i][0] = (int64_t)c->elems[i];
-    t[i] = (DLTensor){.data = b->dev[i],
+    t[i] = (DLTensor){.data = b->dev[i + 1 == c->ntensors ? OUT : i],
                       .device = {kDLCUDA, 0},
                       .ndim = 1,
                       .dtype = {c->code[i], 16, 1},
@@ -296,7 +297,7 @@ done:
 static int dtod_once(void *p) {
   bench *b = p;
   tx_rt_error re = {0};
-  if (tx_rt_copy(b->raw, b->dev[1], b->dev[0], NELEM * 2, TX_COPY_D2D, NULL, &re) != TIRX_OK)
+  if (tx_rt_copy(b->raw, b->dev[OUT], b->dev[0], NELEM * 2, TX_COPY_D2D, NULL, &re) != TIRX_OK)
     return fail("cuMemcpyDtoD", re.message);
   return 0;
 }

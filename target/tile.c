@@ -288,3 +288,188 @@ const tx_stmt *tx_tile_guard(tx_ir *ir, tx_expr_kind cmp, const tx_expr *index, 
                                             .span = span})
               : NULL;
 }
+
+/* ---- registers laid out over a thread group ------------------------------------------ */
+
+/* The thread axis of each scope's group: the index that tx_tile_call's
+ * thread_index is. */
+static const char *group_axis(tx_tile_scope s) {
+  switch (s) {
+  case TX_SCOPE_WARP:
+    return "laneid";
+  case TX_SCOPE_WARPGROUP:
+    return "tid_in_wg";
+  case TX_SCOPE_CTA:
+    return "tx";
+  case TX_SCOPE_THREAD:
+  case TX_SCOPE_CLUSTER:
+  case TX_TILE_SCOPE_COUNT:
+    break;
+  }
+  return NULL;
+}
+
+static const char *read_shard(const tx_layout_iter *it, const char *axis, uint32_t d,
+                              tx_tile_shard *s) {
+  if (!tx_expr_int_literal(it->extent, &s->extent) || !tx_expr_int_literal(it->stride, &s->stride))
+    return "a register layout with a symbolic extent or stride";
+  s->dim = d;
+  s->on_thread = it->axis && strcmp(it->axis, "m") != 0;
+  if (s->on_thread && strcmp(it->axis, axis) != 0)
+    return "a register layout over a thread axis other than the scope's";
+  return NULL;
+}
+
+/* The layout's shards, each on a buffer dimension (consecutive shards
+ * multiplying to its extent; trailing ones of extent 1 on the last) and on
+ * memory or the group's axis. */
+static const char *read_shards(const tx_layout *l, const tx_buffer *b, const char *axis,
+                               tx_tile_owners *o) {
+  static const char split[] = "a register layout whose iterators do not split the buffer's "
+                              "dimensions";
+  if (l->nshard > TX_TILE_MAX_SHARDS) return "a register layout with too many iterators";
+  if (!b->ndim) return split;
+  uint32_t k = 0;
+  const char *why;
+  for (uint32_t d = 0; d < b->ndim; d++) {
+    int64_t want, p = 1;
+    if (!tx_expr_int_literal(b->shape[d], &want)) return "a register buffer of symbolic shape";
+    for (; k < l->nshard && p < want; k++, p *= o->shard[k - 1].extent)
+      if ((why = read_shard(&l->shard[k], axis, d, &o->shard[k]))) return why;
+    if (p != want) return split;
+  }
+  for (; k < l->nshard; k++) {
+    if ((why = read_shard(&l->shard[k], axis, b->ndim - 1, &o->shard[k]))) return why;
+    if (o->shard[k].extent != 1) return split;
+  }
+  o->nshard = k;
+  return NULL;
+}
+
+/* The thread shards' strides, smallest first, must be 1, e0, e0 * e1, ...:
+ * each thread index names one position. */
+static const char *thread_radix(tx_tile_owners *o) {
+  int64_t next = 1;
+  for (;;) {
+    uint32_t found = o->nshard;
+    for (uint32_t k = 0; k < o->nshard; k++)
+      if (o->shard[k].on_thread && o->shard[k].extent > 1 && o->shard[k].stride == next) found = k;
+    if (found == o->nshard) break;
+    next *= o->shard[found].extent;
+  }
+  for (uint32_t k = 0; k < o->nshard; k++)
+    if (o->shard[k].on_thread && o->shard[k].extent > 1 && o->shard[k].stride >= next)
+      return "a register layout whose thread strides are not a mixed radix from 1";
+  o->threads = next;
+  return NULL;
+}
+
+const char *tx_tile_owners_of(const tx_tile_call *c, const tx_tile_region *r, tx_tile_owners *o) {
+  memset(o, 0, sizeof *o);
+  const char *axis = group_axis(c->scope);
+  const tx_buffer *b = r->buffer;
+  if (!axis || !b || !tx_tile_in_local(r)) return "not a register region of a thread group";
+  const tx_layout *l = b->layout;
+  if (!l || l->kind != LAYOUT_TILE) return "a register region without a layout over the threads";
+  if (l->nreplica) return "a register layout with replicas: not lowered yet";
+  for (uint32_t k = 0; k < l->noffset; k++)
+    if (l->offset[k].axis && strcmp(l->offset[k].axis, "m") != 0)
+      return "a register layout with a thread offset: not lowered yet";
+  const char *why = read_shards(l, b, axis, o);
+  if (!why) why = thread_radix(o);
+  if (why) return why;
+  /* TVM's rule: a register layout of a group covers the whole group */
+  if (!c->thread_index || c->nthreads <= 0 || o->threads != c->nthreads)
+    return "the register layout does not cover every thread of the group exactly once";
+  for (uint32_t k = 0; k < o->nshard; k++) {
+    const tx_tile_shard *s = &o->shard[k];
+    int64_t lo;
+    if (!s->on_thread || s->extent == 1) continue;
+    if (!tx_expr_int_literal(r->start[s->dim], &lo) || lo != 0 ||
+        !tx_expr_int_literal(b->shape[s->dim], &lo) || lo != r->extent[s->dim])
+      return "the region covers part of a dimension laid out over threads";
+  }
+  return NULL;
+}
+
+/* Shards [*k, ...) of dimension d in o: their count. */
+static uint32_t dim_shards(const tx_tile_owners *o, uint32_t d, uint32_t *first) {
+  uint32_t n = 0;
+  *first = o->nshard;
+  for (uint32_t k = 0; k < o->nshard; k++)
+    if (o->shard[k].dim == d) {
+      if (!n) *first = k;
+      n++;
+    }
+  return n;
+}
+
+int tx_tile_dim_on_threads(const tx_tile_owners *o, uint32_t d) {
+  for (uint32_t k = 0; k < o->nshard; k++)
+    if (o->shard[k].dim == d && o->shard[k].on_thread && o->shard[k].extent > 1) return 1;
+  return 0;
+}
+
+int tx_tile_same_owners(const tx_tile_region *a, const tx_tile_owners *oa, const tx_tile_region *b,
+                        const tx_tile_owners *ob) {
+  if (a->nlogical != b->nlogical || oa->threads != ob->threads) return 0;
+  for (uint32_t k = 0; k < a->nlogical; k++) {
+    uint32_t da = a->dims[k], db = b->dims[k], fa, fb;
+    int ta = tx_tile_dim_on_threads(oa, da), tb = tx_tile_dim_on_threads(ob, db);
+    if (ta != tb) return 0;
+    if (!ta) continue; /* memory only: the same region extent (tx_tile_same_shape) */
+    uint32_t na = dim_shards(oa, da, &fa), nb = dim_shards(ob, db, &fb);
+    if (na != nb) return 0;
+    for (uint32_t j = 0; j < na; j++) {
+      const tx_tile_shard *x = &oa->shard[fa + j], *y = &ob->shard[fb + j];
+      if (x->extent != y->extent || x->on_thread != y->on_thread ||
+          (x->on_thread && x->stride != y->stride))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+/* A loop variable of extent e: a fresh one (the loop is recorded), or the
+ * literal 0 when e is 1. */
+static const tx_expr *loop_coord(tx_tile_call *c, int64_t e, const tx_expr **vars, int64_t *ext,
+                                 uint32_t *nloops) {
+  if (e == 1) return tx_int(c->ir, TX_INT32, 0, c->stmt->span);
+  if (!tx_tile_loop_vars(c, 1, &vars[*nloops])) return NULL;
+  ext[*nloops] = e;
+  return vars[(*nloops)++];
+}
+
+int tx_tile_owned(tx_tile_call *c, const tx_tile_region *r, const tx_tile_owners *o,
+                  const tx_expr **vars, int64_t *ext, uint32_t *nloops, const tx_expr **lv) {
+  tx_ir *ir = c->ir;
+  tirx_span sp = c->stmt->span;
+  *nloops = 0;
+  for (uint32_t k = 0; k < r->nlogical; k++) {
+    uint32_t d = r->dims[k], first;
+    if (!tx_tile_dim_on_threads(o, d)) {
+      if (!(lv[k] = loop_coord(c, r->extent[d], vars, ext, nloops))) return 0;
+      continue;
+    }
+    /* position = ((c0 * e1 + c1) * e2 + c2) ..., thread coordinates from
+     * the index: (t // stride) % extent */
+    uint32_t n = dim_shards(o, d, &first);
+    const tx_expr *pos = NULL;
+    for (uint32_t j = 0; j < n; j++) {
+      const tx_tile_shard *s = &o->shard[first + j];
+      const tx_expr *coord =
+          !s->on_thread || s->extent == 1
+              ? loop_coord(c, s->on_thread ? 1 : s->extent, vars, ext, nloops)
+              : tx_tile_arith_i(ir, EXPR_FLOORMOD,
+                                tx_tile_arith_i(ir, EXPR_FLOORDIV, c->thread_index, s->stride, sp),
+                                s->extent, sp);
+      if (!coord) return 0;
+      pos = pos ? tx_tile_arith(ir, EXPR_ADD, tx_tile_arith_i(ir, EXPR_MUL, pos, s->extent, sp),
+                                coord, sp)
+                : coord;
+      if (!pos) return 0;
+    }
+    lv[k] = pos;
+  }
+  return 1;
+}

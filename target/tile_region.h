@@ -78,4 +78,48 @@ int64_t tx_tile_elements(const tx_tile_region *r);
 int tx_tile_unflatten(tx_ir *ir, const int64_t *ext, uint32_t n, const tx_expr *q, int64_t vec,
                       const tx_expr *lane, tirx_span span, const tx_expr **lv);
 
+/* ---- registers laid out over a thread group ------------------------------ */
+
+enum { TX_TILE_MAX_SHARDS = 16 };
+
+/* One iterator of a register buffer's TileLayout: the buffer dimension it
+ * is part of, its extent and stride, and whether the stride is on the
+ * group's thread axis (else on memory). */
+typedef struct tx_tile_shard {
+  uint32_t dim;
+  int64_t extent, stride;
+  int on_thread;
+} tx_tile_shard;
+
+/* How a register region's elements are spread over the threads of the
+ * call's group (TVM's local views: `acc.view(32, 64, layout=T.TileLayout(
+ * T.S[(32, 64):(1 @ Axis.laneid, 1)]))`): the layout's shards in order,
+ * consecutive shards making up each buffer dimension, on memory or on the
+ * scope's thread axis (laneid for a warp, tid_in_wg for a warpgroup, tx for
+ * the CTA); the thread shards' strides are an exact mixed radix from 1 over
+ * `threads` threads, the whole group (TVM refuses partial coverage). */
+typedef struct tx_tile_owners {
+  uint32_t nshard;
+  tx_tile_shard shard[TX_TILE_MAX_SHARDS];
+  int64_t threads;
+} tx_tile_owners;
+
+/* Fill *o for register region r of a call at a wider scope than the
+ * thread: NULL, or why r is not such a region (no replicas, constant
+ * extents and strides, the region covering every dimension that is laid
+ * over threads). */
+const char *tx_tile_owners_of(const tx_tile_call *c, const tx_tile_region *r, tx_tile_owners *o);
+/* Is buffer dimension d laid out (in part) over the threads? */
+int tx_tile_dim_on_threads(const tx_tile_owners *o, uint32_t d);
+/* Do the threads hold the same logical elements of a and b (the same
+ * shards on each logical dimension; memory strides may differ)? */
+int tx_tile_same_owners(const tx_tile_region *a, const tx_tile_owners *oa, const tx_tile_region *b,
+                        const tx_tile_owners *ob);
+/* The elements of r the calling thread holds: the loops (n fresh variables
+ * in vars with extents ext, *nloops of them, at most TX_TILE_MAX_SHARDS +
+ * TX_TILE_MAX_DIMS) and the logical position lv[0..r->nlogical) of the
+ * element in terms of them and the thread index. 0 on OOM. */
+int tx_tile_owned(tx_tile_call *c, const tx_tile_region *r, const tx_tile_owners *o,
+                  const tx_expr **vars, int64_t *ext, uint32_t *nloops, const tx_expr **lv);
+
 #endif

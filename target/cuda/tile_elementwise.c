@@ -17,7 +17,10 @@
  *    broadcast), fma.
  * A wider scope needs every thread of its group to run the call (the
  * dispatcher tracks that through enclosing conditions). Registers at a
- * wider scope are laid out over threads: those wait for the layout algebra.
+ * wider scope are laid out over the group's threads (TVM's local views,
+ * target/tile.c tx_tile_owners_of): each thread takes the elements it
+ * holds, the other operands (global, shared, scalars) at the same logical
+ * positions.
  * Must not: reach into passes/ (IR is built with ir/ and target/tile.c).
  */
 #include <string.h>
@@ -44,7 +47,9 @@ static const char *read_operands(const tx_tile_call *c, operands *o) {
   }
   if (!o->n || !o->r[0].buffer) return "the destination is not a buffer region";
   for (uint32_t i = 0; i < o->n; i++) {
-    if (o->r[i].buffer && !tx_tile_memory_layout(o->r[i].buffer))
+    /* registers laid out over the threads of a wider scope: owners_ok */
+    if (o->r[i].buffer && !tx_tile_memory_layout(o->r[i].buffer) &&
+        (c->scope == TX_SCOPE_THREAD || !tx_tile_in_local(&o->r[i])))
       return "an operand is laid out over thread axes: not lowered yet";
     if (!tx_tile_same_shape(&o->r[0], &o->r[i]))
       return "the operands' extents differ (dimensions of extent 1 aside)";
@@ -52,10 +57,33 @@ static const char *read_operands(const tx_tile_call *c, operands *o) {
   return NULL;
 }
 
-static const char *thread_scope(const tx_tile_call *c) {
-  return c->scope == TX_SCOPE_THREAD ? NULL
-                                     : "registers at a wider scope than the thread are laid out "
-                                       "over threads: not lowered yet";
+/* At a wider scope than the thread, the register operands are laid out
+ * over the group's threads (tx_tile_owners_of), each thread holding the
+ * same logical elements of every one; *lead gets the first such operand
+ * (n when there is none). NULL, or why not. */
+static const char *owners_ok(const tx_tile_call *c, const operands *o, uint32_t *lead,
+                             tx_tile_owners *lo) {
+  *lead = o->n;
+  if (c->scope == TX_SCOPE_THREAD) return NULL;
+  for (uint32_t i = 0; i < o->n; i++) {
+    if (!o->r[i].buffer || !tx_tile_in_local(&o->r[i])) continue;
+    tx_tile_owners w;
+    const char *why = tx_tile_owners_of(c, &o->r[i], *lead == o->n ? lo : &w);
+    if (why) return why;
+    if (*lead == o->n)
+      *lead = i;
+    else if (!tx_tile_same_owners(&o->r[*lead], lo, &o->r[i], &w))
+      return "the register operands are laid out over the threads differently";
+  }
+  return NULL;
+}
+
+static const char *thread_layout(const tx_tile_call *c) {
+  operands o;
+  uint32_t lead;
+  tx_tile_owners lo;
+  const char *why = read_operands(c, &o);
+  return why ? why : owners_ok(c, &o, &lead, &lo);
 }
 
 /* ---- element values ------------------------------------------------------------------ */
@@ -201,7 +229,7 @@ static const char *elementwise_ok(const tx_tile_call *c) {
 const char *tx_cuda_reject_reg(const tx_tile_call *c) {
   const char *why = elementwise_ok(c);
   if (!why) why = operand_scope(c, 0);
-  return why ? why : thread_scope(c);
+  return why ? why : thread_layout(c);
 }
 
 const char *tx_cuda_reject_smem(const tx_tile_call *c) {
@@ -220,10 +248,7 @@ const char *tx_cuda_reject_copy(const tx_tile_call *c) {
     return "copy needs equal dtypes (use T.tile.cast)";
   if (o.r[0].nlogical != o.r[1].nlogical)
     return "the operands' extents differ (copy does not broadcast)";
-  if (c->scope != TX_SCOPE_THREAD && (tx_tile_in_local(&o.r[0]) || tx_tile_in_local(&o.r[1])))
-    return "a copy with registers at a wider scope than the thread needs their layout over "
-           "threads: not lowered yet";
-  return NULL;
+  return thread_layout(c);
 }
 
 /* ---- expansions ------------------------------------------------------------------------ */
@@ -324,12 +349,32 @@ static const tx_stmt *first_thread(tx_tile_call *c, const tx_stmt *body) {
   return tx_tile_guard(c->ir, EXPR_EQ, c->thread_index, 0, body, c->stmt->span);
 }
 
+/* Each thread of the group over the elements it holds of the register
+ * operand `lead` (laid out by lo): dst[lv] = value(lv) in loops over its
+ * memory iterators. */
+static const tx_stmt *owned_loops(tx_tile_call *c, const operands *o, uint32_t lead,
+                                  const tx_tile_owners *lo) {
+  const tx_expr *vars[TX_TILE_MAX_SHARDS + TX_TILE_MAX_DIMS], *lv[TX_TILE_MAX_DIMS];
+  int64_t ext[TX_TILE_MAX_SHARDS + TX_TILE_MAX_DIMS];
+  uint32_t nloops;
+  if (!tx_tile_owned(c, &o->r[lead], lo, vars, ext, &nloops, lv)) return NULL;
+  const tx_stmt *body = tx_tile_store(c->ir, &o->r[0], lv, element_value(c, o, lv), c->stmt->span);
+  if (body && nloops)
+    body = tx_tile_loops(c->ir, vars, ext, nloops, body, FOR_SERIAL, c->stmt->span);
+  return body;
+}
+
 static const tx_stmt *expand_with(tx_tile_call *c, int64_t vec_of_operands, const char **why) {
   operands o;
   if ((*why = read_operands(c, &o))) return NULL;
   int64_t vec = vec_of_operands ? vector_width(&o) : 1;
+  uint32_t lead;
+  tx_tile_owners lo;
+  if ((*why = owners_ok(c, &o, &lead, &lo))) return NULL;
   const tx_stmt *s;
-  if (c->scope == TX_SCOPE_THREAD)
+  if (lead < o.n)
+    s = owned_loops(c, &o, lead, &lo);
+  else if (c->scope == TX_SCOPE_THREAD)
     s = elementwise_loops(c, &o, vec);
   else if (vec_of_operands)
     s = partition_loops(c, &o, vec, why);

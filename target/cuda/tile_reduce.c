@@ -11,9 +11,12 @@
  *    warpgroup and CTA scope the outputs are shared among the scope's
  *    threads (output f * threads + t by thread t), each reduced
  *    sequentially by its thread.
- * Not offered yet: registers at wider scopes (their layout over lanes and
- * the shuffle tree), TVM's shuffle-xor tree for shared memory, the sm_100
- * packed forms.
+ *  - `local` at warp, warpgroup and CTA scope: registers laid out over the
+ *    group's threads (target/tile.c tx_tile_owners_of) with the reduced
+ *    dimensions on memory: each thread reduces the outputs it holds.
+ * Not offered yet: reduced dimensions laid out over lanes (TVM's shuffle
+ * tree), replicated layouts, TVM's shuffle-xor tree for shared memory, the
+ * sm_100 packed forms.
  * Must not: reach into passes/ (IR is built with ir/ and target/tile.c).
  */
 #include <math.h>
@@ -59,8 +62,11 @@ static const char *read_reduction(const tx_tile_call *c, reduction *r) {
   if (!why) why = tx_tile_region_of(s->exprs[1], c->ir, &r->src);
   if (why) return why;
   if (!r->dst.buffer || !r->src.buffer) return "dst and src of a reduction are buffer regions";
-  if (!tx_tile_memory_layout(r->dst.buffer) || !tx_tile_memory_layout(r->src.buffer))
-    return "an operand is laid out over thread axes: not lowered yet";
+  for (int i = 0; i < 2; i++) { /* registers of a wider scope: owned_ok */
+    const tx_tile_region *x = i ? &r->src : &r->dst;
+    if (!tx_tile_memory_layout(x->buffer) && (c->scope == TX_SCOPE_THREAD || !tx_tile_in_local(x)))
+      return "an operand is laid out over thread axes: not lowered yet";
+  }
   if (!tx_dtype_eq(r->dst.dtype, r->src.dtype)) return "dst and src dtypes differ";
   const tx_expr *accum = n > 3 ? s->exprs[3] : tx_tile_kwarg(s, "accum");
   int64_t a = 0;
@@ -80,17 +86,39 @@ static const char *read_reduction(const tx_tile_call *c, reduction *r) {
   return k == r->dst.nlogical ? NULL : "dst's extents are not src's unreduced ones";
 }
 
+/* Registers at a wider scope: src and dst laid out over the group's
+ * threads, the reduced dimensions on memory only (each thread reduces what
+ * it holds; TVM's shuffles across lanes are not written yet), dst held by
+ * the threads that hold src's unreduced dimensions. NULL or why not. */
+static const char *owned_ok(const tx_tile_call *c, const reduction *r, tx_tile_owners *od) {
+  tx_tile_owners os;
+  const char *why = tx_tile_owners_of(c, &r->dst, od);
+  if (!why) why = tx_tile_owners_of(c, &r->src, &os);
+  if (why) return why;
+  tx_tile_region kept = r->src;
+  kept.nlogical = 0;
+  for (uint32_t i = 0; i < r->src.nlogical; i++) {
+    uint32_t d = r->src.dims[i];
+    if (!r->reduced[d])
+      kept.dims[kept.nlogical++] = d;
+    else if (tx_tile_dim_on_threads(&os, d))
+      return "a reduced dimension is laid out over threads (a shuffle reduction): not lowered yet";
+  }
+  return tx_tile_same_owners(&r->dst, od, &kept, &os)
+             ? NULL
+             : "dst is not held by the threads that hold src's unreduced elements";
+}
+
 static const char *scoped(const tx_tile_call *c, int shared) {
   reduction r;
   const char *why = tx_tile_group_ok(c);
   if (!why) why = read_reduction(c, &r);
   if (why) return why;
-  if (!shared && c->scope != TX_SCOPE_THREAD)
-    return "registers at a wider scope than the thread are laid out over lanes: not lowered yet";
   int ok = shared ? tx_tile_in_shared(&r.dst) && tx_tile_in_shared(&r.src)
                   : tx_tile_in_local(&r.dst) && tx_tile_in_local(&r.src);
   if (!ok) return shared ? "an operand is not in shared memory" : "an operand is not in registers";
-  return NULL;
+  tx_tile_owners od;
+  return !shared && c->scope != TX_SCOPE_THREAD ? owned_ok(c, &r, &od) : NULL;
 }
 
 const char *tx_cuda_reject_reduce_local(const tx_tile_call *c) {
@@ -177,10 +205,27 @@ static const tx_stmt *shared_outputs(tx_tile_call *c, const reduction *r) {
   return body && rounds > 1 ? tx_tile_loops(ir, &f, &rounds, 1, body, FOR_SERIAL, sp) : body;
 }
 
+/* Registers at a wider scope: each thread over the outputs it holds. */
+static const tx_stmt *owned_outputs(tx_tile_call *c, const reduction *r, const char **why) {
+  tx_tile_owners od;
+  if ((*why = owned_ok(c, r, &od))) return NULL;
+  const tx_expr *vars[TX_TILE_MAX_SHARDS + TX_TILE_MAX_DIMS], *sv[TX_TILE_MAX_DIMS];
+  int64_t ext[TX_TILE_MAX_SHARDS + TX_TILE_MAX_DIMS];
+  uint32_t nloops;
+  if (!tx_tile_owned(c, &r->dst, &od, vars, ext, &nloops, sv)) return NULL;
+  const tx_stmt *body = one_output(c, r, sv);
+  if (body && nloops)
+    body = tx_tile_loops(c->ir, vars, ext, nloops, body, FOR_SERIAL, c->stmt->span);
+  return body;
+}
+
 const tx_stmt *tx_cuda_expand_reduce(tx_tile_call *c, const char **why) {
   reduction r;
   if ((*why = read_reduction(c, &r))) return NULL;
-  const tx_stmt *s = c->scope == TX_SCOPE_THREAD ? every_output(c, &r) : shared_outputs(c, &r);
+  const tx_stmt *s = c->scope == TX_SCOPE_THREAD ? every_output(c, &r)
+                     : tx_tile_in_local(&r.dst)  ? owned_outputs(c, &r, why)
+                                                 : shared_outputs(c, &r);
+  if (*why) return NULL;
   if (!s) c->oom = 1;
   return s;
 }
