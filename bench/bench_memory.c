@@ -25,6 +25,9 @@
 #include <time.h>
 
 #include "runtime/rt_internal.h"
+#include "runtime/tensor.h"
+#include "support/file.h"
+#include "support/mem.h"
 #include "tirx/tirx.h"
 
 #include "bench/bench_stats.h"
@@ -82,13 +85,7 @@ static int fail(const char *what, const char *msg) {
   return 1;
 }
 
-/* ---- 16-bit floats on the host (round to nearest even) ----------------- */
-
-static uint32_t f2u(float f) {
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  return u;
-}
+/* ---- 16-bit floats on the host (to them: runtime/tensor.h, round to nearest even) */
 
 static float u2f(uint32_t u) {
   float f;
@@ -101,23 +98,6 @@ static float f16_to_f32(uint16_t h) {
   if (e == 0) return (s ? -1.0f : 1.0f) * ldexpf((float)m, -24);
   if (e == 31) return u2f(s | 0x7f800000u | (m << 13));
   return u2f(s | ((e + 112) << 23) | (m << 13));
-}
-
-static uint16_t f32_to_f16(float f) {
-  uint32_t u = f2u(f), s = (u >> 16) & 0x8000u;
-  float a = fabsf(f);
-  if (a >= 65520.0f) return (uint16_t)(s | 0x7c00u);
-  if (a < ldexpf(1.0f, -14)) /* subnormal: a multiple of 2^-24, rounded by rintf */
-    return (uint16_t)(s | (uint32_t)rintf(ldexpf(a, 24)));
-  uint32_t au = f2u(a), mant = au & 0x7fffffu, e = (au >> 23) - 112;
-  uint32_t h = (e << 10) | (mant >> 13), rest = mant & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
-  return (uint16_t)(s | h);
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t u = f2u(f);
-  return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
 }
 
 /* ---- references on sampled rows ---------------------------------------- */
@@ -152,10 +132,10 @@ static int check_row_values(const bench *b, const kcase *c, size_t r, double *ro
       if (y[j] != x[j]) goto bad;
       continue;
     case OP_CAST:
-      if (y[j] != f32_to_bf16((float)v)) goto bad;
+      if (y[j] != tx_dl_f32_to_bf16((float)v)) goto bad;
       continue;
     case OP_AXPY:
-      want = (double)f16_to_f32(f32_to_f16(ALPHA)) * v + f16_to_f32(b->host[1][r * COLS + j]);
+      want = (double)f16_to_f32(tx_dl_f32_to_f16(ALPHA)) * v + f16_to_f32(b->host[1][r * COLS + j]);
       break;
     case OP_RMSNORM:
       want = v * scale * f16_to_f32(b->host[1][j]);
@@ -189,22 +169,6 @@ static int check(bench *b, const kcase *c) {
 }
 
 /* ---- compile, run, time ------------------------------------------------ */
-
-static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  fclose(f);
-  if (s) s[ *len = (size_t)n] = 0;
-  return s;
-}
 
 /* The median over batches of the microseconds one call of `fn` takes.
  * fn(ctx) enqueues one launch and returns 0. */
@@ -249,8 +213,8 @@ static int run_case(bench *b, const char *dir, const kcase *c) {
   char path[1024];
   snprintf(path, sizeof path, "%s/%s.tirx", dir, c->name);
   size_t len = 0;
-  char *text = read_file(path, &len);
-  if (!text) return fail(path, "cannot read");
+  char *text = NULL;
+  if (tx_read_file(NULL, path, &text, &len) != 0) return fail(path, "cannot read");
   tirx_compile_options o;
   tirx_compile_options_init(&o);
   o.arch = tirx_runtime_arch(b->rt);
@@ -290,7 +254,7 @@ static int run_case(bench *b, const char *dir, const kcase *c) {
 done:
   tirx_loaded_free(lm);
   tirx_executable_free(exe);
-  free(text);
+  tx_mem_free(NULL, text);
   return rc;
 }
 
@@ -314,7 +278,7 @@ static int setup(bench *b) {
       seed = seed * 1664525u + 1013904223u;
       /* X in [-4, 4); the weight row (tensor 1 of rmsnorm) near 1 */
       float v = ((float)(seed >> 8) / 16777216.0f) * 8.0f - 4.0f;
-      b->host[i][k] = f32_to_f16(i == 1 && k < COLS ? 1.0f + v / 16 : v);
+      b->host[i][k] = tx_dl_f32_to_f16(i == 1 && k < COLS ? 1.0f + v / 16 : v);
     }
     if (tx_rt_alloc(b->raw, NELEM * 2, &b->dev[i], &re) != TIRX_OK ||
         tx_rt_copy(b->raw, b->dev[i], b->host[i], NELEM * 2, TX_COPY_H2D, NULL, &re) != TIRX_OK)
