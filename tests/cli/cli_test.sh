@@ -4,7 +4,8 @@
 # options, lowered expectations in the golden runner and the refusal of s_tir
 # blocks. Run by ctest.
 # Checks only behaviour that holds whatever the passes do to scale.tirx
-# (a kernel without tile primitives) and to tile_copy_layout.tirx (one with).
+# (a kernel without tile primitives), tile_copy_layout.tirx (one with) and
+# the dispatch-tile golden no_variant_applies.tirx (one no variant takes).
 set -u
 TIRXC=$1
 SRC=$2
@@ -147,10 +148,15 @@ has "$TMP/err" "simplify (off at -O0)" "-v pass list"
 expect 0 "--time" -- "$TIRXC" "$SCALE" --emit=lowered --time
 has "$TMP/err" ", lower " "--time with the pipeline"
 
-expect 1 "tile primitive" -- "$TIRXC" "$TILE" --emit=lowered
-has "$TMP/err" "tile_copy_layout.tirx:17:5: error: no cuda variant of T.warp.copy applies (scope warp):" \
+expect 0 "tile primitives over a lane-distributed fragment" -- "$TIRXC" "$TILE" --emit=lowered \
+  --explain-dispatch
+has "$TMP/err" "tile_copy_layout.tirx:17:5: T.warp.copy -> vec_auto (priority 10)" \
+  "a warp copy into registers laid out over lanes"
+TILE_BAD=$SRC/tests/golden/passes/dispatch-tile/no_variant_applies.tirx
+expect 1 "tile primitive" -- "$TIRXC" "$TILE_BAD" --emit=lowered
+has "$TMP/err" "no_variant_applies.tirx:8:5: error: no cuda variant of T.tile.copy applies (scope thread):" \
   "a tile primitive no variant takes"
-has "$TMP/err" "  vec_auto     10       an operand is laid out over thread axes" \
+has "$TMP/err" "  vec_auto     10       copy needs equal dtypes" \
   "the dispatch table names each variant"
 TILE_T=$SRC/tests/golden/passes/dispatch-tile/copy_2d.tirx
 expect 0 "--explain-dispatch" -- "$TIRXC" "$TILE_T" --emit=lowered --explain-dispatch
@@ -198,9 +204,9 @@ expect 0 "golden --update rewrites it" -- "$TIRXC" golden --update "$TMP/g"
 expect 0 "golden after the update" -- "$TIRXC" golden "$TMP/g"
 mkdir "$TMP/lg"
 touch "$TMP/lg/.lowering"
-cp "$TILE" "$TMP/lg/"
+cp "$TILE_BAD" "$TMP/lg/"
 expect 0 "lowering dir: an error case" -- "$TIRXC" golden --update "$TMP/lg"
-has "$TMP/lg/tile_copy_layout.expected.err" "no cuda variant of T.warp.copy applies" "lowering error expectation"
+has "$TMP/lg/no_variant_applies.expected.err" "no cuda variant of T.tile.copy applies" "lowering error expectation"
 expect 0 "lowering dir: run" -- "$TIRXC" golden "$TMP/lg"
 
 # ---- each diagnostic once, all the way to PTX -----------------------------------------
